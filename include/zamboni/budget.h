@@ -1,0 +1,102 @@
+/*
+ * zamboni/budget.h - the process-wide memory budget, in bytes.
+ *
+ * Every piece of work that buffers data (a compaction group reading its
+ * files, a sort, an equality-delete set) reserves its estimated need from
+ * one budget before it reads anything, and releases it when the commit has
+ * consumed what it built. The rules, from the seed document on merge
+ * budgets:
+ *
+ *  - A reservation is taken whole in one acquire. A request that does not
+ *    fit WAITS for others to release; it never fails for lack of room.
+ *    Because nobody holds part of what they need while waiting, waiting
+ *    cannot deadlock.
+ *  - Waiters are served first come, first served, so a large request is
+ *    not starved by a stream of small ones.
+ *  - A request larger than the whole budget is admitted once it is the
+ *    only holder, so oversized work still makes progress, alone.
+ *  - A reservation may grow by a second acquire (zb_budget_grow), which
+ *    waits for the extra bytes, ahead of new reservations. Shrinking is a
+ *    no-op. When every holder is waiting to grow, none could ever proceed:
+ *    the newest of them gets ZB_ENOMEM instead of waiting, and should
+ *    spill or give up its work.
+ *  - A budget of 0 bytes is disabled: nothing waits, holdings are counted.
+ *
+ * A zb_reservation lives in the caller's memory (no allocation, so taking
+ * one cannot fail) and must be released with zb_budget_release before it
+ * goes out of scope. All functions are thread-safe.
+ *
+ * With a metrics registry, the budget keeps:
+ *   zamboni_budget_wait_seconds{kind="reserve"|"grow"}  histogram
+ *   zamboni_budget_held_bytes, zamboni_budget_limit_bytes,
+ *   zamboni_budget_waiters                                gauges
+ */
+#ifndef ZAMBONI_BUDGET_H
+#define ZAMBONI_BUDGET_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "zamboni/zamboni.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct zb_reservation {
+    zb_budget *budget;   /* NULL while nothing is held */
+    uint64_t bytes;      /* bytes held */
+} zb_reservation;
+
+#define ZB_RESERVATION_INIT { NULL, 0 }
+
+/*
+ * Creates a budget of limit_bytes (0: disabled). metrics may be NULL; when
+ * given it must outlive the budget. Returns ZB_OK, ZB_ENOMEM or ZB_EINVAL
+ * (metrics of the same names registered with another shape).
+ */
+int zb_budget_new(zb_budget **out, uint64_t limit_bytes, zb_metrics *metrics);
+
+/* Frees the budget; nothing may be held. NULL is fine. */
+void zb_budget_free(zb_budget *b);
+
+/*
+ * Reserves bytes into *r, which must be empty, waiting as long as it
+ * takes. stop may be NULL; when it becomes non-zero a waiting call gives
+ * up. Returns ZB_OK, or ZB_ECANCELED with nothing held.
+ */
+int zb_budget_reserve(zb_reservation *r, zb_budget *b, uint64_t bytes,
+                      const atomic_int *stop);
+
+/*
+ * Grows *r to hold total_bytes, waiting for the difference. A total not
+ * above what is held already returns ZB_OK at once. Returns ZB_OK,
+ * ZB_ECANCELED (holding what it held before), or ZB_ENOMEM when waiting
+ * would deadlock (see above).
+ */
+int zb_budget_grow(zb_reservation *r, uint64_t total_bytes,
+                   const atomic_int *stop);
+
+/* Gives back everything *r holds and empties it. Safe on an empty one. */
+void zb_budget_release(zb_reservation *r);
+
+/* One consistent view of the budget's state. */
+typedef struct zb_budget_stats {
+    uint64_t limit_bytes;
+    uint64_t held_bytes;
+    unsigned holders;        /* reservations holding bytes */
+    unsigned waiters;        /* calls waiting */
+} zb_budget_stats;
+
+void zb_budget_stats_get(zb_budget_stats *out, zb_budget *b);
+
+/* Single readings of the same. */
+uint64_t zb_budget_limit_bytes(const zb_budget *b);
+uint64_t zb_budget_held_bytes(zb_budget *b);
+unsigned zb_budget_holders(zb_budget *b);
+unsigned zb_budget_waiters(zb_budget *b);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

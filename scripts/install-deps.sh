@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Installs every Debian package that Zamboni's build and tests need, and the
+# npm packages of package.json when there is one. Idempotent: when everything
+# is already present it prints nothing and touches no package index.
+#
+# The list is the whole of DESIGN.md's dependency set, so that a later change
+# that starts using one of them needs no new install step.
+set -euo pipefail
+
+debs=(
+    build-essential cmake pkg-config ninja-build clang
+    libjansson-dev      # JSON: table metadata, REST catalog
+    libcurl4-openssl-dev # HTTP: REST catalog, S3
+    libsqlite3-dev      # embedded SQL catalog and queue
+    libpq-dev postgresql # PostgreSQL catalog and queue; server for integration tests
+    libyaml-dev         # zamboni.yml
+    libzstd-dev libsnappy-dev zlib1g-dev liblz4-dev libbrotli-dev # Parquet/Avro codecs
+    libmicrohttpd-dev   # serve/worker HTTP endpoints
+    nodejs npm          # independent readers used by the interop tests
+)
+
+missing=()
+for p in "${debs[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+        missing+=("$p")
+    fi
+done
+
+# Node.js and npm may come from outside Debian's packages on some images;
+# a working node and npm on PATH is as good as the packages.
+if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then
+    filtered=()
+    for p in "${missing[@]+"${missing[@]}"}"; do
+        case "$p" in nodejs|npm) ;; *) filtered+=("$p") ;; esac
+    done
+    missing=("${filtered[@]+"${filtered[@]}"}")
+fi
+
+if [ "${#missing[@]}" -gt 0 ]; then
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    echo "install-deps: installing ${missing[*]}" >&2
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# npm packages (exact versions in package.json); the lock file stays out of git.
+here=$(cd "$(dirname "$0")/.." && pwd)
+if [ -f "$here/package.json" ]; then
+    stamp="$here/node_modules/.zb-installed"
+    if [ ! -f "$stamp" ] || [ "$here/package.json" -nt "$stamp" ]; then
+        echo "install-deps: npm install" >&2
+        (cd "$here" && npm install --no-audit --no-fund --loglevel=error >/dev/null)
+        touch "$stamp"
+    fi
+fi

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# The zamboni executable's surface: help, version, usage errors and exit
+# codes. Usage: cli_basics.sh PATH/TO/zamboni
+set -u
+zb=$1
+pass=0
+fail=0
+out=$(mktemp) err=$(mktemp)
+trap 'rm -f "$out" "$err"' EXIT
+
+# expect NAME WANT_EXIT STDOUT_PATTERN STDERR_PATTERN -- ARGS...
+expect() {
+    local name=$1 want=$2 out_pat=$3 err_pat=$4
+    shift 5
+    "$zb" "$@" >"$out" 2>"$err" </dev/null
+    local got=$?
+    local why=""
+    [ "$got" -eq "$want" ] || why="exit $got, want $want"
+    if [ -z "$why" ] && [ -n "$out_pat" ] && ! grep -qE -- "$out_pat" "$out"; then
+        why="stdout lacks /$out_pat/"
+    fi
+    if [ -z "$why" ] && [ -n "$err_pat" ] && ! grep -qE -- "$err_pat" "$err"; then
+        why="stderr lacks /$err_pat/"
+    fi
+    if [ -z "$why" ]; then
+        echo "PASS $name"
+        pass=$((pass + 1))
+    else
+        echo "FAIL $name: $why"
+        sed 's/^/     stdout: /' "$out" | head -5
+        sed 's/^/     stderr: /' "$err" | head -5
+        fail=$((fail + 1))
+    fi
+}
+
+expect help 0 '^Usage: zamboni' '' -- --help
+expect help_lists_maintenance 0 'maintenance' '' -- --help
+expect help_explains_exit_codes 0 'Exit codes' '' -- -h
+expect help_command 0 'Usage: zamboni version' '' -- help version
+expect help_unknown_command 2 '' "unknown command 'frobnicate'" -- help frobnicate
+expect version 0 '^zamboni [0-9]+\.[0-9]+\.[0-9]+$' '' -- --version
+expect version_command 0 '^zamboni [0-9]+\.' '' -- version
+expect bogus_option 2 '' "unknown option '--bogus'" -- --bogus
+expect bogus_option_after_valid 2 '' "unknown option '--bogus'" -- -v --bogus
+expect unknown_command 2 '' "unknown command 'frobnicate'" -- frobnicate
+expect no_command 2 '' 'Usage: zamboni' --
+expect missing_value 2 '' "option '--log-format' needs a value" -- --log-format
+expect bad_log_format 2 '' "invalid value 'xml' for --log-format" -- --log-format xml
+expect bad_log_level 2 '' "invalid value 'loud' for --log-level" -- --log-level loud
+expect version_extra_arg 2 '' "unexpected argument 'x'" -- version x
+# Planned commands say so and exit 3 (refused), never pretend to work.
+expect planned_command_refused 3 '' 'not available in this build' -- compact db.t
+expect planned_maintenance_refused 3 '' 'not available in this build' -- maintenance --warehouse w
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
