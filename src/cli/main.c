@@ -15,6 +15,7 @@
 
 #include "cli/cli.h"
 #include "cli/exit.h"
+#include "util/alloc.h"
 #include "util/log.h"
 
 static const char global_usage[] =
@@ -101,6 +102,7 @@ int main(int argc, char **argv)
     const zb_cli_command *c;
     int i;
 
+    zb_alloc_tune_process();
     for (i = 1; i < argc && argv[i][0] == '-'; i++) {
         const char *a = argv[i];
 

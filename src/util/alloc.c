@@ -8,6 +8,9 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include "util/alloc.h"
 
@@ -132,4 +135,12 @@ uint64_t zb_alloc__fail_at(uint64_t nth, int persistent)
 uint64_t zb_alloc__count(void)
 {
     return atomic_load(&alloc_count);
+}
+
+void zb_alloc_tune_process(void)
+{
+#if defined(__GLIBC__)
+    mallopt(M_MMAP_THRESHOLD, 256 << 20);
+    mallopt(M_TRIM_THRESHOLD, 512 << 20);
+#endif
 }

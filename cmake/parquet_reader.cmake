@@ -1,0 +1,12 @@
+# format/parquet, part: reader. The schema tree, the column reader, record
+# assembly and the file reader; joins meta, codec and encoding.
+add_library(zb_parquet STATIC
+  src/format/parquet/pq_schema.c src/format/parquet/pq_column.c
+  src/format/parquet/pq_assemble.c src/format/parquet/pq_reader.c)
+target_link_libraries(zb_parquet PUBLIC zb_parquet_meta zb_parquet_codec
+  zb_parquet_encoding zb_exec zb_io zb_util)
+
+# zb-parquet-cat: a file's rows as canonical JSON lines, for the interop
+# tests that compare them with independent readers.
+add_executable(zb-parquet-cat tools/zb_parquet_cat.c)
+target_link_libraries(zb-parquet-cat PRIVATE zb_parquet)
