@@ -79,8 +79,11 @@ static int assemble_leaf(struct ArrowArray *out, zb_ctx *ctx,
     const int64_t *ends = (const int64_t *)b->offsets.ptr;
     int rc;
 
-    for (i = 0; i < b->n_levels; i++)
-        len += (defs ? defs[i] : 0) >= leaf->reach_def;
+    if (leaf->reach_def == 0 || defs == NULL)
+        len = b->n_levels;      /* every triplet is a slot */
+    else
+        for (i = 0; i < b->n_levels; i++)
+            len += defs[i] >= leaf->reach_def;
     if ((rc = zb_arrow_array_init(out, is_bytes ? 3 : 2, 0)) < 0)
         return zb_fail_oom(ctx);
     out->length = (int64_t)len;
@@ -114,6 +117,13 @@ static int assemble_leaf(struct ArrowArray *out, zb_ctx *ctx,
         if ((data = zb_calloc(len ? len : 1, w)) == NULL)
             goto oom;
         out->buffers[1] = data;
+    }
+    if (b->n_values == len && is_bytes) {
+        /* No nulls: the offsets are the values' ends. */
+        for (i = 0; i < len; i++)
+            offsets[i + 1] = (int32_t)ends[i];
+        finish_validity(out, validity);
+        return ZB_OK;
     }
     len = 0;
     for (i = 0; i < b->n_levels; i++) {

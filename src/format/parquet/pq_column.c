@@ -56,6 +56,10 @@ struct pq_column {
     size_t scratch64_cap;
     zb_buf store;              /* DELTA_BYTE_ARRAY values */
     size_t n_present, vi;
+    /* PLAIN byte arrays are copied straight from the page into the batch
+     * (one pass, one copy): the next value's length prefix, and the end. */
+    const uint8_t *plain, *plain_end;
+    int lazy_plain;
 };
 
 void pq_leaf_batch_init(pq_leaf_batch *b, size_t max_bytes)
@@ -363,6 +367,14 @@ static int decode_values(pq_column *c, zb_ctx *ctx, int enc,
     case PQ_ENC_PLAIN:
         if (n > len / pw)
             return corrupt(c, ctx, "fewer plain values than levels promise");
+        if (pw == leaf->value_width &&
+            (leaf->conv == PQ_CONV_I32 || leaf->conv == PQ_CONV_I64 ||
+             leaf->conv == PQ_CONV_FLOAT || leaf->conv == PQ_CONV_DOUBLE ||
+             leaf->conv == PQ_CONV_FIXED)) {
+            /* Same bytes in Parquet and Arrow: one copy. */
+            memcpy(fixed->ptr, buf, n * pw);
+            break;
+        }
         for (i = 0; i < n; i++)
             if (convert_fixed(leaf, (uint8_t *)fixed->ptr +
                                         i * leaf->value_width, buf + i * pw) < 0)
@@ -519,9 +531,21 @@ static int gather_dictionary(pq_column *c, zb_ctx *ctx, const uint8_t *buf,
     zb_buf_clear(&c->vals_fixed);
     if (zb_buf_reserve(&c->vals_fixed, n * w) < 0)
         return zb_fail_oom(ctx);
-    for (i = 0; i < n; i++)
-        memcpy(c->vals_fixed.ptr + i * w, c->dict_fixed.ptr + c->scratch[i] * w,
-               w);
+    if (w == 8) {
+        uint64_t *dst = (uint64_t *)(void *)c->vals_fixed.ptr;
+        const uint64_t *src = (const uint64_t *)(void *)c->dict_fixed.ptr;
+        for (i = 0; i < n; i++)
+            dst[i] = src[c->scratch[i]];
+    } else if (w == 4) {
+        uint32_t *dst = (uint32_t *)(void *)c->vals_fixed.ptr;
+        const uint32_t *src = (const uint32_t *)(void *)c->dict_fixed.ptr;
+        for (i = 0; i < n; i++)
+            dst[i] = src[c->scratch[i]];
+    } else {
+        for (i = 0; i < n; i++)
+            memcpy(c->vals_fixed.ptr + i * w,
+                   c->dict_fixed.ptr + c->scratch[i] * w, w);
+    }
     c->vals_fixed.len = n * w;
     return ZB_OK;
 }
@@ -632,7 +656,15 @@ static int next_page(pq_column *c, zb_ctx *ctx)
             c->n_present += c->defs[i] == (uint16_t)c->leaf->max_def;
         vals = c->page + lv;
         vals_len = ulen - lv;
-        if (enc == PQ_ENC_PLAIN_DICTIONARY || enc == PQ_ENC_RLE_DICTIONARY)
+        c->lazy_plain = enc == PQ_ENC_PLAIN &&
+                        c->leaf->elem->type == PQ_BYTE_ARRAY &&
+                        c->leaf->conv == PQ_CONV_BYTES;
+        c->plain = vals;
+        c->plain_end = vals + vals_len;
+        if (c->lazy_plain)
+            rc = ZB_OK;
+        else if (enc == PQ_ENC_PLAIN_DICTIONARY ||
+                 enc == PQ_ENC_RLE_DICTIONARY)
             rc = gather_dictionary(c, ctx, vals, vals_len, c->n_present);
         else
             rc = decode_values(c, ctx, enc, vals, vals_len, c->n_present,
@@ -657,7 +689,30 @@ static int append_values(pq_column *c, zb_ctx *ctx, pq_leaf_batch *out,
 
     if (count == 0)
         return ZB_OK;
-    if (bytes) {
+    if (bytes && c->lazy_plain) {
+        const uint8_t *p = c->plain, *end = c->plain_end;
+        size_t pos = out->data.len;
+        int64_t *ends;
+        /* The values cannot take more than what is left of the page. */
+        if (zb_buf_reserve(&out->data, (size_t)(end - p)) < 0 ||
+            zb_buf_reserve(&out->offsets, count * sizeof *ends) < 0)
+            return zb_fail(ctx, ZB_ENOMEM, "%s: column %s: batch larger "
+                           "than its cap", c->uri, c->path);
+        ends = (int64_t *)(out->offsets.ptr + out->offsets.len);
+        for (i = 0; i < count; i++) {
+            uint32_t len;
+            if (end - p < 4 || (len = le32(p)) > (size_t)(end - p) - 4)
+                return corrupt(c, ctx, "plain byte array runs past the page");
+            memcpy(out->data.ptr + pos, p + 4, len);
+            p += 4 + (size_t)len;
+            pos += len;
+            ends[i] = (int64_t)pos;
+        }
+        c->plain = p;
+        out->data.len = pos;
+        out->data.ptr[pos] = '\0';
+        out->offsets.len += count * sizeof *ends;
+    } else if (bytes) {
         /* One reservation for the whole run, then plain copies. */
         const pq_bytes *v = &c->vals_views[c->vi];
         size_t total = 0, pos = out->data.len;
