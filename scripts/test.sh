@@ -6,6 +6,9 @@
 #                                     in build-asan/
 #   bash scripts/test.sh --tsan       threaded unit tests under TSan, in
 #                                     build-tsan/
+#   bash scripts/test.sh --fuzz [S]   each libFuzzer target for S seconds
+#                                     (default 20) from its corpus, in
+#                                     build-fuzz/; a crash fails the run
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -33,8 +36,33 @@ case "$mode" in
         TSAN_OPTIONS=halt_on_error=1 \
             ctest --test-dir build-tsan --output-on-failure -R '^test_exec$'
         ;;
+    --fuzz)
+        secs=${2:-20}
+        CC=clang cmake -S . -B build-fuzz -G Ninja -DZB_FUZZ=ON \
+            -DZB_BUILD_BENCH=OFF >/dev/null
+        targets=$(cd tests/fuzz && ls fuzz_*.c | sed 's/\.c$//')
+        cmake --build build-fuzz -j "$jobs" --target $targets
+        failed=0
+        for t in $targets; do
+            corpus=tests/fuzz/corpora/${t#fuzz_}
+            work=$(mktemp -d)
+            if build-fuzz/tests/$t -max_total_time="$secs" -rss_limit_mb=2048 \
+                -artifact_prefix="$work/" "$work" "$corpus" \
+                >"$work/log" 2>&1; then
+                echo "PASS $t: $(grep -o 'Done [0-9]* runs in [0-9]* second' "$work/log")"
+                rm -rf "$work"
+            else
+                echo "FAIL $t: crash input kept in $work; add it to $corpus"
+                tail -30 "$work/log"
+                failed=$((failed + 1))
+            fi
+        done
+        n=$(echo $targets | wc -w)
+        echo "fuzz: $((n - failed)) passed, $failed failed"
+        [ "$failed" -eq 0 ]
+        ;;
     *)
-        echo "usage: scripts/test.sh [--sanitize|--tsan]" >&2
+        echo "usage: scripts/test.sh [--sanitize|--tsan|--fuzz [SECONDS]]" >&2
         exit 2
         ;;
 esac

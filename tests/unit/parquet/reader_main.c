@@ -1,9 +1,9 @@
 #include "zbtest.h"
 
-extern const zbt_case test_parquet_reader[];
+extern const zbt_case test_parquet_reader[], test_parquet_schema[];
 
 int main(int argc, char **argv)
 {
-    const zbt_case *const suites[] = { test_parquet_reader, NULL };
+    const zbt_case *const suites[] = { test_parquet_schema, test_parquet_reader, NULL };
     return zbt_main(argc, argv, suites);
 }
