@@ -159,19 +159,27 @@ static void put_i32(unsigned char *p, int32_t v)
     memcpy(p, &v, 4);   /* the C data interface uses native byte order */
 }
 
-int zb_arrow_metadata_kv(char **out, size_t *out_len, const char *key,
-                         const char *value)
+int zb_arrow_metadata(char **out, size_t *out_len, const char *const *kv)
 {
-    size_t kl = strlen(key), vl = strlen(value), n = 12 + kl + vl;
-    unsigned char *p;
+    size_t n = 4, pairs = 0, i;
+    unsigned char *p, *q;
 
+    *out = NULL;
+    *out_len = 0;
+    for (i = 0; kv[i] && kv[i + 1]; i += 2, pairs++)
+        n += 8 + strlen(kv[i]) + strlen(kv[i + 1]);
+    if (pairs == 0)
+        return ZB_OK;
     if ((p = zb_malloc(n)) == NULL)
         return ZB_ENOMEM;
-    put_i32(p, 1);
-    put_i32(p + 4, (int32_t)kl);
-    memcpy(p + 8, key, kl);
-    put_i32(p + 8 + kl, (int32_t)vl);
-    memcpy(p + 12 + kl, value, vl);
+    put_i32(p, (int32_t)pairs);
+    q = p + 4;
+    for (i = 0; i < 2 * pairs; i++) {
+        size_t l = strlen(kv[i]);
+        put_i32(q, (int32_t)l);
+        memcpy(q + 4, kv[i], l);
+        q += 4 + l;
+    }
     *out = (char *)p;
     *out_len = n;
     return ZB_OK;

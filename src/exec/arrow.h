@@ -74,11 +74,12 @@ void zb_arrow_array_release(struct ArrowArray *a);
 void zb_arrow_schema_release(struct ArrowSchema *s);
 
 /*
- * Builds Arrow's binary metadata for one key/value pair into a new
- * zb_malloc'd buffer (*out, *out_len). Returns ZB_OK or ZB_ENOMEM.
+ * Builds Arrow's binary metadata from kv, a NULL-terminated array of key,
+ * value, key, value, ... strings, into a new zb_malloc'd buffer (*out,
+ * *out_len); *out is NULL when kv holds no pair. Returns ZB_OK or
+ * ZB_ENOMEM.
  */
-int zb_arrow_metadata_kv(char **out, size_t *out_len, const char *key,
-                         const char *value);
+int zb_arrow_metadata(char **out, size_t *out_len, const char *const *kv);
 
 /* Bit helpers for validity bitmaps (least significant bit first). */
 static inline int zb_arrow_bit(const uint8_t *bits, int64_t i)

@@ -65,3 +65,63 @@ if(ZB_FUZZ)
       PkgConfig::BROTLI)
   endif()
 endif()
+
+# Avro object container files (format/avro): the whole reader on a file
+# in memory. Replayed in every build; a libFuzzer binary under ZB_FUZZ
+# with the avro, io and util sources instrumented, the JSON and codec
+# libraries as they are.
+add_executable(replay_fuzz_avro_decode fuzz/standalone_driver.c
+  fuzz/fuzz_avro_decode.c)
+target_link_libraries(replay_fuzz_avro_decode PRIVATE zb_avro)
+add_test(NAME replay_fuzz_avro_decode
+  COMMAND replay_fuzz_avro_decode
+  ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/corpora/avro_decode)
+set_tests_properties(replay_fuzz_avro_decode PROPERTIES LABELS unit
+  TIMEOUT 120)
+if(ZB_FUZZ AND CMAKE_C_COMPILER_ID MATCHES "Clang")
+  set(zb_fuzz_avro_src "")
+  foreach(lib zb_avro zb_io zb_util)
+    get_target_property(s ${lib} SOURCES)
+    list(TRANSFORM s PREPEND ${PROJECT_SOURCE_DIR}/)
+    list(APPEND zb_fuzz_avro_src ${s})
+  endforeach()
+  add_executable(fuzz_avro_decode fuzz/fuzz_avro_decode.c
+    ${zb_fuzz_avro_src})
+  target_compile_options(fuzz_avro_decode PRIVATE
+    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+    -fno-omit-frame-pointer)
+  target_link_options(fuzz_avro_decode PRIVATE
+    -fsanitize=fuzzer,address,undefined)
+  target_link_libraries(fuzz_avro_decode PRIVATE Threads::Threads m
+    PkgConfig::JANSSON PkgConfig::ZSTD PkgConfig::SNAPPY PkgConfig::ZLIB)
+endif()
+
+# Table metadata JSON (src/table/metadata_*.c): parse, and write + parse
+# again for what parses. Seeds: small metadata files from ../shared/fixtures
+# (apache/impala Apache-2.0, duckdb/duckdb-iceberg and hyparam/icebird MIT)
+# and the synthetic v1/v2/v3 documents of tests/unit/table/metadata.c.
+add_executable(replay_fuzz_table_metadata fuzz/standalone_driver.c
+  fuzz/fuzz_table_metadata.c)
+target_link_libraries(replay_fuzz_table_metadata PRIVATE zb_table_metadata)
+add_test(NAME replay_fuzz_table_metadata
+  COMMAND replay_fuzz_table_metadata
+  ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/corpora/table_metadata)
+set_tests_properties(replay_fuzz_table_metadata PROPERTIES LABELS unit
+  TIMEOUT 120)
+if(ZB_FUZZ AND CMAKE_C_COMPILER_ID MATCHES "Clang")
+  set(zb_fuzz_meta_src "")
+  foreach(lib zb_table_metadata zb_io zb_util)
+    get_target_property(s ${lib} SOURCES)
+    list(TRANSFORM s PREPEND ${PROJECT_SOURCE_DIR}/)
+    list(APPEND zb_fuzz_meta_src ${s})
+  endforeach()
+  add_executable(fuzz_table_metadata fuzz/fuzz_table_metadata.c
+    ${zb_fuzz_meta_src})
+  target_compile_options(fuzz_table_metadata PRIVATE
+    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+    -fno-omit-frame-pointer)
+  target_link_options(fuzz_table_metadata PRIVATE
+    -fsanitize=fuzzer,address,undefined)
+  target_link_libraries(fuzz_table_metadata PRIVATE Threads::Threads m
+    PkgConfig::JANSSON)
+endif()

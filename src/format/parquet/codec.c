@@ -96,6 +96,7 @@ static int copy_uncompressed(zb_ctx *ctx, const uint8_t *in, size_t in_len,
 
 struct pq_codec_state {
     void *zstd;     /* a ZSTD_DCtx, made on first use */
+    void *zstd_c;   /* a ZSTD_CCtx, made on first use */
 };
 
 int pq_codec_state_new(pq_codec_state **out)
@@ -109,6 +110,7 @@ void pq_codec_state_free(pq_codec_state *s)
     if (s == NULL)
         return;
     pq_codec__zstd_dctx_free(s->zstd);
+    pq_codec__zstd_cctx_free(s->zstd_c);
     zb_free(s);
 }
 
@@ -189,6 +191,14 @@ size_t pq_compress_bound(int codec, size_t in_len)
 int pq_compress(zb_ctx *ctx, int codec, int level, const uint8_t *in,
                 size_t in_len, uint8_t *out, size_t out_cap, size_t *out_len)
 {
+    return pq_compress_with(NULL, ctx, codec, level, in, in_len, out, out_cap,
+                            out_len);
+}
+
+int pq_compress_with(pq_codec_state *state, zb_ctx *ctx, int codec,
+                     int level, const uint8_t *in, size_t in_len,
+                     uint8_t *out, size_t out_cap, size_t *out_len)
+{
     static const uint8_t no_input = 0;
     uint8_t no_output;
 
@@ -228,7 +238,11 @@ int pq_compress(zb_ctx *ctx, int codec, int level, const uint8_t *in,
         return pq_codec__brotli_compress(ctx, level, in, in_len, out,
                                          out_cap, out_len);
     case PQ_CODEC_ZSTD:
-        return pq_codec__zstd_compress(ctx, level, in, in_len, out, out_cap,
+        if (state && state->zstd_c == NULL &&
+            (state->zstd_c = pq_codec__zstd_cctx_new()) == NULL)
+            return zb_fail_oom(ctx);
+        return pq_codec__zstd_compress(ctx, state ? state->zstd_c : NULL,
+                                       level, in, in_len, out, out_cap,
                                        out_len);
     case PQ_CODEC_LZ4_RAW:
         return pq_codec__lz4_raw_compress(ctx, level, in, in_len, out,

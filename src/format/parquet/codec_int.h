@@ -50,7 +50,11 @@ int pq_codec__zstd_decompress(zb_ctx *ctx, void *dctx, const uint8_t *in,
                               size_t in_len, uint8_t *out, size_t out_len);
 void *pq_codec__zstd_dctx_new(void);
 void pq_codec__zstd_dctx_free(void *dctx);
-int pq_codec__zstd_compress(zb_ctx *ctx, int level, const uint8_t *in,
+void *pq_codec__zstd_cctx_new(void);
+void pq_codec__zstd_cctx_free(void *cctx);
+/* cctx: a context from pq_codec__zstd_cctx_new, or NULL for one-shot. */
+int pq_codec__zstd_compress(zb_ctx *ctx, void *cctx, int level,
+                            const uint8_t *in,
                             size_t in_len, uint8_t *out, size_t out_cap,
                             size_t *out_len);
 size_t pq_codec__zstd_bound(size_t in_len);

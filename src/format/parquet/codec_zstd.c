@@ -67,7 +67,18 @@ size_t pq_codec__zstd_bound(size_t in_len)
     return ZSTD_isError(bound) ? 0 : bound;
 }
 
-int pq_codec__zstd_compress(zb_ctx *ctx, int level, const uint8_t *in,
+void *pq_codec__zstd_cctx_new(void)
+{
+    return ZSTD_createCCtx();
+}
+
+void pq_codec__zstd_cctx_free(void *cctx)
+{
+    ZSTD_freeCCtx(cctx);
+}
+
+int pq_codec__zstd_compress(zb_ctx *ctx, void *cctx, int level,
+                            const uint8_t *in,
                             size_t in_len, uint8_t *out, size_t out_cap,
                             size_t *out_len)
 {
@@ -79,7 +90,8 @@ int pq_codec__zstd_compress(zb_ctx *ctx, int level, const uint8_t *in,
         return zb_fail(ctx, ZB_EINVAL,
                        "zstd: level %d is outside %d..%d (0: default)", level,
                        ZSTD_minCLevel(), ZSTD_maxCLevel());
-    got = ZSTD_compress(out, out_cap, in, in_len, level);
+    got = cctx ? ZSTD_compressCCtx(cctx, out, out_cap, in, in_len, level)
+               : ZSTD_compress(out, out_cap, in, in_len, level);
     if (ZSTD_isError(got)) {
         switch (ZSTD_getErrorCode(got)) {
         case ZSTD_error_dstSize_tooSmall:

@@ -39,8 +39,8 @@ int pq_decompress(zb_ctx *ctx, int codec, const uint8_t *in, size_t in_len,
                   uint8_t *out, size_t out_len);
 
 /*
- * Reusable decompression state (for now a zstd context), so that pages do
- * not each allocate one. Belongs to one thread at a time. pq_decompress
+ * Reusable codec state (for now zstd's contexts), so that pages do not
+ * each allocate one. Belongs to one thread at a time. pq_decompress
  * is pq_decompress_with(NULL, ...).
  */
 typedef struct pq_codec_state pq_codec_state;
@@ -61,5 +61,10 @@ size_t pq_compress_bound(int codec, size_t in_len);
  */
 int pq_compress(zb_ctx *ctx, int codec, int level, const uint8_t *in,
                 size_t in_len, uint8_t *out, size_t out_cap, size_t *out_len);
+
+/* pq_compress reusing the compression contexts kept in state. */
+int pq_compress_with(pq_codec_state *state, zb_ctx *ctx, int codec,
+                     int level, const uint8_t *in, size_t in_len,
+                     uint8_t *out, size_t out_cap, size_t *out_len);
 
 #endif

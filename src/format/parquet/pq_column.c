@@ -250,14 +250,18 @@ static int convert_fixed(const pq_node *leaf, uint8_t *dst, const uint8_t *src)
     case PQ_CONV_DOUBLE:
         memcpy(dst, src, 8);
         return 0;
-    case PQ_CONV_I96_TO_NS: {
+    case PQ_CONV_I96_TO_US: {
         /* 8 bytes nanoseconds of the day, 4 bytes Julian day number. */
         uint64_t nanos;
-        int64_t days, ns;
+        int64_t days, us;
         memcpy(&nanos, src, 8);
         days = (int64_t)le32(src + 8) - 2440588;
-        ns = (int64_t)((uint64_t)days * UINT64_C(86400000000000) + nanos);
-        memcpy(dst, &ns, 8);
+        if (nanos >= UINT64_C(86400000000000) ||
+            days > INT64_MAX / 86400000000LL - 1 ||
+            days < INT64_MIN / 86400000000LL + 1)
+            return -1;
+        us = days * 86400000000LL + (int64_t)(nanos / 1000);
+        memcpy(dst, &us, 8);
         return 0;
     }
     case PQ_CONV_FIXED:

@@ -136,9 +136,9 @@ static int choose_conversion(builder *b, pq_node *n)
         }
         break;
     case PQ_INT96:
-        n->conv = PQ_CONV_I96_TO_NS;
+        n->conv = PQ_CONV_I96_TO_US;
         n->value_width = 8;
-        f = "tsn:";
+        f = "tsu:";
         break;
     case PQ_FLOAT:
         n->conv = PQ_CONV_FLOAT;
@@ -429,10 +429,23 @@ static int export_node(struct ArrowSchema *out, const pq_node *n,
     case PQ_NODE_MAP: format = "+m"; break;
     default: break;
     }
-    if (n->kind == PQ_NODE_PRIMITIVE && n->is_uuid &&
-        (rc = zb_arrow_metadata_kv(&meta, &meta_len, "ARROW:extension:name",
-                                   "arrow.uuid")) < 0)
-        return rc;
+    {
+        /* The field id travels as Arrow does it, for writers downstream. */
+        const char *kv[5] = { NULL, NULL, NULL, NULL, NULL };
+        char id[16];
+        size_t k = 0;
+        if (n->elem && n->elem->has_field_id) {
+            snprintf(id, sizeof id, "%d", (int)n->elem->field_id);
+            kv[k++] = "PARQUET:field_id";
+            kv[k++] = id;
+        }
+        if (n->kind == PQ_NODE_PRIMITIVE && n->is_uuid) {
+            kv[k++] = "ARROW:extension:name";
+            kv[k++] = "arrow.uuid";
+        }
+        if ((rc = zb_arrow_metadata(&meta, &meta_len, kv)) < 0)
+            return rc;
+    }
     rc = zb_arrow_schema_init(out, format, name, meta, meta_len, flags,
                               (int64_t)n->n_children);
     zb_free(meta);

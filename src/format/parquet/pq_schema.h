@@ -31,7 +31,9 @@ typedef enum pq_conv {
     PQ_CONV_I32_TO_I8,   /* int8 / uint8 */
     PQ_CONV_I32_TO_I16,  /* int16 / uint16 */
     PQ_CONV_I64,         /* 8 bytes as they are */
-    PQ_CONV_I96_TO_NS,   /* legacy INT96 timestamp to int64 nanoseconds */
+    PQ_CONV_I96_TO_US,   /* legacy INT96 timestamp to int64 microseconds,
+                            as Iceberg reads it (nanoseconds would not
+                            reach past 1677..2262) */
     PQ_CONV_FLOAT,
     PQ_CONV_DOUBLE,
     PQ_CONV_BYTES,       /* variable: offsets + data ("u" or "z") */

@@ -1,8 +1,8 @@
-# Tests of the Parquet reader: the whole path from file to Arrow batches
+# Tests of the Parquet reader and writer: the whole path from file to Arrow batches
 # on the fixture tables' files, projection, row-group skipping, the
 # memory budget, and truncated or corrupted files.
 zb_add_unit_test(test_parquet_reader unit/parquet/reader_main.c
-  unit/parquet/reader.c unit/parquet/schema.c)
+  unit/parquet/reader.c unit/parquet/schema.c unit/parquet/writer.c)
 target_link_libraries(test_parquet_reader PRIVATE zb_parquet)
 target_compile_definitions(test_parquet_reader PRIVATE
   ZB_FIXTURES_DIR="${PROJECT_SOURCE_DIR}/../shared/fixtures")

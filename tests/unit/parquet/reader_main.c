@@ -1,9 +1,11 @@
 #include "zbtest.h"
 
-extern const zbt_case test_parquet_reader[], test_parquet_schema[];
+extern const zbt_case test_parquet_reader[], test_parquet_schema[],
+    test_parquet_writer[];
 
 int main(int argc, char **argv)
 {
-    const zbt_case *const suites[] = { test_parquet_schema, test_parquet_reader, NULL };
+    const zbt_case *const suites[] = { test_parquet_schema, test_parquet_reader,
+                                       test_parquet_writer, NULL };
     return zbt_main(argc, argv, suites);
 }

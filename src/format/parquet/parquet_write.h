@@ -1,0 +1,70 @@
+/*
+ * format/parquet/parquet_write.h - writing Arrow batches to a Parquet file.
+ *
+ *     pq_writer_opts o = PQ_WRITER_OPTS_INIT;
+ *     pq_writer_open(&w, io, ctx, uri, &schema, &o);   schema: a struct
+ *     pq_writer_write(w, ctx, &batch);                 any number of times
+ *     pq_writer_close(w, ctx, &result);                footer, then the file
+ *                                                      appears (never
+ *                                                      overwriting)
+ *
+ * What it writes: every field's field_id (from the Arrow field metadata
+ * key "PARQUET:field_id", as Arrow does), logical types, nested structs,
+ * lists (three-level) and maps, RLE levels, dictionary encoding (one
+ * dictionary per column chunk, given up for PLAIN when it passes
+ * dict_bytes or does not beat PLAIN on the first page), PLAIN values,
+ * data pages v1, the chosen codec, and column-chunk statistics (min, max,
+ * null count) with the type's sort order. Not yet: data page v2,
+ * page statistics and column/offset indexes, Iceberg metrics, row-group
+ * copy (the rest of issue 4).
+ */
+#ifndef ZB_FORMAT_PARQUET_PARQUET_WRITE_H
+#define ZB_FORMAT_PARQUET_PARQUET_WRITE_H
+
+#include "exec/arrow.h"
+#include "format/parquet/pq_codec.h"
+#include "format/parquet/pq_meta.h"
+#include "zamboni/io.h"
+
+typedef struct pq_writer pq_writer;
+
+typedef struct pq_writer_opts {
+    unsigned version;
+    int codec;                     /* pq_codec */
+    int codec_level;               /* 0: the codec's default */
+    uint64_t row_group_bytes;      /* buffered bytes that end a row group */
+    uint64_t page_bytes;           /* encoded bytes that end a page */
+    int dictionary;                /* dictionary-encode, falling back */
+    uint64_t dict_bytes;           /* dictionary size that ends its use */
+    const char *created_by;
+} pq_writer_opts;
+
+#define PQ_WRITER_OPTS_VERSION 1
+#define PQ_WRITER_OPTS_INIT                                              \
+    { PQ_WRITER_OPTS_VERSION, PQ_CODEC_ZSTD, 3, 128u << 20, 1u << 20, 1,  \
+      2u << 20, "zamboni version " ZB_VERSION_STRING }
+
+typedef struct pq_write_result {
+    uint64_t file_bytes;
+    uint64_t rows;
+    size_t row_groups;
+} pq_write_result;
+
+/* schema must be a struct ("+s") of the columns; it is copied. */
+int pq_writer_open(pq_writer **out, zb_io *io, zb_ctx *ctx, const char *uri,
+                   const struct ArrowSchema *schema,
+                   const pq_writer_opts *opts);
+
+/* Appends the rows of batch, a struct array of the schema's columns. */
+int pq_writer_write(pq_writer *w, zb_ctx *ctx, const struct ArrowArray *batch);
+
+/* Bytes buffered and written so far: the file's size if closed now, about. */
+uint64_t pq_writer_bytes(const pq_writer *w);
+
+/* Writes the footer and publishes the file; frees w in every case. */
+int pq_writer_close(pq_writer *w, zb_ctx *ctx, pq_write_result *result);
+
+/* Drops everything; nothing appears. NULL is fine. */
+void pq_writer_abort(pq_writer *w);
+
+#endif

@@ -1,0 +1,897 @@
+/*
+ * format/parquet/pq_writer.c - Arrow batches to a Parquet file (see
+ * parquet_write.h).
+ *
+ * Each leaf column keeps the current page (levels and PLAIN values) and
+ * the finished, compressed pages of the current row group. A batch is
+ * shredded column by column: for every row, the leaf's path is walked
+ * from the top-level array down (Dremel), emitting a definition and
+ * repetition level per slot and a value where the slot is defined all the
+ * way down. A page ends, at a row boundary, when its values pass the page
+ * size; a row group ends when the buffered bytes pass the row-group size,
+ * and its column chunks are then written one after the other. Closing
+ * writes the footer. The file is written through a FileIO writer that
+ * publishes it only on close, and never over an existing file.
+ */
+#define ZB_MODULE "parquet"
+
+#include <math.h>
+#include <string.h>
+
+#include "format/parquet/parquet_write.h"
+#include "format/parquet/pq_dict.h"
+#include "format/parquet/pq_encode.h"
+#include "format/parquet/pq_meta_write.h"
+#include "format/parquet/pq_write_schema.h"
+#include "util/alloc.h"
+
+#define STAT_MAX_BYTES 64   /* longer byte-array bounds are not written */
+#define DICT_PROBE_VALUES 10000  /* values seen before judging a dictionary */
+
+typedef struct stats {
+    int has;                 /* a non-null value was seen */
+    int skip_bounds;         /* a value too long for bounds */
+    uint8_t min[STAT_MAX_BYTES], max[STAT_MAX_BYTES];
+    size_t min_len, max_len;
+    int64_t nulls;
+} stats;
+
+typedef struct leaf {
+    const pw_node *node;
+    const pw_node **path;    /* root's child .. the leaf */
+    size_t *path_child;      /* child index taken at each step */
+    size_t depth;
+    /* current page */
+    zb_buf defs, reps;       /* uint16_t each */
+    zb_buf values;           /* PLAIN bytes (booleans: one byte each) */
+    zb_buf indices;          /* uint32_t dictionary indices, when use_dict */
+    size_t page_levels, page_values;
+    uint64_t page_plain_bytes;   /* what PLAIN would take for this page */
+    /* dictionary of the current chunk */
+    pq_dict dict;
+    int use_dict;            /* values still go through the dictionary */
+    int dict_pages;          /* data pages of this chunk that use it */
+    /* current row group */
+    zb_buf chunk;            /* finished pages */
+    uint64_t chunk_uncompressed;
+    int64_t chunk_values;
+    stats st;
+} leaf;
+
+struct pq_writer {
+    zb_arena *arena;
+    zb_io_writer *out;
+    char *uri;
+    pq_writer_opts opts;
+    pw_schema schema;
+    leaf *leaves;
+    uint64_t file_pos;
+    uint64_t rows_in_group, rows_total;
+    pq_row_group *groups;
+    size_t n_groups, cap_groups;
+    zb_buf page;             /* scratch: an uncompressed page body */
+    zb_buf compressed;       /* scratch */
+    zb_buf header;           /* scratch */
+    pq_codec_state *codec;   /* compression contexts, reused */
+};
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+/* ---- statistics ---- */
+
+static int cmp_bytes(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
+{
+    size_t n = al < bl ? al : bl;
+    int c = memcmp(a, b, n);
+
+    return c ? c : (al > bl) - (al < bl);
+}
+
+/* Signed big-endian two's complement of equal lengths. */
+static int cmp_signed_be(const uint8_t *a, const uint8_t *b, size_t n)
+{
+    if (n && (a[0] ^ b[0]) & 0x80)
+        return (a[0] & 0x80) ? -1 : 1;
+    return memcmp(a, b, n);
+}
+
+static int compare(pw_order order, const uint8_t *a, size_t al,
+                   const uint8_t *b, size_t bl)
+{
+    switch (order) {
+    case PW_ORDER_BOOL: return (a[0] > b[0]) - (a[0] < b[0]);
+    case PW_ORDER_I32: {
+        int32_t x, y;
+        memcpy(&x, a, 4), memcpy(&y, b, 4);
+        return (x > y) - (x < y);
+    }
+    case PW_ORDER_U32: {
+        uint32_t x, y;
+        memcpy(&x, a, 4), memcpy(&y, b, 4);
+        return (x > y) - (x < y);
+    }
+    case PW_ORDER_I64: {
+        int64_t x, y;
+        memcpy(&x, a, 8), memcpy(&y, b, 8);
+        return (x > y) - (x < y);
+    }
+    case PW_ORDER_U64: {
+        uint64_t x, y;
+        memcpy(&x, a, 8), memcpy(&y, b, 8);
+        return (x > y) - (x < y);
+    }
+    case PW_ORDER_FLOAT: {
+        float x, y;
+        memcpy(&x, a, 4), memcpy(&y, b, 4);
+        return (x > y) - (x < y);
+    }
+    case PW_ORDER_DOUBLE: {
+        double x, y;
+        memcpy(&x, a, 8), memcpy(&y, b, 8);
+        return (x > y) - (x < y);
+    }
+    case PW_ORDER_SIGNED_BE:
+        return cmp_signed_be(a, b, al);
+    default:
+        return cmp_bytes(a, al, b, bl);
+    }
+}
+
+static void update_stats(stats *s, pw_order order, const uint8_t *v,
+                         size_t len)
+{
+    uint8_t lo[8], hi[8];
+    const uint8_t *vmin = v, *vmax = v;
+
+    if (len > STAT_MAX_BYTES) {
+        s->skip_bounds = 1;
+        return;
+    }
+    if (order == PW_ORDER_FLOAT || order == PW_ORDER_DOUBLE) {
+        double d;
+        if (order == PW_ORDER_FLOAT) {
+            float f;
+            memcpy(&f, v, 4);
+            d = f;
+        } else {
+            memcpy(&d, v, 8);
+        }
+        if (isnan(d))
+            return;   /* NaN takes no part in bounds */
+        if (d == 0) {
+            /* The specification: -0 as the minimum, +0 as the maximum. */
+            if (order == PW_ORDER_FLOAT) {
+                float nz = -0.0f, pz = 0.0f;
+                memcpy(lo, &nz, 4), memcpy(hi, &pz, 4);
+            } else {
+                double nz = -0.0, pz = 0.0;
+                memcpy(lo, &nz, 8), memcpy(hi, &pz, 8);
+            }
+            vmin = lo;
+            vmax = hi;
+        }
+    }
+    if (!s->has || compare(order, vmin, len, s->min, s->min_len) < 0) {
+        memcpy(s->min, vmin, len);
+        s->min_len = len;
+    }
+    if (!s->has || compare(order, vmax, len, s->max, s->max_len) > 0) {
+        memcpy(s->max, vmax, len);
+        s->max_len = len;
+    }
+    s->has = 1;
+}
+
+/* ---- values ---- */
+
+static int64_t pidx(const struct ArrowArray *a, int64_t i)
+{
+    return a->offset + i;
+}
+
+static int is_valid(const struct ArrowArray *a, int64_t i)
+{
+    const uint8_t *bits = a->buffers[0];
+
+    return a->null_count == 0 || bits == NULL ||
+           zb_arrow_bit(bits, pidx(a, i));
+}
+
+/* One value in PLAIN form: through the dictionary or into the page. */
+static int emit(leaf *l, zb_ctx *ctx, const uint8_t *v, size_t len)
+{
+    const pw_node *n = l->node;
+    int bytes = n->conv == PW_BYTES;
+    int rc;
+
+    l->page_values++;
+    l->page_plain_bytes += len + (bytes ? 4 : 0);
+    if (l->use_dict) {
+        uint32_t idx;
+        int added;
+        if ((rc = pq_dict_put(&l->dict, v, len, &idx, &added)) < 0 ||
+            (rc = zb_buf_append(&l->indices, &idx, sizeof idx)) < 0)
+            return zb_fail(ctx, ZB_ENOMEM, "column %s: dictionary too large",
+                           n->name);
+        if (added)
+            update_stats(&l->st, n->order, v, len);
+        return ZB_OK;
+    }
+    if (bytes) {
+        uint8_t lenb[4];
+        put_le32(lenb, (uint32_t)len);
+        if (zb_buf_append(&l->values, lenb, 4) < 0)
+            return zb_fail(ctx, ZB_ENOMEM, "column %s: page too large",
+                           n->name);
+    }
+    if (zb_buf_append(&l->values, v, len) < 0)
+        return zb_fail(ctx, ZB_ENOMEM, "column %s: page too large", n->name);
+    update_stats(&l->st, n->order, v, len);
+    return ZB_OK;
+}
+
+/* Appends the PLAIN form of value i of a to the page; updates stats. */
+static int put_value(leaf *l, zb_ctx *ctx, const struct ArrowArray *a,
+                     int64_t i)
+{
+    const pw_node *n = l->node;
+    int64_t p = pidx(a, i);
+    uint8_t tmp[16];
+    const uint8_t *v = tmp;
+    size_t len = 4;
+
+    switch (n->conv) {
+    case PW_BOOL:
+        tmp[0] = (uint8_t)zb_arrow_bit(a->buffers[1], p);
+        len = 1;
+        break;
+    case PW_I8_TO_I32: {
+        int32_t x = ((const int8_t *)a->buffers[1])[p];
+        memcpy(tmp, &x, 4);
+        break;
+    }
+    case PW_U8_TO_I32: {
+        int32_t x = ((const uint8_t *)a->buffers[1])[p];
+        memcpy(tmp, &x, 4);
+        break;
+    }
+    case PW_I16_TO_I32: {
+        int32_t x = ((const int16_t *)a->buffers[1])[p];
+        memcpy(tmp, &x, 4);
+        break;
+    }
+    case PW_U16_TO_I32: {
+        int32_t x = ((const uint16_t *)a->buffers[1])[p];
+        memcpy(tmp, &x, 4);
+        break;
+    }
+    case PW_I32:
+    case PW_FLOAT:
+        v = (const uint8_t *)a->buffers[1] + p * 4;
+        break;
+    case PW_I64:
+    case PW_DOUBLE:
+        v = (const uint8_t *)a->buffers[1] + p * 8;
+        len = 8;
+        break;
+    case PW_FIXED:
+        len = (size_t)n->type_length;
+        v = (const uint8_t *)a->buffers[1] + p * (int64_t)len;
+        break;
+    case PW_DEC_TO_I32:
+        memcpy(tmp, (const uint8_t *)a->buffers[1] + p * 16, 4);
+        break;
+    case PW_DEC_TO_I64:
+        memcpy(tmp, (const uint8_t *)a->buffers[1] + p * 16, 8);
+        len = 8;
+        break;
+    case PW_DEC_TO_FIXED: {
+        const uint8_t *le = (const uint8_t *)a->buffers[1] + p * 16;
+        size_t k;
+        len = (size_t)n->type_length;
+        for (k = 0; k < len; k++)
+            tmp[k] = le[len - 1 - k];   /* low bytes, big-endian */
+        break;
+    }
+    case PW_BYTES: {
+        const int32_t *o = a->buffers[1];
+        if (o[p + 1] < o[p])
+            return zb_fail(ctx, ZB_EINVAL, "column %s: decreasing offsets",
+                           n->name);
+        v = (const uint8_t *)a->buffers[2] + o[p];
+        len = (size_t)(o[p + 1] - o[p]);
+        break;
+    }
+    }
+    return emit(l, ctx, v, len);
+}
+
+static int put_levels(leaf *l, zb_ctx *ctx, int16_t def, int16_t rep)
+{
+    uint16_t d = (uint16_t)def, r = (uint16_t)rep;
+
+    if ((l->node->max_def > 0 && zb_buf_append(&l->defs, &d, 2) < 0) ||
+        (l->node->max_rep > 0 && zb_buf_append(&l->reps, &r, 2) < 0))
+        return zb_fail(ctx, ZB_ENOMEM, "column %s: page too large",
+                       l->node->name);
+    l->page_levels++;
+    if (def < l->node->max_def)
+        l->st.nulls++;
+    return ZB_OK;
+}
+
+/* Dremel shredding of slot i of array a at path step k. */
+static int shred(leaf *l, zb_ctx *ctx, size_t k, const struct ArrowArray *a,
+                 int64_t i, int16_t def, int16_t rep)
+{
+    const pw_node *n = l->path[k];
+    int rc;
+
+    if (n->nullable && !is_valid(a, i))
+        return put_levels(l, ctx, def, rep);
+    if (n->nullable)
+        def++;
+    switch (n->kind) {
+    case PW_PRIM:
+        if ((rc = put_levels(l, ctx, def, rep)) < 0)
+            return rc;
+        return put_value(l, ctx, a, i);
+    case PW_STRUCT:
+        return shred(l, ctx, k + 1, a->children[l->path_child[k + 1]],
+                     pidx(a, i), def, rep);
+    case PW_LIST:
+    case PW_MAP: {
+        const int32_t *o = a->buffers[1];
+        int64_t p = pidx(a, i), j;
+        const struct ArrowArray *child = a->children[0];
+        if (o[p + 1] == o[p])
+            return put_levels(l, ctx, def, rep);   /* empty */
+        for (j = o[p]; j < o[p + 1]; j++) {
+            if (n->kind == PW_MAP)
+                /* entries struct (not nullable), then key or value */
+                rc = shred(l, ctx, k + 2,
+                           child->children[l->path_child[k + 2]],
+                           pidx(child, j), (int16_t)(def + 1),
+                           j == o[p] ? rep : n->rep_level);
+            else
+                rc = shred(l, ctx, k + 1, child, j, (int16_t)(def + 1),
+                           j == o[p] ? rep : n->rep_level);
+            if (rc < 0)
+                return rc;
+        }
+        return ZB_OK;
+    }
+    }
+    return ZB_OK;
+}
+
+/* ---- pages and row groups ---- */
+
+static int dictionary_done(const pq_writer *w, const leaf *l);
+
+/* Appends levels with their 4-byte length prefix (data page v1). */
+static int put_level_run(zb_buf *page, const zb_buf *levels, size_t n,
+                         int16_t max_level)
+{
+    size_t at = page->len;
+    uint32_t len;
+    int rc;
+
+    if ((rc = zb_buf_append(page, "\0\0\0\0", 4)) < 0 ||
+        (rc = pq_rle_encode(page, (const uint16_t *)(const void *)levels->ptr,
+                            n, pq_bit_width((uint32_t)max_level))) < 0)
+        return rc;
+    len = (uint32_t)(page->len - at - 4);
+    put_le32((uint8_t *)page->ptr + at, len);
+    return ZB_OK;
+}
+
+static int put_bool_values(zb_buf *page, const zb_buf *values, size_t n)
+{
+    size_t i, bytes = (n + 7) / 8;
+    uint8_t *p;
+    int rc;
+
+    if ((rc = zb_buf_reserve(page, bytes)) < 0)
+        return rc;
+    p = (uint8_t *)page->ptr + page->len;
+    memset(p, 0, bytes);
+    for (i = 0; i < n; i++)
+        if (values->ptr[i])
+            p[i / 8] |= (uint8_t)(1u << (i % 8));
+    page->len += bytes;
+    return ZB_OK;
+}
+
+/* A page with no values at all is written PLAIN, so that a column of
+ * nulls needs no (empty) dictionary page. */
+static int page_is_dict(const leaf *l)
+{
+    return l->use_dict && l->page_values > 0;
+}
+
+/* The values part of a data page: dictionary indices or PLAIN values. */
+static int put_page_values(pq_writer *w, leaf *l)
+{
+    unsigned width;
+    uint8_t wb;
+    int rc;
+
+    if (!page_is_dict(l))
+        return l->node->conv == PW_BOOL
+                   ? put_bool_values(&w->page, &l->values, l->page_values)
+                   : zb_buf_append(&w->page, l->values.ptr, l->values.len);
+    width = pq_bit_width(l->dict.n ? (uint32_t)(l->dict.n - 1) : 0);
+    wb = (uint8_t)width;
+    if ((rc = zb_buf_append(&w->page, &wb, 1)) < 0)
+        return rc;
+    return pq_rle_encode32(&w->page,
+                           (const uint32_t *)(const void *)l->indices.ptr,
+                           l->page_values, width);
+}
+
+/* Compresses w->page into w->compressed; ZB_OK or an error in ctx. */
+static int compress_page(pq_writer *w, zb_ctx *ctx, const char *column)
+{
+    size_t bound = pq_compress_bound(w->opts.codec, w->page.len), clen = 0;
+    int rc;
+
+    if (w->page.len > INT32_MAX)
+        return zb_fail(ctx, ZB_ENOMEM, "column %s: page over 2 GiB", column);
+    zb_buf_clear(&w->compressed);
+    if ((bound == 0 && w->page.len > 0) ||
+        zb_buf_reserve(&w->compressed, bound ? bound : 1) < 0)
+        return zb_fail(ctx, ZB_ENOMEM, "column %s: no room to compress a "
+                       "%zu-byte page", column, w->page.len);
+    if ((rc = pq_compress_with(w->codec, ctx, w->opts.codec,
+                               w->opts.codec_level,
+                          (const uint8_t *)w->page.ptr, w->page.len,
+                          (uint8_t *)w->compressed.ptr, bound, &clen)) < 0)
+        return zb_err_prefix(ctx, "column %s", column);
+    w->compressed.len = clen;
+    return ZB_OK;
+}
+
+static int flush_page(pq_writer *w, zb_ctx *ctx, leaf *l)
+{
+    const pw_node *n = l->node;
+    pq_page_header h;
+    size_t clen;
+    int rc;
+
+    if (l->page_levels == 0)
+        return ZB_OK;
+    zb_buf_clear(&w->page);
+    if ((n->max_rep > 0 &&
+         (rc = put_level_run(&w->page, &l->reps, l->page_levels,
+                             n->max_rep)) < 0) ||
+        (n->max_def > 0 &&
+         (rc = put_level_run(&w->page, &l->defs, l->page_levels,
+                             n->max_def)) < 0) ||
+        (rc = put_page_values(w, l)) < 0)
+        return zb_fail(ctx, ZB_ENOMEM, "column %s: page too large", n->name);
+    if ((rc = compress_page(w, ctx, n->name)) < 0)
+        return rc;
+    clen = w->compressed.len;
+    memset(&h, 0, sizeof h);
+    h.type = PQ_DATA_PAGE;
+    h.uncompressed_page_size = (int32_t)w->page.len;
+    h.compressed_page_size = (int32_t)clen;
+    h.data.num_values = (int32_t)l->page_levels;
+    h.data.encoding = page_is_dict(l) ? PQ_ENC_RLE_DICTIONARY : PQ_ENC_PLAIN;
+    h.data.definition_level_encoding = PQ_ENC_RLE;
+    h.data.repetition_level_encoding = PQ_ENC_RLE;
+    zb_buf_clear(&w->header);
+    if ((rc = pq_page_header_write(&w->header, ctx, &h, NULL)) < 0)
+        return rc;
+    if (zb_buf_append(&l->chunk, w->header.ptr, w->header.len) < 0 ||
+        zb_buf_append(&l->chunk, w->compressed.ptr, clen) < 0)
+        return zb_fail(ctx, ZB_ENOMEM, "column %s: column chunk larger than "
+                       "its cap", n->name);
+    l->chunk_uncompressed += w->header.len + w->page.len;
+    l->chunk_values += (int64_t)l->page_levels;
+    if (page_is_dict(l)) {
+        l->dict_pages++;
+        /* Give up on the dictionary when dictionary_done says so, or when
+         * after the first page it does not beat PLAIN. */
+        if (dictionary_done(w, l) ||
+            (l->dict_pages == 1 &&
+             l->dict.plain.len + w->page.len >= l->page_plain_bytes))
+            l->use_dict = 0;
+    }
+    zb_buf_clear(&l->defs);
+    zb_buf_clear(&l->reps);
+    zb_buf_clear(&l->values);
+    zb_buf_clear(&l->indices);
+    l->page_levels = 0;
+    l->page_values = 0;
+    l->page_plain_bytes = 0;
+    return ZB_OK;
+}
+
+static int write_bytes(pq_writer *w, zb_ctx *ctx, const void *p, size_t n)
+{
+    int rc;
+
+    if ((rc = zb_io_writer_write(w->out, ctx, p, n)) < 0)
+        return rc;
+    w->file_pos += n;
+    return ZB_OK;
+}
+
+/* Copies a bound into the arena for the footer. */
+static const uint8_t *keep(pq_writer *w, const uint8_t *p, size_t n)
+{
+    uint8_t *q = zb_arena_alloc(w->arena, n ? n : 1);
+
+    if (q && n)
+        memcpy(q, p, n);
+    return q;
+}
+
+/* Writes the chunk's dictionary page at the current file position. */
+static int write_dictionary(pq_writer *w, zb_ctx *ctx, leaf *l,
+                            pq_column_meta *m)
+{
+    pq_page_header h;
+    int rc;
+
+    zb_buf_clear(&w->page);
+    if (zb_buf_append(&w->page, l->dict.plain.ptr, l->dict.plain.len) < 0)
+        return zb_fail_oom(ctx);
+    if ((rc = compress_page(w, ctx, l->node->name)) < 0)
+        return rc;
+    memset(&h, 0, sizeof h);
+    h.type = PQ_DICTIONARY_PAGE;
+    h.uncompressed_page_size = (int32_t)w->page.len;
+    h.compressed_page_size = (int32_t)w->compressed.len;
+    h.dict.num_values = (int32_t)l->dict.n;
+    h.dict.encoding = PQ_ENC_PLAIN;
+    zb_buf_clear(&w->header);
+    if ((rc = pq_page_header_write(&w->header, ctx, &h, NULL)) < 0)
+        return rc;
+    m->has_dictionary_page_offset = 1;
+    m->dictionary_page_offset = (int64_t)w->file_pos;
+    m->total_uncompressed_size = (int64_t)(w->header.len + w->page.len);
+    m->total_compressed_size = (int64_t)(w->header.len + w->compressed.len);
+    if ((rc = write_bytes(w, ctx, w->header.ptr, w->header.len)) < 0)
+        return rc;
+    return write_bytes(w, ctx, w->compressed.ptr, w->compressed.len);
+}
+
+static int flush_row_group(pq_writer *w, zb_ctx *ctx)
+{
+    pq_row_group *g;
+    size_t i;
+    int rc;
+
+    if (w->rows_in_group == 0)
+        return ZB_OK;
+    if (w->n_groups == w->cap_groups) {
+        size_t cap = w->cap_groups ? w->cap_groups * 2 : 8;
+        pq_row_group *p = zb_arena_calloc(w->arena, cap, sizeof *p);
+        if (p == NULL)
+            return zb_fail_oom(ctx);
+        if (w->n_groups)
+            memcpy(p, w->groups, w->n_groups * sizeof *p);
+        w->groups = p;
+        w->cap_groups = cap;
+    }
+    g = &w->groups[w->n_groups];
+    memset(g, 0, sizeof *g);
+    g->n_columns = w->schema.n_leaves;
+    if ((g->columns = zb_arena_calloc(w->arena, g->n_columns + 1,
+                                      sizeof *g->columns)) == NULL)
+        return zb_fail_oom(ctx);
+    g->num_rows = (int64_t)w->rows_in_group;
+    g->has_file_offset = 1;
+    g->file_offset = (int64_t)w->file_pos;
+    g->has_total_compressed_size = 1;
+    g->has_ordinal = 1;
+    g->ordinal = (int16_t)w->n_groups;
+    for (i = 0; i < w->schema.n_leaves; i++) {
+        leaf *l = &w->leaves[i];
+        pq_column_chunk *cc = &g->columns[i];
+        pq_column_meta *m = &cc->meta_data;
+        const pw_node *n = l->node;
+        size_t k;
+
+        if ((rc = flush_page(w, ctx, l)) < 0)
+            return rc;
+        cc->file_offset = (int64_t)w->file_pos;
+        cc->has_meta_data = 1;
+        m->type = n->type;
+        if (l->dict_pages > 0 && (rc = write_dictionary(w, ctx, l, m)) < 0)
+            return rc;
+        m->n_encodings = l->dict_pages > 0 ? 3 : 2;
+        if ((m->encodings = zb_arena_calloc(w->arena, 3, sizeof(int32_t))) ==
+                NULL ||
+            (m->path_in_schema = zb_arena_calloc(w->arena, 2 * l->depth + 1,
+                                                 sizeof(char *))) == NULL)
+            return zb_fail_oom(ctx);
+        m->encodings[0] = PQ_ENC_PLAIN;
+        m->encodings[1] = PQ_ENC_RLE;
+        m->encodings[2] = PQ_ENC_RLE_DICTIONARY;
+        for (k = 0; k < l->depth; k++) {
+            /* Every element of the path, including LIST wrappers. */
+            const pw_node *pn = l->path[k];
+            m->path_in_schema[m->path_len++] = pn->name;
+            if (pn->kind == PW_LIST)
+                m->path_in_schema[m->path_len++] = "list";
+        }
+        m->codec = w->opts.codec;
+        m->num_values = l->chunk_values;
+        m->total_uncompressed_size += (int64_t)l->chunk_uncompressed;
+        m->total_compressed_size += (int64_t)l->chunk.len;
+        m->data_page_offset = (int64_t)w->file_pos;
+        m->has_statistics = 1;
+        m->statistics.has_null_count = 1;
+        m->statistics.null_count = l->st.nulls;
+        if (l->st.has && !l->st.skip_bounds) {
+            m->statistics.has_min_value = m->statistics.has_max_value = 1;
+            m->statistics.min_value = keep(w, l->st.min, l->st.min_len);
+            m->statistics.max_value = keep(w, l->st.max, l->st.max_len);
+            m->statistics.min_value_len = l->st.min_len;
+            m->statistics.max_value_len = l->st.max_len;
+            if (!m->statistics.min_value || !m->statistics.max_value)
+                return zb_fail_oom(ctx);
+        }
+        g->total_byte_size += m->total_uncompressed_size;
+        g->total_compressed_size += m->total_compressed_size;
+        if ((rc = write_bytes(w, ctx, l->chunk.ptr, l->chunk.len)) < 0)
+            return rc;
+        zb_buf_clear(&l->chunk);
+        l->chunk_uncompressed = 0;
+        l->chunk_values = 0;
+        memset(&l->st, 0, sizeof l->st);
+        pq_dict_clear(&l->dict);
+        l->dict_pages = 0;
+        l->use_dict = w->opts.dictionary && n->conv != PW_BOOL;
+    }
+    w->n_groups++;
+    w->rows_in_group = 0;
+    return ZB_OK;
+}
+
+/* ---- the writer ---- */
+
+#define MAX_PATH 160
+
+/* Records the path from the root to every leaf below n. */
+static int assign_paths(pq_writer *w, zb_ctx *ctx, const pw_node *n,
+                        const pw_node **stack, size_t *child, size_t depth)
+{
+    size_t c;
+    int rc;
+
+    if (n->kind == PW_PRIM) {
+        leaf *l = &w->leaves[n->leaf_index];
+        l->node = n;
+        l->depth = depth;
+        if ((l->path = zb_arena_calloc(w->arena, depth, sizeof *l->path)) ==
+                NULL ||
+            (l->path_child = zb_arena_calloc(w->arena, depth,
+                                             sizeof *l->path_child)) == NULL)
+            return zb_fail_oom(ctx);
+        memcpy(l->path, stack, depth * sizeof *stack);
+        memcpy(l->path_child, child, depth * sizeof *child);
+        zb_buf_init(&l->defs, (size_t)1 << 31);
+        zb_buf_init(&l->reps, (size_t)1 << 31);
+        zb_buf_init(&l->values, (size_t)1 << 31);
+        zb_buf_init(&l->indices, (size_t)1 << 31);
+        zb_buf_init(&l->chunk, (size_t)1 << 32);
+        /* Room past the limit: the switch to PLAIN happens at a row end. */
+        pq_dict_init(&l->dict, n->conv == PW_BYTES,
+                     (size_t)w->opts.dict_bytes * 4 + (64u << 20));
+        l->use_dict = w->opts.dictionary && n->conv != PW_BOOL;
+        return ZB_OK;
+    }
+    if (depth >= MAX_PATH)
+        return zb_fail(ctx, ZB_EUNSUPPORTED, "schema nested too deeply");
+    for (c = 0; c < n->n_children; c++) {
+        stack[depth] = n->children[c];
+        child[depth] = c;
+        if ((rc = assign_paths(w, ctx, n->children[c], stack, child,
+                               depth + 1)) < 0)
+            return rc;
+    }
+    return ZB_OK;
+}
+
+static int make_paths(pq_writer *w, zb_ctx *ctx)
+{
+    const pw_node *stack[MAX_PATH];
+    size_t child[MAX_PATH];
+
+    if ((w->leaves = zb_arena_calloc(w->arena, w->schema.n_leaves + 1,
+                                     sizeof *w->leaves)) == NULL)
+        return zb_fail_oom(ctx);
+    return assign_paths(w, ctx, w->schema.root, stack, child, 0);
+}
+
+int pq_writer_open(pq_writer **out, zb_io *io, zb_ctx *ctx, const char *uri,
+                   const struct ArrowSchema *schema,
+                   const pq_writer_opts *opts)
+{
+    pq_writer_opts defaults = PQ_WRITER_OPTS_INIT;
+    pq_writer *w;
+    int rc;
+
+    ZB_ASSERT_ARG(out && io && ctx && uri && schema);
+    *out = NULL;
+    if ((w = zb_calloc(1, sizeof *w)) == NULL)
+        return zb_fail_oom(ctx);
+    w->opts = opts ? *opts : defaults;
+    if (w->opts.page_bytes == 0)
+        w->opts.page_bytes = defaults.page_bytes;
+    if (w->opts.row_group_bytes == 0)
+        w->opts.row_group_bytes = defaults.row_group_bytes;
+    zb_buf_init(&w->page, (size_t)1 << 31);
+    zb_buf_init(&w->compressed, (size_t)1 << 31);
+    zb_buf_init(&w->header, 1 << 20);
+    if ((w->uri = zb_strdup(uri)) == NULL ||
+        zb_arena_new(&w->arena, (size_t)1 << 30) < 0 ||
+        pq_codec_state_new(&w->codec) < 0) {
+        pq_writer_abort(w);
+        return zb_fail_oom(ctx);
+    }
+    if (pq_compress_bound(w->opts.codec, 1) == 0) {
+        pq_writer_abort(w);
+        return zb_fail(ctx, ZB_EUNSUPPORTED, "%s: codec %s cannot be "
+                       "written", uri, pq_codec_name(w->opts.codec));
+    }
+    if ((rc = pw_schema_build(&w->schema, w->arena, ctx, schema)) < 0 ||
+        (rc = make_paths(w, ctx)) < 0 ||
+        (rc = zb_io_writer_open(&w->out, io, ctx, uri)) < 0 ||
+        (rc = write_bytes(w, ctx, "PAR1", 4)) < 0) {
+        zb_err_prefix(ctx, "%s", uri);
+        pq_writer_abort(w);
+        return rc;
+    }
+    *out = w;
+    return ZB_OK;
+}
+
+/*
+ * Whether to stop using the chunk's dictionary: it outgrew its size, or
+ * after the first thousands of values nearly every value is new (ids,
+ * payloads), where a dictionary only costs time. The switch happens at a
+ * row boundary: the page is flushed and flush_page turns it off.
+ */
+static int dictionary_done(const pq_writer *w, const leaf *l)
+{
+    uint64_t seen = (uint64_t)l->chunk_values + l->page_values;
+
+    return l->dict.plain.len >= w->opts.dict_bytes ||
+           (seen >= DICT_PROBE_VALUES && l->dict.n * 4 > seen * 3);
+}
+
+uint64_t pq_writer_bytes(const pq_writer *w)
+{
+    uint64_t n = w->file_pos;
+    size_t i;
+
+    for (i = 0; i < w->schema.n_leaves; i++)
+        n += w->leaves[i].chunk.len + w->leaves[i].values.len +
+             w->leaves[i].dict.plain.len + w->leaves[i].indices.len / 4 +
+             w->leaves[i].defs.len / 4 + w->leaves[i].reps.len / 4;
+    return n;
+}
+
+static uint64_t buffered(const pq_writer *w)
+{
+    return pq_writer_bytes(w) - w->file_pos;
+}
+
+int pq_writer_write(pq_writer *w, zb_ctx *ctx, const struct ArrowArray *batch)
+{
+    size_t i;
+    int64_t r;
+    int rc;
+
+    ZB_ASSERT_ARG(w && ctx && batch);
+    if (batch->n_children != (int64_t)w->schema.root->n_children)
+        return zb_fail(ctx, ZB_EINVAL, "%s: batch has %lld columns, the "
+                       "schema %zu", w->uri, (long long)batch->n_children,
+                       w->schema.root->n_children);
+    for (r = 0; r < batch->length; r++) {
+        for (i = 0; i < w->schema.n_leaves; i++) {
+            leaf *l = &w->leaves[i];
+            if ((l->values.len + l->indices.len >= w->opts.page_bytes ||
+                 (l->use_dict && dictionary_done(w, l))) &&
+                (rc = flush_page(w, ctx, l)) < 0)
+                return zb_err_prefix(ctx, "%s", w->uri);
+            if ((rc = shred(l, ctx, 0,
+                            batch->children[l->path_child[0]],
+                            pidx(batch, r), 0, 0)) < 0)
+                return zb_err_prefix(ctx, "%s", w->uri);
+        }
+        w->rows_in_group++;
+        w->rows_total++;
+        if ((r & 1023) == 1023 && buffered(w) >= w->opts.row_group_bytes &&
+            (rc = flush_row_group(w, ctx)) < 0)
+            return zb_err_prefix(ctx, "%s", w->uri);
+    }
+    if (buffered(w) >= w->opts.row_group_bytes &&
+        (rc = flush_row_group(w, ctx)) < 0)
+        return zb_err_prefix(ctx, "%s", w->uri);
+    return ZB_OK;
+}
+
+static void free_buffers(pq_writer *w)
+{
+    size_t i;
+
+    for (i = 0; w->leaves && i < w->schema.n_leaves; i++) {
+        zb_buf_free(&w->leaves[i].defs);
+        zb_buf_free(&w->leaves[i].reps);
+        zb_buf_free(&w->leaves[i].values);
+        zb_buf_free(&w->leaves[i].indices);
+        zb_buf_free(&w->leaves[i].chunk);
+        pq_dict_free(&w->leaves[i].dict);
+    }
+    zb_buf_free(&w->page);
+    zb_buf_free(&w->compressed);
+    zb_buf_free(&w->header);
+    pq_codec_state_free(w->codec);
+    w->codec = NULL;
+}
+
+void pq_writer_abort(pq_writer *w)
+{
+    if (w == NULL)
+        return;
+    zb_io_writer_abort(w->out);
+    free_buffers(w);
+    zb_arena_free(w->arena);
+    zb_free(w->uri);
+    zb_free(w);
+}
+
+int pq_writer_close(pq_writer *w, zb_ctx *ctx, pq_write_result *result)
+{
+    pq_file_meta meta;
+    zb_buf footer = ZB_BUF_INIT((size_t)1 << 30);
+    uint8_t len[4];
+    int rc;
+
+    ZB_ASSERT_ARG(w && ctx);
+    if ((rc = flush_row_group(w, ctx)) < 0)
+        goto fail;
+    memset(&meta, 0, sizeof meta);
+    meta.version = 1;
+    meta.schema = w->schema.elements;
+    meta.n_schema = w->schema.n_elements;
+    meta.num_rows = (int64_t)w->rows_total;
+    meta.row_groups = w->groups;
+    meta.n_row_groups = w->n_groups;
+    meta.created_by = w->opts.created_by;
+    if ((rc = pq_meta_write(&footer, ctx, &meta)) < 0)
+        goto fail;
+    put_le32(len, (uint32_t)footer.len);
+    if ((rc = write_bytes(w, ctx, footer.ptr, footer.len)) < 0 ||
+        (rc = write_bytes(w, ctx, len, 4)) < 0 ||
+        (rc = write_bytes(w, ctx, "PAR1", 4)) < 0)
+        goto fail;
+    if (result) {
+        result->file_bytes = w->file_pos;
+        result->rows = w->rows_total;
+        result->row_groups = w->n_groups;
+    }
+    rc = zb_io_writer_commit(w->out, ctx);
+    w->out = NULL;
+    zb_buf_free(&footer);
+    pq_writer_abort(w);   /* frees the rest; nothing left to discard */
+    return rc;
+fail:
+    zb_err_prefix(ctx, "%s", w->uri);
+    zb_buf_free(&footer);
+    pq_writer_abort(w);
+    return rc;
+}

@@ -1,0 +1,20 @@
+# The Parquet writer checked by DuckDB: every fixture file and every corpus
+# file is copied through zb-parquet-copy (our reader into our writer) and
+# DuckDB must read the same values and field ids from the copy as from the
+# original (compare_rewrite.mjs).
+if(TARGET zb-parquet-copy AND ZB_NODE)
+  add_test(NAME interop_parquet_rewrite_fixtures
+    COMMAND ${ZB_NODE} ${CMAKE_CURRENT_LIST_DIR}/compare_rewrite.mjs
+            --copy $<TARGET_FILE:zb-parquet-copy>
+            --out ${CMAKE_BINARY_DIR}/rewrite-fixtures
+            ${PROJECT_SOURCE_DIR}/../shared/fixtures)
+  add_test(NAME interop_parquet_rewrite_corpus
+    COMMAND ${ZB_NODE} ${CMAKE_CURRENT_LIST_DIR}/compare_rewrite.mjs
+            --copy $<TARGET_FILE:zb-parquet-copy>
+            --out ${CMAKE_BINARY_DIR}/rewrite-corpus
+            ${CMAKE_BINARY_DIR}/parquet-corpus)
+  set_tests_properties(interop_parquet_rewrite_corpus PROPERTIES
+    FIXTURES_REQUIRED zb_parquet_corpus)
+  set_tests_properties(interop_parquet_rewrite_fixtures
+    interop_parquet_rewrite_corpus PROPERTIES LABELS interop TIMEOUT 1200)
+endif()
