@@ -5,7 +5,10 @@
  * reads from the original (tests/interop/compare_rewrite.mjs).
  *
  * Usage: zb-parquet-copy [--codec NAME] [--level N] [--page-bytes N]
- *                        [--row-group-bytes N] IN OUT
+ *                        [--row-group-bytes N] [--row-group-copy] IN OUT
+ * --row-group-copy appends IN's row groups as they are (no decoding); when
+ * the writer refuses (schemas that differ), it says "row-group copy
+ * refused" and exits 3.
  * NAME: uncompressed, snappy, gzip, brotli, zstd, lz4_raw.
  * Exit: 0, 1 on an error (message on stderr), 2 on usage.
  */
@@ -44,7 +47,7 @@ int main(int argc, char **argv)
     pq_writer *w = NULL;
     zb_io *io = NULL;
     zb_ctx ctx;
-    int i, rc;
+    int i, rc, copy_groups = 0;
 
     zb_alloc_tune_process();
     for (i = 1; i < argc; i++) {
@@ -57,6 +60,8 @@ int main(int argc, char **argv)
             wo.page_bytes = strtoull(argv[++i], NULL, 10);
         } else if (strcmp(argv[i], "--row-group-bytes") == 0 && i + 1 < argc) {
             wo.row_group_bytes = strtoull(argv[++i], NULL, 10);
+        } else if (strcmp(argv[i], "--row-group-copy") == 0) {
+            copy_groups = 1;
         } else if (argv[i][0] == '-' || (in && out)) {
             fprintf(stderr, "usage: zb-parquet-copy [--codec NAME] [--level N] "
                             "[--page-bytes N] [--row-group-bytes N] IN OUT\n");
@@ -79,7 +84,19 @@ int main(int argc, char **argv)
         return 1;
     }
     rc = pq_writer_open(&w, io, &ctx, out, &schema, &wo);
-    while (rc == ZB_OK && (rc = pq_reader_next(r, &ctx, &batch)) == 1) {
+    if (rc == ZB_OK && copy_groups) {
+        if ((rc = pq_writer_copy_row_groups(w, &ctx, r)) == ZB_EINVAL) {
+            fprintf(stderr, "zb-parquet-copy: row-group copy refused: %s\n",
+                    ctx.err.msg);
+            pq_writer_abort(w);
+            schema.release(&schema);
+            pq_reader_free(r);
+            zb_io_free(io);
+            return 3;
+        }
+    }
+    while (rc == ZB_OK && !copy_groups &&
+           (rc = pq_reader_next(r, &ctx, &batch)) == 1) {
         rc = pq_writer_write(w, &ctx, &batch);
         batch.release(&batch);
     }

@@ -6,7 +6,11 @@
 // the writer's codecs, and every third one is written with small pages and
 // small row groups so that multi-page chunks and many row groups occur.
 //
-//   node compare_rewrite.mjs --copy PATH/zb-parquet-copy --out DIR FILE_OR_DIR...
+//   node compare_rewrite.mjs --copy PATH/zb-parquet-copy --out DIR [--row-group-copy] FILE_OR_DIR...
+//
+// With --row-group-copy the copy appends the original's row groups as they
+// are (compressed pages copied, not decoded); a file whose schema the
+// writer would declare differently is skipped with the writer's reason.
 //
 // Prints PASS/FAIL/SKIP per file and `N passed, N failed, N skipped`; a
 // file is skipped only when the writer refuses a type it does not write
@@ -26,12 +30,13 @@ if (!existsSync(join(root, 'node_modules', '@duckdb', 'node-api'))) {
 const { DuckDBInstance } = await import('@duckdb/node-api');
 const C = await import('./canonical.mjs');
 
-let copy = null, out = null;
+let copy = null, out = null, rowGroupCopy = false;
 const inputs = [];
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--copy') copy = argv[++i];
     else if (argv[i] === '--out') out = argv[++i];
+    else if (argv[i] === '--row-group-copy') rowGroupCopy = true;
     else inputs.push(argv[i]);
 }
 if (!copy || !out || inputs.length === 0) {
@@ -72,11 +77,11 @@ let passed = 0, failed = 0, skipped = 0;
 for (let i = 0; i < files.length; i++) {
     const src = files[i];
     const dst = join(out, `${i}-${basename(src)}`);
-    const args = ['--codec', codecs[i % codecs.length]];
-    if (i % 3 === 0) args.push('--page-bytes', '2048', '--row-group-bytes', '65536');
+    const args = rowGroupCopy ? ['--row-group-copy'] : ['--codec', codecs[i % codecs.length]];
+    if (!rowGroupCopy && i % 3 === 0) args.push('--page-bytes', '2048', '--row-group-bytes', '65536');
     const p = spawnSync(copy, [...args, src, dst], { encoding: 'utf8' });
     if (p.status !== 0) {
-        if (/is not written to Parquet by this writer/.test(p.stderr)) {
+        if (/is not written to Parquet by this writer|row-group copy refused/.test(p.stderr)) {
             console.log(`SKIP ${src}: ${p.stderr.trim()}`);
             skipped++;
         } else {

@@ -1,7 +1,8 @@
 # The Parquet writer checked by DuckDB: every fixture file and every corpus
 # file is copied through zb-parquet-copy (our reader into our writer) and
 # DuckDB must read the same values and field ids from the copy as from the
-# original (compare_rewrite.mjs).
+# original (compare_rewrite.mjs); and again with row-group copy, where the
+# compressed pages are copied as they are and only the footer is new.
 if(TARGET zb-parquet-copy AND ZB_NODE)
   add_test(NAME interop_parquet_rewrite_fixtures
     COMMAND ${ZB_NODE} ${CMAKE_CURRENT_LIST_DIR}/compare_rewrite.mjs
@@ -13,8 +14,16 @@ if(TARGET zb-parquet-copy AND ZB_NODE)
             --copy $<TARGET_FILE:zb-parquet-copy>
             --out ${CMAKE_BINARY_DIR}/rewrite-corpus
             ${CMAKE_BINARY_DIR}/parquet-corpus)
-  set_tests_properties(interop_parquet_rewrite_corpus PROPERTIES
+  add_test(NAME interop_parquet_row_group_copy
+    COMMAND ${ZB_NODE} ${CMAKE_CURRENT_LIST_DIR}/compare_rewrite.mjs
+            --copy $<TARGET_FILE:zb-parquet-copy> --row-group-copy
+            --out ${CMAKE_BINARY_DIR}/rewrite-row-groups
+            ${PROJECT_SOURCE_DIR}/../shared/fixtures
+            ${CMAKE_BINARY_DIR}/parquet-corpus)
+  set_tests_properties(interop_parquet_rewrite_corpus
+    interop_parquet_row_group_copy PROPERTIES
     FIXTURES_REQUIRED zb_parquet_corpus)
   set_tests_properties(interop_parquet_rewrite_fixtures
-    interop_parquet_rewrite_corpus PROPERTIES LABELS interop TIMEOUT 1200)
+    interop_parquet_rewrite_corpus interop_parquet_row_group_copy
+    PROPERTIES LABELS interop TIMEOUT 1200)
 endif()

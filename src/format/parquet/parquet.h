@@ -72,6 +72,14 @@ uint64_t pq_reader_rows_read(const pq_reader *r);
 size_t pq_reader_row_groups_skipped(const pq_reader *r);
 
 /*
+ * Reads the compressed bytes of column chunk col of row group rg, whole
+ * (dictionary page included), into a new zb_malloc'd buffer. *start
+ * receives the chunk's offset in the file. For row-group copy.
+ */
+int pq_reader_read_chunk(pq_reader *r, zb_ctx *ctx, size_t rg, size_t col,
+                         uint8_t **bytes, uint64_t *start, uint64_t *len);
+
+/*
  * The min and max statistics of the integer leaf column with the given
  * field id in row group rg (INT32 or INT64 without an unsigned
  * annotation). Returns 1 with *min, *max set, 0 when the row group has no

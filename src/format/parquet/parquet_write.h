@@ -27,6 +27,7 @@
 #include "zamboni/io.h"
 
 typedef struct pq_writer pq_writer;
+struct pq_reader;
 
 typedef struct pq_writer_opts {
     unsigned version;
@@ -57,6 +58,22 @@ int pq_writer_open(pq_writer **out, zb_io *io, zb_ctx *ctx, const char *uri,
 
 /* Appends the rows of batch, a struct array of the schema's columns. */
 int pq_writer_write(pq_writer *w, zb_ctx *ctx, const struct ArrowArray *batch);
+
+/*
+ * Row-group copy: appends every row group of src to the file as it is,
+ * its compressed pages copied byte for byte, not decoded. Rows written
+ * with pq_writer_write before are first closed into a row group of their
+ * own. The schemas must match element by element (types, repetition,
+ * annotations, field ids): ZB_EINVAL names the first difference. Row
+ * groups smaller than min_rows are not worth copying (a file of a thousand
+ * tiny row groups reads badly); callers decide with
+ * pq_writer_copy_worthwhile().
+ */
+int pq_writer_copy_row_groups(pq_writer *w, zb_ctx *ctx,
+                              struct pq_reader *src);
+
+/* Whether src's row groups average at least min_rows rows. */
+int pq_writer_copy_worthwhile(const struct pq_reader *src, uint64_t min_rows);
 
 /* Bytes buffered and written so far: the file's size if closed now, about. */
 uint64_t pq_writer_bytes(const pq_writer *w);

@@ -287,6 +287,31 @@ static int chunk_range(pq_reader *r, zb_ctx *ctx, const pq_column_chunk *cc,
     return ZB_OK;
 }
 
+int pq_reader_read_chunk(pq_reader *r, zb_ctx *ctx, size_t rg, size_t col,
+                         uint8_t **bytes, uint64_t *start, uint64_t *len)
+{
+    char path[256];
+    int rc;
+
+    *bytes = NULL;
+    if (rg >= r->meta.n_row_groups || col >= r->schema.n_leaves)
+        return zb_fail(ctx, ZB_EINVAL, "%s: no column chunk %zu of row "
+                       "group %zu", r->uri, col, rg);
+    pq_schema_leaf_path(path, sizeof path, r->schema.leaves[col]);
+    if ((rc = chunk_range(r, ctx, &r->meta.row_groups[rg].columns[col], path,
+                          start, len)) < 0)
+        return rc;
+    if ((*bytes = zb_malloc(*len ? (size_t)*len : 1)) == NULL)
+        return zb_fail_oom(ctx);
+    if ((rc = zb_io_file_read(r->file, ctx, *start, *bytes,
+                              (size_t)*len)) < 0) {
+        zb_free(*bytes);
+        *bytes = NULL;
+        return zb_err_prefix(ctx, "%s: column %s", r->uri, path);
+    }
+    return ZB_OK;
+}
+
 static int load_row_group(pq_reader *r, zb_ctx *ctx)
 {
     const pq_row_group *g = &r->meta.row_groups[r->rg];

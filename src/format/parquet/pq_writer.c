@@ -19,61 +19,14 @@
 #include <string.h>
 
 #include "format/parquet/parquet_write.h"
+#include "format/parquet/pq_writer_int.h"
 #include "format/parquet/pq_dict.h"
 #include "format/parquet/pq_encode.h"
 #include "format/parquet/pq_meta_write.h"
 #include "format/parquet/pq_write_schema.h"
 #include "util/alloc.h"
 
-#define STAT_MAX_BYTES 64   /* longer byte-array bounds are not written */
 #define DICT_PROBE_VALUES 10000  /* values seen before judging a dictionary */
-
-typedef struct stats {
-    int has;                 /* a non-null value was seen */
-    int skip_bounds;         /* a value too long for bounds */
-    uint8_t min[STAT_MAX_BYTES], max[STAT_MAX_BYTES];
-    size_t min_len, max_len;
-    int64_t nulls;
-} stats;
-
-typedef struct leaf {
-    const pw_node *node;
-    const pw_node **path;    /* root's child .. the leaf */
-    size_t *path_child;      /* child index taken at each step */
-    size_t depth;
-    /* current page */
-    zb_buf defs, reps;       /* uint16_t each */
-    zb_buf values;           /* PLAIN bytes (booleans: one byte each) */
-    zb_buf indices;          /* uint32_t dictionary indices, when use_dict */
-    size_t page_levels, page_values;
-    uint64_t page_plain_bytes;   /* what PLAIN would take for this page */
-    /* dictionary of the current chunk */
-    pq_dict dict;
-    int use_dict;            /* values still go through the dictionary */
-    int dict_pages;          /* data pages of this chunk that use it */
-    /* current row group */
-    zb_buf chunk;            /* finished pages */
-    uint64_t chunk_uncompressed;
-    int64_t chunk_values;
-    stats st;
-} leaf;
-
-struct pq_writer {
-    zb_arena *arena;
-    zb_io_writer *out;
-    char *uri;
-    pq_writer_opts opts;
-    pw_schema schema;
-    leaf *leaves;
-    uint64_t file_pos;
-    uint64_t rows_in_group, rows_total;
-    pq_row_group *groups;
-    size_t n_groups, cap_groups;
-    zb_buf page;             /* scratch: an uncompressed page body */
-    zb_buf compressed;       /* scratch */
-    zb_buf header;           /* scratch */
-    pq_codec_state *codec;   /* compression contexts, reused */
-};
 
 static void put_le32(uint8_t *p, uint32_t v)
 {
@@ -515,7 +468,8 @@ static int flush_page(pq_writer *w, zb_ctx *ctx, leaf *l)
     return ZB_OK;
 }
 
-static int write_bytes(pq_writer *w, zb_ctx *ctx, const void *p, size_t n)
+int pq_writer__write_bytes(pq_writer *w, zb_ctx *ctx, const void *p,
+                           size_t n)
 {
     int rc;
 
@@ -533,6 +487,43 @@ static const uint8_t *keep(pq_writer *w, const uint8_t *p, size_t n)
     if (q && n)
         memcpy(q, p, n);
     return q;
+}
+
+int pq_writer__set_path(pq_writer *w, zb_ctx *ctx, const leaf *l,
+                        pq_column_meta *m)
+{
+    size_t k;
+
+    m->path_len = 0;
+    if ((m->path_in_schema = zb_arena_calloc(w->arena, 2 * l->depth + 1,
+                                             sizeof(char *))) == NULL)
+        return zb_fail_oom(ctx);
+    for (k = 0; k < l->depth; k++) {
+        /* Every element of the path, including LIST wrappers. */
+        const pw_node *pn = l->path[k];
+        m->path_in_schema[m->path_len++] = pn->name;
+        if (pn->kind == PW_LIST)
+            m->path_in_schema[m->path_len++] = "list";
+    }
+    return ZB_OK;
+}
+
+pq_row_group *pq_writer__new_row_group(pq_writer *w, zb_ctx *ctx)
+{
+    if (w->n_groups == w->cap_groups) {
+        size_t cap = w->cap_groups ? w->cap_groups * 2 : 8;
+        pq_row_group *p = zb_arena_calloc(w->arena, cap, sizeof *p);
+        if (p == NULL) {
+            zb_fail_oom(ctx);
+            return NULL;
+        }
+        if (w->n_groups)
+            memcpy(p, w->groups, w->n_groups * sizeof *p);
+        w->groups = p;
+        w->cap_groups = cap;
+    }
+    memset(&w->groups[w->n_groups], 0, sizeof w->groups[0]);
+    return &w->groups[w->n_groups];
 }
 
 /* Writes the chunk's dictionary page at the current file position. */
@@ -560,12 +551,12 @@ static int write_dictionary(pq_writer *w, zb_ctx *ctx, leaf *l,
     m->dictionary_page_offset = (int64_t)w->file_pos;
     m->total_uncompressed_size = (int64_t)(w->header.len + w->page.len);
     m->total_compressed_size = (int64_t)(w->header.len + w->compressed.len);
-    if ((rc = write_bytes(w, ctx, w->header.ptr, w->header.len)) < 0)
+    if ((rc = pq_writer__write_bytes(w, ctx, w->header.ptr, w->header.len)) < 0)
         return rc;
-    return write_bytes(w, ctx, w->compressed.ptr, w->compressed.len);
+    return pq_writer__write_bytes(w, ctx, w->compressed.ptr, w->compressed.len);
 }
 
-static int flush_row_group(pq_writer *w, zb_ctx *ctx)
+int pq_writer__flush_row_group(pq_writer *w, zb_ctx *ctx)
 {
     pq_row_group *g;
     size_t i;
@@ -573,17 +564,8 @@ static int flush_row_group(pq_writer *w, zb_ctx *ctx)
 
     if (w->rows_in_group == 0)
         return ZB_OK;
-    if (w->n_groups == w->cap_groups) {
-        size_t cap = w->cap_groups ? w->cap_groups * 2 : 8;
-        pq_row_group *p = zb_arena_calloc(w->arena, cap, sizeof *p);
-        if (p == NULL)
-            return zb_fail_oom(ctx);
-        if (w->n_groups)
-            memcpy(p, w->groups, w->n_groups * sizeof *p);
-        w->groups = p;
-        w->cap_groups = cap;
-    }
-    g = &w->groups[w->n_groups];
+    if ((g = pq_writer__new_row_group(w, ctx)) == NULL)
+        return ZB_ENOMEM;
     memset(g, 0, sizeof *g);
     g->n_columns = w->schema.n_leaves;
     if ((g->columns = zb_arena_calloc(w->arena, g->n_columns + 1,
@@ -600,7 +582,6 @@ static int flush_row_group(pq_writer *w, zb_ctx *ctx)
         pq_column_chunk *cc = &g->columns[i];
         pq_column_meta *m = &cc->meta_data;
         const pw_node *n = l->node;
-        size_t k;
 
         if ((rc = flush_page(w, ctx, l)) < 0)
             return rc;
@@ -612,19 +593,11 @@ static int flush_row_group(pq_writer *w, zb_ctx *ctx)
         m->n_encodings = l->dict_pages > 0 ? 3 : 2;
         if ((m->encodings = zb_arena_calloc(w->arena, 3, sizeof(int32_t))) ==
                 NULL ||
-            (m->path_in_schema = zb_arena_calloc(w->arena, 2 * l->depth + 1,
-                                                 sizeof(char *))) == NULL)
+            (rc = pq_writer__set_path(w, ctx, l, m)) < 0)
             return zb_fail_oom(ctx);
         m->encodings[0] = PQ_ENC_PLAIN;
         m->encodings[1] = PQ_ENC_RLE;
         m->encodings[2] = PQ_ENC_RLE_DICTIONARY;
-        for (k = 0; k < l->depth; k++) {
-            /* Every element of the path, including LIST wrappers. */
-            const pw_node *pn = l->path[k];
-            m->path_in_schema[m->path_len++] = pn->name;
-            if (pn->kind == PW_LIST)
-                m->path_in_schema[m->path_len++] = "list";
-        }
         m->codec = w->opts.codec;
         m->num_values = l->chunk_values;
         m->total_uncompressed_size += (int64_t)l->chunk_uncompressed;
@@ -644,7 +617,7 @@ static int flush_row_group(pq_writer *w, zb_ctx *ctx)
         }
         g->total_byte_size += m->total_uncompressed_size;
         g->total_compressed_size += m->total_compressed_size;
-        if ((rc = write_bytes(w, ctx, l->chunk.ptr, l->chunk.len)) < 0)
+        if ((rc = pq_writer__write_bytes(w, ctx, l->chunk.ptr, l->chunk.len)) < 0)
             return rc;
         zb_buf_clear(&l->chunk);
         l->chunk_uncompressed = 0;
@@ -749,7 +722,7 @@ int pq_writer_open(pq_writer **out, zb_io *io, zb_ctx *ctx, const char *uri,
     if ((rc = pw_schema_build(&w->schema, w->arena, ctx, schema)) < 0 ||
         (rc = make_paths(w, ctx)) < 0 ||
         (rc = zb_io_writer_open(&w->out, io, ctx, uri)) < 0 ||
-        (rc = write_bytes(w, ctx, "PAR1", 4)) < 0) {
+        (rc = pq_writer__write_bytes(w, ctx, "PAR1", 4)) < 0) {
         zb_err_prefix(ctx, "%s", uri);
         pq_writer_abort(w);
         return rc;
@@ -815,11 +788,11 @@ int pq_writer_write(pq_writer *w, zb_ctx *ctx, const struct ArrowArray *batch)
         w->rows_in_group++;
         w->rows_total++;
         if ((r & 1023) == 1023 && buffered(w) >= w->opts.row_group_bytes &&
-            (rc = flush_row_group(w, ctx)) < 0)
+            (rc = pq_writer__flush_row_group(w, ctx)) < 0)
             return zb_err_prefix(ctx, "%s", w->uri);
     }
     if (buffered(w) >= w->opts.row_group_bytes &&
-        (rc = flush_row_group(w, ctx)) < 0)
+        (rc = pq_writer__flush_row_group(w, ctx)) < 0)
         return zb_err_prefix(ctx, "%s", w->uri);
     return ZB_OK;
 }
@@ -862,7 +835,7 @@ int pq_writer_close(pq_writer *w, zb_ctx *ctx, pq_write_result *result)
     int rc;
 
     ZB_ASSERT_ARG(w && ctx);
-    if ((rc = flush_row_group(w, ctx)) < 0)
+    if ((rc = pq_writer__flush_row_group(w, ctx)) < 0)
         goto fail;
     memset(&meta, 0, sizeof meta);
     meta.version = 1;
@@ -875,9 +848,9 @@ int pq_writer_close(pq_writer *w, zb_ctx *ctx, pq_write_result *result)
     if ((rc = pq_meta_write(&footer, ctx, &meta)) < 0)
         goto fail;
     put_le32(len, (uint32_t)footer.len);
-    if ((rc = write_bytes(w, ctx, footer.ptr, footer.len)) < 0 ||
-        (rc = write_bytes(w, ctx, len, 4)) < 0 ||
-        (rc = write_bytes(w, ctx, "PAR1", 4)) < 0)
+    if ((rc = pq_writer__write_bytes(w, ctx, footer.ptr, footer.len)) < 0 ||
+        (rc = pq_writer__write_bytes(w, ctx, len, 4)) < 0 ||
+        (rc = pq_writer__write_bytes(w, ctx, "PAR1", 4)) < 0)
         goto fail;
     if (result) {
         result->file_bytes = w->file_pos;

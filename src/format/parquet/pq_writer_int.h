@@ -1,0 +1,79 @@
+/*
+ * format/parquet/pq_writer_int.h - the writer's state, shared by its
+ * files: pq_writer.c (batches to pages) and pq_writer_copy.c (row groups
+ * copied as they are).
+ */
+#ifndef ZB_FORMAT_PARQUET_PQ_WRITER_INT_H
+#define ZB_FORMAT_PARQUET_PQ_WRITER_INT_H
+
+#include "format/parquet/parquet_write.h"
+#include "format/parquet/pq_dict.h"
+#include "format/parquet/pq_write_schema.h"
+#include "util/arena.h"
+#include "util/buf.h"
+
+#define STAT_MAX_BYTES 64   /* longer byte-array bounds are not written */
+
+typedef struct stats {
+    int has;                 /* a non-null value was seen */
+    int skip_bounds;         /* a value too long for bounds */
+    uint8_t min[STAT_MAX_BYTES], max[STAT_MAX_BYTES];
+    size_t min_len, max_len;
+    int64_t nulls;
+} stats;
+
+typedef struct leaf {
+    const pw_node *node;
+    const pw_node **path;    /* root's child .. the leaf */
+    size_t *path_child;      /* child index taken at each step */
+    size_t depth;
+    /* current page */
+    zb_buf defs, reps;       /* uint16_t each */
+    zb_buf values;           /* PLAIN bytes (booleans: one byte each) */
+    zb_buf indices;          /* uint32_t dictionary indices, when use_dict */
+    size_t page_levels, page_values;
+    uint64_t page_plain_bytes;   /* what PLAIN would take for this page */
+    /* dictionary of the current chunk */
+    pq_dict dict;
+    int use_dict;            /* values still go through the dictionary */
+    int dict_pages;          /* data pages of this chunk that use it */
+    /* current row group */
+    zb_buf chunk;            /* finished pages */
+    uint64_t chunk_uncompressed;
+    int64_t chunk_values;
+    stats st;
+} leaf;
+
+struct pq_writer {
+    zb_arena *arena;
+    zb_io_writer *out;
+    char *uri;
+    pq_writer_opts opts;
+    pw_schema schema;
+    leaf *leaves;
+    uint64_t file_pos;
+    uint64_t rows_in_group, rows_total;
+    pq_row_group *groups;
+    size_t n_groups, cap_groups;
+    zb_buf page;             /* scratch: an uncompressed page body */
+    zb_buf compressed;       /* scratch */
+    zb_buf header;           /* scratch */
+    pq_codec_state *codec;   /* compression contexts, reused */
+};
+
+
+/* Appends bytes to the file, advancing file_pos. */
+int pq_writer__write_bytes(pq_writer *w, zb_ctx *ctx, const void *p,
+                           size_t n);
+
+/* Ends the current row group (if it has rows): its chunks go to the file. */
+int pq_writer__flush_row_group(pq_writer *w, zb_ctx *ctx);
+
+/* Sets m's path_in_schema to leaf l's path in the writer's schema. */
+int pq_writer__set_path(pq_writer *w, zb_ctx *ctx, const leaf *l,
+                        pq_column_meta *m);
+
+/* A zeroed row group at the end of the footer's list; NULL on ENOMEM. */
+pq_row_group *pq_writer__new_row_group(pq_writer *w, zb_ctx *ctx);
+
+#endif
