@@ -15,7 +15,6 @@
  */
 #define ZB_MODULE "parquet"
 
-#include <math.h>
 #include <string.h>
 
 #include "format/parquet/parquet_write.h"
@@ -34,111 +33,6 @@ static void put_le32(uint8_t *p, uint32_t v)
     p[1] = (uint8_t)(v >> 8);
     p[2] = (uint8_t)(v >> 16);
     p[3] = (uint8_t)(v >> 24);
-}
-
-/* ---- statistics ---- */
-
-static int cmp_bytes(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
-{
-    size_t n = al < bl ? al : bl;
-    int c = memcmp(a, b, n);
-
-    return c ? c : (al > bl) - (al < bl);
-}
-
-/* Signed big-endian two's complement of equal lengths. */
-static int cmp_signed_be(const uint8_t *a, const uint8_t *b, size_t n)
-{
-    if (n && (a[0] ^ b[0]) & 0x80)
-        return (a[0] & 0x80) ? -1 : 1;
-    return memcmp(a, b, n);
-}
-
-static int compare(pw_order order, const uint8_t *a, size_t al,
-                   const uint8_t *b, size_t bl)
-{
-    switch (order) {
-    case PW_ORDER_BOOL: return (a[0] > b[0]) - (a[0] < b[0]);
-    case PW_ORDER_I32: {
-        int32_t x, y;
-        memcpy(&x, a, 4), memcpy(&y, b, 4);
-        return (x > y) - (x < y);
-    }
-    case PW_ORDER_U32: {
-        uint32_t x, y;
-        memcpy(&x, a, 4), memcpy(&y, b, 4);
-        return (x > y) - (x < y);
-    }
-    case PW_ORDER_I64: {
-        int64_t x, y;
-        memcpy(&x, a, 8), memcpy(&y, b, 8);
-        return (x > y) - (x < y);
-    }
-    case PW_ORDER_U64: {
-        uint64_t x, y;
-        memcpy(&x, a, 8), memcpy(&y, b, 8);
-        return (x > y) - (x < y);
-    }
-    case PW_ORDER_FLOAT: {
-        float x, y;
-        memcpy(&x, a, 4), memcpy(&y, b, 4);
-        return (x > y) - (x < y);
-    }
-    case PW_ORDER_DOUBLE: {
-        double x, y;
-        memcpy(&x, a, 8), memcpy(&y, b, 8);
-        return (x > y) - (x < y);
-    }
-    case PW_ORDER_SIGNED_BE:
-        return cmp_signed_be(a, b, al);
-    default:
-        return cmp_bytes(a, al, b, bl);
-    }
-}
-
-static void update_stats(stats *s, pw_order order, const uint8_t *v,
-                         size_t len)
-{
-    uint8_t lo[8], hi[8];
-    const uint8_t *vmin = v, *vmax = v;
-
-    if (len > STAT_MAX_BYTES) {
-        s->skip_bounds = 1;
-        return;
-    }
-    if (order == PW_ORDER_FLOAT || order == PW_ORDER_DOUBLE) {
-        double d;
-        if (order == PW_ORDER_FLOAT) {
-            float f;
-            memcpy(&f, v, 4);
-            d = f;
-        } else {
-            memcpy(&d, v, 8);
-        }
-        if (isnan(d))
-            return;   /* NaN takes no part in bounds */
-        if (d == 0) {
-            /* The specification: -0 as the minimum, +0 as the maximum. */
-            if (order == PW_ORDER_FLOAT) {
-                float nz = -0.0f, pz = 0.0f;
-                memcpy(lo, &nz, 4), memcpy(hi, &pz, 4);
-            } else {
-                double nz = -0.0, pz = 0.0;
-                memcpy(lo, &nz, 8), memcpy(hi, &pz, 8);
-            }
-            vmin = lo;
-            vmax = hi;
-        }
-    }
-    if (!s->has || compare(order, vmin, len, s->min, s->min_len) < 0) {
-        memcpy(s->min, vmin, len);
-        s->min_len = len;
-    }
-    if (!s->has || compare(order, vmax, len, s->max, s->max_len) > 0) {
-        memcpy(s->max, vmax, len);
-        s->max_len = len;
-    }
-    s->has = 1;
 }
 
 /* ---- values ---- */
@@ -173,7 +67,7 @@ static int emit(leaf *l, zb_ctx *ctx, const uint8_t *v, size_t len)
             return zb_fail(ctx, ZB_ENOMEM, "column %s: dictionary too large",
                            n->name);
         if (added)
-            update_stats(&l->st, n->order, v, len);
+            pq_write_stats_update(&l->st, n->order, v, len);
         return ZB_OK;
     }
     if (bytes) {
@@ -185,7 +79,7 @@ static int emit(leaf *l, zb_ctx *ctx, const uint8_t *v, size_t len)
     }
     if (zb_buf_append(&l->values, v, len) < 0)
         return zb_fail(ctx, ZB_ENOMEM, "column %s: page too large", n->name);
-    update_stats(&l->st, n->order, v, len);
+    pq_write_stats_update(&l->st, n->order, v, len);
     return ZB_OK;
 }
 

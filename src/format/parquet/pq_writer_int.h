@@ -62,6 +62,10 @@ struct pq_writer {
 };
 
 
+/* Takes value v (PLAIN bytes of len) into the chunk's min and max. */
+void pq_write_stats_update(stats *s, pw_order order, const uint8_t *v,
+                           size_t len);
+
 /* Appends bytes to the file, advancing file_pos. */
 int pq_writer__write_bytes(pq_writer *w, zb_ctx *ctx, const void *p,
                            size_t n);
