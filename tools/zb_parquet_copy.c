@@ -5,7 +5,8 @@
  * reads from the original (tests/interop/compare_rewrite.mjs).
  *
  * Usage: zb-parquet-copy [--codec NAME] [--level N] [--page-bytes N]
- *                        [--row-group-bytes N] [--row-group-copy] IN OUT
+ *                        [--row-group-bytes N] [--page-v2]
+ *                        [--row-group-copy] IN OUT
  * --row-group-copy appends IN's row groups as they are (no decoding); when
  * the writer refuses (schemas that differ), it says "row-group copy
  * refused" and exits 3.
@@ -60,6 +61,8 @@ int main(int argc, char **argv)
             wo.page_bytes = strtoull(argv[++i], NULL, 10);
         } else if (strcmp(argv[i], "--row-group-bytes") == 0 && i + 1 < argc) {
             wo.row_group_bytes = strtoull(argv[++i], NULL, 10);
+        } else if (strcmp(argv[i], "--page-v2") == 0) {
+            wo.page_v2 = 1;
         } else if (strcmp(argv[i], "--row-group-copy") == 0) {
             copy_groups = 1;
         } else if (argv[i][0] == '-' || (in && out)) {

@@ -3,8 +3,9 @@
 // zb-parquet-copy (our reader into our writer), and DuckDB must read from
 // the copy exactly what it reads from the original: same row count, same
 // canonical values (canonical.mjs), same field ids. Files rotate through
-// the writer's codecs, and every third one is written with small pages and
-// small row groups so that multi-page chunks and many row groups occur.
+// the writer's codecs, every third one is written with small pages and
+// small row groups so that multi-page chunks and many row groups occur,
+// and every second one with data pages v2.
 //
 //   node compare_rewrite.mjs --copy PATH/zb-parquet-copy --out DIR [--row-group-copy] FILE_OR_DIR...
 //
@@ -79,6 +80,7 @@ for (let i = 0; i < files.length; i++) {
     const dst = join(out, `${i}-${basename(src)}`);
     const args = rowGroupCopy ? ['--row-group-copy'] : ['--codec', codecs[i % codecs.length]];
     if (!rowGroupCopy && i % 3 === 0) args.push('--page-bytes', '2048', '--row-group-bytes', '65536');
+    if (!rowGroupCopy && i % 2 === 1) args.push('--page-v2');
     const p = spawnSync(copy, [...args, src, dst], { encoding: 'utf8' });
     if (p.status !== 0) {
         if (/is not written to Parquet by this writer|row-group copy refused/.test(p.stderr)) {

@@ -2,7 +2,8 @@
 # file is copied through zb-parquet-copy (our reader into our writer) and
 # DuckDB must read the same values and field ids from the copy as from the
 # original (compare_rewrite.mjs); and again with row-group copy, where the
-# compressed pages are copied as they are and only the footer is new.
+# compressed pages are copied as they are and only the footer is new; and
+# hyparquet reads the rewritten fixture files too.
 if(TARGET zb-parquet-copy AND ZB_NODE)
   add_test(NAME interop_parquet_rewrite_fixtures
     COMMAND ${ZB_NODE} ${CMAKE_CURRENT_LIST_DIR}/compare_rewrite.mjs
@@ -23,7 +24,17 @@ if(TARGET zb-parquet-copy AND ZB_NODE)
   set_tests_properties(interop_parquet_rewrite_corpus
     interop_parquet_row_group_copy PROPERTIES
     FIXTURES_REQUIRED zb_parquet_corpus)
+  # The files our writer made, read by hyparquet as a second reader.
+  add_test(NAME interop_parquet_written_hyparquet
+    COMMAND ${ZB_NODE} ${CMAKE_CURRENT_LIST_DIR}/compare_parquet.mjs
+            --cat $<TARGET_FILE:zb-parquet-cat> --reader hyparquet
+            ${CMAKE_BINARY_DIR}/rewrite-fixtures)
+  set_tests_properties(interop_parquet_rewrite_fixtures PROPERTIES
+    FIXTURES_SETUP zb_parquet_rewritten)
+  set_tests_properties(interop_parquet_written_hyparquet PROPERTIES
+    FIXTURES_REQUIRED zb_parquet_rewritten)
   set_tests_properties(interop_parquet_rewrite_fixtures
     interop_parquet_rewrite_corpus interop_parquet_row_group_copy
+    interop_parquet_written_hyparquet
     PROPERTIES LABELS interop TIMEOUT 1200)
 endif()

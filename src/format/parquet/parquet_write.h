@@ -13,8 +13,8 @@
  * lists (three-level) and maps, RLE levels, dictionary encoding (one
  * dictionary per column chunk, given up for PLAIN when it passes
  * dict_bytes or does not beat PLAIN on the first page), PLAIN values,
- * data pages v1, the chosen codec, and column-chunk statistics (min, max,
- * null count) with the type's sort order. Not yet: data page v2,
+ * data pages v1 or v2, the chosen codec, and column-chunk statistics (min,
+ * max, null count) with the type's sort order. Not yet:
  * page statistics and column/offset indexes, Iceberg metrics, row-group
  * copy (the rest of issue 4).
  */
@@ -35,6 +35,7 @@ typedef struct pq_writer_opts {
     int codec_level;               /* 0: the codec's default */
     uint64_t row_group_bytes;      /* buffered bytes that end a row group */
     uint64_t page_bytes;           /* encoded bytes that end a page */
+    int page_v2;                   /* data pages v2 instead of v1 */
     int dictionary;                /* dictionary-encode, falling back */
     uint64_t dict_bytes;           /* dictionary size that ends its use */
     const char *created_by;
@@ -42,8 +43,8 @@ typedef struct pq_writer_opts {
 
 #define PQ_WRITER_OPTS_VERSION 1
 #define PQ_WRITER_OPTS_INIT                                              \
-    { PQ_WRITER_OPTS_VERSION, PQ_CODEC_ZSTD, 3, 128u << 20, 1u << 20, 1,  \
-      2u << 20, "zamboni version " ZB_VERSION_STRING }
+    { PQ_WRITER_OPTS_VERSION, PQ_CODEC_ZSTD, 3, 128u << 20, 1u << 20, 0,  \
+      1, 2u << 20, "zamboni version " ZB_VERSION_STRING }
 
 typedef struct pq_write_result {
     uint64_t file_bytes;

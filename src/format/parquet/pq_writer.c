@@ -222,20 +222,21 @@ static int shred(leaf *l, zb_ctx *ctx, size_t k, const struct ArrowArray *a,
 
 static int dictionary_done(const pq_writer *w, const leaf *l);
 
-/* Appends levels with their 4-byte length prefix (data page v1). */
+/* Appends levels RLE-encoded, with the 4-byte length prefix of data page
+ * v1 (v2 pages give the lengths in their header instead). */
 static int put_level_run(zb_buf *page, const zb_buf *levels, size_t n,
-                         int16_t max_level)
+                         int16_t max_level, int prefix)
 {
     size_t at = page->len;
-    uint32_t len;
     int rc;
 
-    if ((rc = zb_buf_append(page, "\0\0\0\0", 4)) < 0 ||
+    if ((prefix && (rc = zb_buf_append(page, "\0\0\0\0", 4)) < 0) ||
         (rc = pq_rle_encode(page, (const uint16_t *)(const void *)levels->ptr,
                             n, pq_bit_width((uint32_t)max_level))) < 0)
         return rc;
-    len = (uint32_t)(page->len - at - 4);
-    put_le32((uint8_t *)page->ptr + at, len);
+    if (prefix)
+        put_le32((uint8_t *)page->ptr + at,
+                 (uint32_t)(page->len - at - 4));
     return ZB_OK;
 }
 
@@ -283,61 +284,97 @@ static int put_page_values(pq_writer *w, leaf *l)
                            l->page_values, width);
 }
 
-/* Compresses w->page into w->compressed; ZB_OK or an error in ctx. */
-static int compress_page(pq_writer *w, zb_ctx *ctx, const char *column)
+/* Compresses w->page from byte `from` on (a v2 page's levels stay as they
+ * are) into w->compressed; ZB_OK or an error in ctx. */
+static int compress_page(pq_writer *w, zb_ctx *ctx, const char *column,
+                         size_t from)
 {
-    size_t bound = pq_compress_bound(w->opts.codec, w->page.len), clen = 0;
+    size_t in_len = w->page.len - from;
+    size_t bound = pq_compress_bound(w->opts.codec, in_len), clen = 0;
     int rc;
 
     if (w->page.len > INT32_MAX)
         return zb_fail(ctx, ZB_ENOMEM, "column %s: page over 2 GiB", column);
     zb_buf_clear(&w->compressed);
-    if ((bound == 0 && w->page.len > 0) ||
+    if ((bound == 0 && in_len > 0) ||
         zb_buf_reserve(&w->compressed, bound ? bound : 1) < 0)
         return zb_fail(ctx, ZB_ENOMEM, "column %s: no room to compress a "
                        "%zu-byte page", column, w->page.len);
     if ((rc = pq_compress_with(w->codec, ctx, w->opts.codec,
                                w->opts.codec_level,
-                          (const uint8_t *)w->page.ptr, w->page.len,
+                          (const uint8_t *)w->page.ptr + from, in_len,
                           (uint8_t *)w->compressed.ptr, bound, &clen)) < 0)
         return zb_err_prefix(ctx, "column %s", column);
     w->compressed.len = clen;
     return ZB_OK;
 }
 
+/* Rows that start in the current page (a v2 header counts them). */
+static size_t page_rows(const leaf *l)
+{
+    const uint16_t *reps = (const uint16_t *)(const void *)l->reps.ptr;
+    size_t i, rows = 0;
+
+    if (l->node->max_rep == 0)
+        return l->page_levels;
+    for (i = 0; i < l->page_levels; i++)
+        rows += reps[i] == 0;
+    return rows;
+}
+
 static int flush_page(pq_writer *w, zb_ctx *ctx, leaf *l)
 {
     const pw_node *n = l->node;
     pq_page_header h;
-    size_t clen;
-    int rc;
+    size_t clen, rep_len, levels_len;
+    int rc, v2;
 
     if (l->page_levels == 0)
         return ZB_OK;
+    v2 = w->opts.page_v2;
     zb_buf_clear(&w->page);
-    if ((n->max_rep > 0 &&
-         (rc = put_level_run(&w->page, &l->reps, l->page_levels,
-                             n->max_rep)) < 0) ||
-        (n->max_def > 0 &&
-         (rc = put_level_run(&w->page, &l->defs, l->page_levels,
-                             n->max_def)) < 0) ||
-        (rc = put_page_values(w, l)) < 0)
+    if (n->max_rep > 0 &&
+        (rc = put_level_run(&w->page, &l->reps, l->page_levels, n->max_rep,
+                            !v2)) < 0)
         return zb_fail(ctx, ZB_ENOMEM, "column %s: page too large", n->name);
-    if ((rc = compress_page(w, ctx, n->name)) < 0)
+    rep_len = w->page.len;
+    if (n->max_def > 0 &&
+        (rc = put_level_run(&w->page, &l->defs, l->page_levels, n->max_def,
+                            !v2)) < 0)
+        return zb_fail(ctx, ZB_ENOMEM, "column %s: page too large", n->name);
+    levels_len = w->page.len;
+    if ((rc = put_page_values(w, l)) < 0)
+        return zb_fail(ctx, ZB_ENOMEM, "column %s: page too large", n->name);
+    if ((rc = compress_page(w, ctx, n->name, v2 ? levels_len : 0)) < 0)
         return rc;
     clen = w->compressed.len;
     memset(&h, 0, sizeof h);
-    h.type = PQ_DATA_PAGE;
     h.uncompressed_page_size = (int32_t)w->page.len;
-    h.compressed_page_size = (int32_t)clen;
-    h.data.num_values = (int32_t)l->page_levels;
-    h.data.encoding = page_is_dict(l) ? PQ_ENC_RLE_DICTIONARY : PQ_ENC_PLAIN;
-    h.data.definition_level_encoding = PQ_ENC_RLE;
-    h.data.repetition_level_encoding = PQ_ENC_RLE;
+    if (!v2) {
+        h.type = PQ_DATA_PAGE;
+        h.compressed_page_size = (int32_t)clen;
+        h.data.num_values = (int32_t)l->page_levels;
+        h.data.encoding = page_is_dict(l) ? PQ_ENC_RLE_DICTIONARY
+                                          : PQ_ENC_PLAIN;
+        h.data.definition_level_encoding = PQ_ENC_RLE;
+        h.data.repetition_level_encoding = PQ_ENC_RLE;
+    } else {
+        h.type = PQ_DATA_PAGE_V2;
+        h.compressed_page_size = (int32_t)(levels_len + clen);
+        h.v2.num_values = (int32_t)l->page_levels;
+        h.v2.num_nulls = (int32_t)(l->page_levels - l->page_values);
+        h.v2.num_rows = (int32_t)page_rows(l);
+        h.v2.encoding = page_is_dict(l) ? PQ_ENC_RLE_DICTIONARY
+                                        : PQ_ENC_PLAIN;
+        h.v2.repetition_levels_byte_length = (int32_t)rep_len;
+        h.v2.definition_levels_byte_length = (int32_t)(levels_len - rep_len);
+        h.v2.is_compressed = 1;
+    }
     zb_buf_clear(&w->header);
     if ((rc = pq_page_header_write(&w->header, ctx, &h, NULL)) < 0)
         return rc;
     if (zb_buf_append(&l->chunk, w->header.ptr, w->header.len) < 0 ||
+        (v2 && zb_buf_append(&l->chunk, w->page.ptr, levels_len) < 0) ||
         zb_buf_append(&l->chunk, w->compressed.ptr, clen) < 0)
         return zb_fail(ctx, ZB_ENOMEM, "column %s: column chunk larger than "
                        "its cap", n->name);
@@ -430,7 +467,7 @@ static int write_dictionary(pq_writer *w, zb_ctx *ctx, leaf *l,
     zb_buf_clear(&w->page);
     if (zb_buf_append(&w->page, l->dict.plain.ptr, l->dict.plain.len) < 0)
         return zb_fail_oom(ctx);
-    if ((rc = compress_page(w, ctx, l->node->name)) < 0)
+    if ((rc = compress_page(w, ctx, l->node->name, 0)) < 0)
         return rc;
     memset(&h, 0, sizeof h);
     h.type = PQ_DICTIONARY_PAGE;
