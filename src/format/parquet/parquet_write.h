@@ -46,6 +46,15 @@ typedef struct pq_writer_opts {
     { PQ_WRITER_OPTS_VERSION, PQ_CODEC_ZSTD, 3, 128u << 20, 1u << 20, 0,  \
       1, 2u << 20, "zamboni version " ZB_VERSION_STRING }
 
+/*
+ * Applies Iceberg's write.parquet.* table properties (kv: a NULL-
+ * terminated key, value, ... array) to o; see pq_write_props.c for the
+ * keys. *unsupported counts properties asked for that this writer does
+ * not honour yet (bloom filters), each logged. ZB_OK or ZB_EINVAL.
+ */
+int pq_writer_opts_apply_properties(pq_writer_opts *o, zb_ctx *ctx,
+                                    const char *const *kv, int *unsupported);
+
 typedef struct pq_write_result {
     uint64_t file_bytes;
     uint64_t rows;

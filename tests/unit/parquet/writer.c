@@ -15,6 +15,7 @@
 #include "format/parquet/pq_encoding.h"
 #include "io/io.h"
 #include "util/alloc.h"
+#include "util/log.h"
 #include "zbtest.h"
 
 #define LINEITEM ZB_FIXTURES_DIR "/duckdb-lineitem/data/" \
@@ -153,7 +154,49 @@ static void test_parquet_writer__file_life_cycle(void)
     zb_io_free(io);
 }
 
+static void test_parquet_writer__iceberg_write_properties(void)
+{
+    const char *kv[] = {
+        "write.parquet.compression-codec", "snappy",
+        "write.parquet.compression-level", "5",
+        "write.parquet.row-group-size-bytes", "1048576",
+        "write.parquet.page-size-bytes", "65536",
+        "write.parquet.dict-size-bytes", "4096",
+        "write.parquet.bloom-filter-enabled.column.id", "true",
+        "write.target-file-size-bytes", "536870912",   /* not the writer's */
+        NULL
+    };
+    const char *bad[] = { "write.parquet.compression-codec", "lzo", NULL };
+    const char *bad2[] = { "write.parquet.page-size-bytes", "1MB", NULL };
+    pq_writer_opts o = PQ_WRITER_OPTS_INIT;
+    zb_log *log = NULL;
+    zb_ctx ctx;
+    int unsupported = -1;
+    FILE *devnull = fopen("/dev/null", "w");
+
+    zb_ctx_init(&ctx);
+    ZBT_EQ_INT(zb_log_new(&log, devnull, ZB_LOG_INFO, ZB_LOG_HUMAN), ZB_OK);
+    ctx.log = log;
+    ZBT_OK_CTX(pq_writer_opts_apply_properties(&o, &ctx, kv, &unsupported),
+               &ctx);
+    ZBT_EQ_INT(o.codec, PQ_CODEC_SNAPPY);
+    ZBT_EQ_INT(o.codec_level, 5);
+    ZBT_EQ_U64(o.row_group_bytes, 1048576);
+    ZBT_EQ_U64(o.page_bytes, 65536);
+    ZBT_EQ_U64(o.dict_bytes, 4096);
+    ZBT_EQ_INT(unsupported, 1);
+    ZBT_RC(pq_writer_opts_apply_properties(&o, &ctx, bad, &unsupported),
+           ZB_EINVAL);
+    ZBT_CONTAINS(ctx.err.msg, "compression-codec");
+    ZBT_CONTAINS(ctx.err.msg, "lzo");
+    ZBT_RC(pq_writer_opts_apply_properties(&o, &ctx, bad2, &unsupported),
+           ZB_EINVAL);
+    zb_log_free(log);
+    fclose(devnull);
+}
+
 const zbt_case test_parquet_writer[] = {
+    ZBT_CASE(test_parquet_writer__iceberg_write_properties),
     ZBT_CASE(test_parquet_writer__rle_encoding_decodes_back),
     ZBT_CASE(test_parquet_writer__dictionary_finds_repeats),
     ZBT_CASE(test_parquet_writer__file_life_cycle),
