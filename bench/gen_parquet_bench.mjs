@@ -17,12 +17,12 @@ for (let f = 0; f < Number(nFiles); f++) {
   const base = f * Number(rowsPer);
   await con.run(`COPY (
     SELECT i + ${base} AS event_id,
-           TIMESTAMP '2026-01-01' + to_microseconds((i * 37) % 86400000000) AS event_time,
+           TIMESTAMP '2026-01-01' + to_microseconds(((i + ${base}) * 37) % 86400000000) AS event_time,
            CASE WHEN i % 17 = 0 THEN NULL ELSE 'type_' || (i % 12) END AS event_type,
            'user-' || hash(i + ${base}) % 1000000 AS user_id,
            (hash(i * 3 + ${base}) % 100000) / 100.0 AS amount,
            i % 3 = 0 AS flag,
-           CASE WHEN i % 11 = 0 THEN NULL ELSE repeat(chr(CAST(97 + (i % 26) AS INTEGER)), CAST(100 + (i % 200) AS BIGINT)) || hash(i)::VARCHAR END AS payload
+           CASE WHEN i % 11 = 0 THEN NULL ELSE repeat(chr(CAST(97 + (i % 26) AS INTEGER)), CAST(100 + (i % 200) AS BIGINT)) || hash(i + ${base})::VARCHAR END AS payload
     FROM range(${rowsPer}) t(i))
     TO '${file}' (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 3, ROW_GROUP_SIZE 122880)`);
 }

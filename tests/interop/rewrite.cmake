@@ -3,7 +3,7 @@
 # DuckDB must read the same values and field ids from the copy as from the
 # original (compare_rewrite.mjs); and again with row-group copy, where the
 # compressed pages are copied as they are and only the footer is new; and
-# hyparquet reads the rewritten fixture files too.
+# hyparquet and arrow-rs (parquet-wasm) read the rewritten files too.
 if(TARGET zb-parquet-copy AND ZB_NODE)
   add_test(NAME interop_parquet_rewrite_fixtures
     COMMAND ${ZB_NODE} ${CMAKE_CURRENT_LIST_DIR}/compare_rewrite.mjs
@@ -29,12 +29,21 @@ if(TARGET zb-parquet-copy AND ZB_NODE)
     COMMAND ${ZB_NODE} ${CMAKE_CURRENT_LIST_DIR}/compare_parquet.mjs
             --cat $<TARGET_FILE:zb-parquet-cat> --reader hyparquet
             ${CMAKE_BINARY_DIR}/rewrite-fixtures)
+  # And by arrow-rs (npm parquet-wasm), as a third reader.
+  add_test(NAME interop_parquet_written_arrow_rs
+    COMMAND ${ZB_NODE} ${CMAKE_CURRENT_LIST_DIR}/compare_arrow_rs.mjs
+            ${CMAKE_BINARY_DIR}/rewrite-fixtures
+            ${CMAKE_BINARY_DIR}/rewrite-corpus)
+  set_tests_properties(interop_parquet_written_arrow_rs PROPERTIES
+    FIXTURES_REQUIRED "zb_parquet_rewritten;zb_parquet_rewritten_corpus")
+  set_tests_properties(interop_parquet_rewrite_corpus PROPERTIES
+    FIXTURES_SETUP zb_parquet_rewritten_corpus)
   set_tests_properties(interop_parquet_rewrite_fixtures PROPERTIES
     FIXTURES_SETUP zb_parquet_rewritten)
   set_tests_properties(interop_parquet_written_hyparquet PROPERTIES
     FIXTURES_REQUIRED zb_parquet_rewritten)
   set_tests_properties(interop_parquet_rewrite_fixtures
     interop_parquet_rewrite_corpus interop_parquet_row_group_copy
-    interop_parquet_written_hyparquet
+    interop_parquet_written_hyparquet interop_parquet_written_arrow_rs
     PROPERTIES LABELS interop TIMEOUT 1200)
 endif()
