@@ -17,6 +17,7 @@ large=$(ls "$dir"/large/*.parquet)
 rm -rf "$dir/out"
 echo "== 2,000 small files"
 "$build/bench/bench_parquet_rewrite" --mode reencode "$dir/out/a" $small
+"$build/bench/bench_parquet_rewrite" --mode reencode --threads 2 "$dir/out/a2" $small
 node bench/duckdb_copy.mjs 2 "$dir/out/duck-small.parquet" $small
 echo "== 20 files with large row groups"
 "$build/bench/bench_parquet_rewrite" --mode copy "$dir/out/b" $large
