@@ -6,7 +6,8 @@ add_library(zb_parquet STATIC
   src/format/parquet/pq_assemble.c src/format/parquet/pq_reader.c
   src/format/parquet/pq_encode.c src/format/parquet/pq_write_schema.c
   src/format/parquet/pq_writer.c src/format/parquet/pq_writer_copy.c
-  src/format/parquet/pq_write_stats.c src/format/parquet/pq_write_props.c
+  src/format/parquet/pq_write_stats.c src/format/parquet/pq_write_metrics.c
+  src/format/parquet/pq_write_props.c
   src/format/parquet/pq_dict.c)
 target_link_libraries(zb_parquet PUBLIC zb_parquet_meta zb_parquet_codec
   zb_parquet_encoding zb_exec zb_io zb_util)

@@ -84,3 +84,6 @@ endif()
 
 # Avro object container files against avsc (tests/interop/avro).
 include(${CMAKE_CURRENT_LIST_DIR}/avro/avro.cmake)
+
+# Manifest lists and manifests against avsc (tests/interop/manifest).
+include(${CMAKE_CURRENT_LIST_DIR}/manifest/manifest.cmake)

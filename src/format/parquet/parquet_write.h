@@ -14,9 +14,10 @@
  * dictionary per column chunk, given up for PLAIN when it passes
  * dict_bytes or does not beat PLAIN on the first page), PLAIN values,
  * data pages v1 or v2, the chosen codec, and column-chunk statistics (min,
- * max, null count) with the type's sort order. Not yet:
- * page statistics and column/offset indexes, Iceberg metrics, row-group
- * copy (the rest of issue 4).
+ * max, null count) with the type's sort order, and row-group copy.
+ * After close, the result carries what Iceberg's data-file metrics are
+ * made of (pq_leaf_metrics; table/metrics.h turns them into Iceberg's).
+ * Not yet: page statistics and column/offset indexes.
  */
 #ifndef ZB_FORMAT_PARQUET_PARQUET_WRITE_H
 #define ZB_FORMAT_PARQUET_PARQUET_WRITE_H
@@ -55,11 +56,61 @@ typedef struct pq_writer_opts {
 int pq_writer_opts_apply_properties(pq_writer_opts *o, zb_ctx *ctx,
                                     const char *const *kv, int *unsupported);
 
+/* Byte-array bounds in pq_leaf_metrics keep at most this many bytes. */
+#define PQ_METRICS_BOUND_BYTES 256
+
+/*
+ * One leaf column over the whole file (every row group, written or
+ * copied), as Iceberg's metrics need it. Counts follow the Parquet
+ * footer: value_count is the number of levels (nulls and empty lists
+ * included: Iceberg's value_counts), null_count the levels below the
+ * maximum definition level.
+ */
+typedef struct pq_leaf_metrics {
+    int32_t field_id;             /* -1: the leaf has none */
+    const char *const *path;      /* path_in_schema: top-level name first,
+                                     "list"/"key_value" wrappers included */
+    size_t path_len;
+    pq_type type;                 /* physical type of the bounds' bytes */
+    int32_t type_length;          /* FIXED_LEN_BYTE_ARRAY */
+    pq_logical logical;           /* annotation; kind PQ_LT_NONE if none */
+    int in_repeated;              /* inside a list or a map */
+    int64_t value_count;
+    int64_t null_count;           /* -1: unknown (a copied chunk lacked it) */
+    int64_t nan_count;            /* -1: not FLOAT/DOUBLE, or unknown */
+    uint64_t column_bytes;        /* compressed bytes of its chunks */
+    /*
+     * Bounds in PLAIN form (BYTE_ARRAY without its length prefix), under
+     * the type's order; floats exclude NaN and order -0 below +0. A
+     * byte-array bound longer than PQ_METRICS_BOUND_BYTES is kept as its
+     * prefix with *_truncated set: the prefix is still a lower bound, but
+     * the upper bound must be incremented before use. has_bounds is 0
+     * when every value was null or NaN, or a copied chunk had no bounds.
+     */
+    int has_bounds;
+    const uint8_t *min, *max;
+    size_t min_len, max_len;
+    int min_truncated, max_truncated;
+} pq_leaf_metrics;
+
+/*
+ * What pq_writer_close wrote. leaves and split_offsets are owned by the
+ * result: release them with pq_write_result_free (a result that close
+ * did not fill is zeroed and safe to free).
+ */
 typedef struct pq_write_result {
     uint64_t file_bytes;
     uint64_t rows;
     size_t row_groups;
+    pq_leaf_metrics *leaves;      /* one per leaf column, schema order */
+    size_t n_leaves;
+    int64_t *split_offsets;       /* each row group's first byte */
+    size_t n_split_offsets;
+    zb_arena *arena;              /* private: holds the arrays */
 } pq_write_result;
+
+/* Frees what close put in r and zeroes it; NULL is fine. */
+void pq_write_result_free(pq_write_result *r);
 
 /* schema must be a struct ("+s") of the columns; it is copied. */
 int pq_writer_open(pq_writer **out, zb_io *io, zb_ctx *ctx, const char *uri,

@@ -27,8 +27,8 @@ static int cmp_signed_be(const uint8_t *a, const uint8_t *b, size_t n)
     return memcmp(a, b, n);
 }
 
-static int compare(pw_order order, const uint8_t *a, size_t al,
-                   const uint8_t *b, size_t bl)
+int pq_write_stats__cmp(pw_order order, const uint8_t *a, size_t al,
+                        const uint8_t *b, size_t bl)
 {
     switch (order) {
     case PW_ORDER_BOOL: return (a[0] > b[0]) - (a[0] < b[0]);
@@ -103,11 +103,13 @@ void pq_write_stats_update(stats *s, pw_order order, const uint8_t *v,
             vmax = hi;
         }
     }
-    if (!s->has || compare(order, vmin, len, s->min, s->min_len) < 0) {
+    if (!s->has ||
+        pq_write_stats__cmp(order, vmin, len, s->min, s->min_len) < 0) {
         memcpy(s->min, vmin, len);
         s->min_len = len;
     }
-    if (!s->has || compare(order, vmax, len, s->max, s->max_len) > 0) {
+    if (!s->has ||
+        pq_write_stats__cmp(order, vmax, len, s->max, s->max_len) > 0) {
         memcpy(s->max, vmax, len);
         s->max_len = len;
     }

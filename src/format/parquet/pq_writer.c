@@ -59,6 +59,8 @@ static int emit(leaf *l, zb_ctx *ctx, const uint8_t *v, size_t len)
 
     l->page_values++;
     l->page_plain_bytes += len + (bytes ? 4 : 0);
+    if (n->conv == PW_FLOAT || n->conv == PW_DOUBLE)
+        pq_write_metrics__nan(l, v);
     if (l->use_dict) {
         uint32_t idx;
         int added;
@@ -67,7 +69,7 @@ static int emit(leaf *l, zb_ctx *ctx, const uint8_t *v, size_t len)
             return zb_fail(ctx, ZB_ENOMEM, "column %s: dictionary too large",
                            n->name);
         if (added)
-            pq_write_stats_update(&l->st, n->order, v, len);
+            pq_write_metrics__value(l, v, len);
         return ZB_OK;
     }
     if (bytes) {
@@ -79,7 +81,7 @@ static int emit(leaf *l, zb_ctx *ctx, const uint8_t *v, size_t len)
     }
     if (zb_buf_append(&l->values, v, len) < 0)
         return zb_fail(ctx, ZB_ENOMEM, "column %s: page too large", n->name);
-    pq_write_stats_update(&l->st, n->order, v, len);
+    pq_write_metrics__value(l, v, len);
     return ZB_OK;
 }
 
@@ -548,6 +550,7 @@ int pq_writer__flush_row_group(pq_writer *w, zb_ctx *ctx)
         }
         g->total_byte_size += m->total_uncompressed_size;
         g->total_compressed_size += m->total_compressed_size;
+        pq_write_metrics__chunk(&l->fs, m, l->st.nulls);
         if ((rc = pq_writer__write_bytes(w, ctx, l->chunk.ptr, l->chunk.len)) < 0)
             return rc;
         zb_buf_clear(&l->chunk);
@@ -766,6 +769,8 @@ int pq_writer_close(pq_writer *w, zb_ctx *ctx, pq_write_result *result)
     int rc;
 
     ZB_ASSERT_ARG(w && ctx);
+    if (result)
+        memset(result, 0, sizeof *result);
     if ((rc = pq_writer__flush_row_group(w, ctx)) < 0)
         goto fail;
     memset(&meta, 0, sizeof meta);
@@ -783,12 +788,11 @@ int pq_writer_close(pq_writer *w, zb_ctx *ctx, pq_write_result *result)
         (rc = pq_writer__write_bytes(w, ctx, len, 4)) < 0 ||
         (rc = pq_writer__write_bytes(w, ctx, "PAR1", 4)) < 0)
         goto fail;
-    if (result) {
-        result->file_bytes = w->file_pos;
-        result->rows = w->rows_total;
-        result->row_groups = w->n_groups;
-    }
+    if (result && (rc = pq_write_metrics__result(result, w, ctx)) < 0)
+        goto fail;
     rc = zb_io_writer_commit(w->out, ctx);
+    if (rc < 0 && result)
+        pq_write_result_free(result);
     w->out = NULL;
     zb_buf_free(&footer);
     pq_writer_abort(w);   /* frees the rest; nothing left to discard */

@@ -143,6 +143,9 @@ int pq_writer_copy_row_groups(pq_writer *w, zb_ctx *ctx, pq_reader *src)
             delta = (int64_t)w->file_pos - (int64_t)start;
             rc = copy_meta(w, ctx, &w->leaves[c], &g->columns[c],
                            &sg->columns[c], delta);
+            pq_write_metrics__copied_chunk(&w->leaves[c].fs,
+                                           w->leaves[c].node->order,
+                                           &sg->columns[c].meta_data);
             g->columns[c].file_offset = (int64_t)w->file_pos;
             if (rc == ZB_OK)
                 rc = pq_writer__write_bytes(w, ctx, bytes, (size_t)len);

@@ -22,6 +22,20 @@ typedef struct stats {
     int64_t nulls;
 } stats;
 
+/* The whole file's view of a leaf, for Iceberg metrics
+ * (pq_write_metrics.c): counts over every row group, and bounds kept as
+ * prefixes of at most PQ_METRICS_BOUND_BYTES. */
+typedef struct fstats {
+    int has;                 /* a non-NaN, non-null value was seen */
+    int lost;                /* a copied chunk had values but no bounds */
+    uint8_t min[PQ_METRICS_BOUND_BYTES], max[PQ_METRICS_BOUND_BYTES];
+    size_t min_len, max_len;
+    int min_trunc, max_trunc;    /* the bound is a prefix of the value */
+    int64_t values, nulls, nans;
+    int nulls_unknown, nans_unknown;
+    uint64_t bytes;
+} fstats;
+
 typedef struct leaf {
     const pw_node *node;
     const pw_node **path;    /* root's child .. the leaf */
@@ -42,6 +56,7 @@ typedef struct leaf {
     uint64_t chunk_uncompressed;
     int64_t chunk_values;
     stats st;
+    fstats fs;               /* the file so far */
 } leaf;
 
 struct pq_writer {
@@ -65,6 +80,33 @@ struct pq_writer {
 /* Takes value v (PLAIN bytes of len) into the chunk's min and max. */
 void pq_write_stats_update(stats *s, pw_order order, const uint8_t *v,
                            size_t len);
+
+/* The type-defined order of two PLAIN values: <0, 0, >0 (floats: NaN
+ * must not be passed; -0 == +0). */
+int pq_write_stats__cmp(pw_order order, const uint8_t *a, size_t al,
+                        const uint8_t *b, size_t bl);
+
+/* ---- Iceberg metrics (pq_write_metrics.c) ---- */
+
+/* Takes a distinct value of the chunk (PLAIN bytes of len) into the
+ * chunk's statistics and the file's bounds; NaN takes no part. */
+void pq_write_metrics__value(leaf *l, const uint8_t *v, size_t len);
+
+/* Counts value v of a FLOAT or DOUBLE leaf if it is NaN (every value,
+ * repeats included). */
+void pq_write_metrics__nan(leaf *l, const uint8_t *v);
+
+/* Counts a chunk just written (m: its footer entry; nulls: its nulls). */
+void pq_write_metrics__chunk(fstats *f, const pq_column_meta *m,
+                             int64_t nulls);
+
+/* Counts a chunk copied from another file, from what its footer says. */
+void pq_write_metrics__copied_chunk(fstats *f, pw_order order,
+                                    const pq_column_meta *m);
+
+/* Fills r's metrics and split offsets from the writer at close. */
+int pq_write_metrics__result(pq_write_result *r, const pq_writer *w,
+                             zb_ctx *ctx);
 
 /* Appends bytes to the file, advancing file_pos. */
 int pq_writer__write_bytes(pq_writer *w, zb_ctx *ctx, const void *p,

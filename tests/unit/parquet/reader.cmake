@@ -2,7 +2,8 @@
 # on the fixture tables' files, projection, row-group skipping, the
 # memory budget, and truncated or corrupted files.
 zb_add_unit_test(test_parquet_reader unit/parquet/reader_main.c
-  unit/parquet/reader.c unit/parquet/schema.c unit/parquet/writer.c)
+  unit/parquet/reader.c unit/parquet/schema.c unit/parquet/writer.c
+  unit/parquet/writer_metrics.c)
 target_link_libraries(test_parquet_reader PRIVATE zb_parquet)
 target_compile_definitions(test_parquet_reader PRIVATE
   ZB_FIXTURES_DIR="${PROJECT_SOURCE_DIR}/../shared/fixtures")
