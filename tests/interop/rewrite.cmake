@@ -36,6 +36,13 @@ if(TARGET zb-parquet-copy AND ZB_NODE)
             ${CMAKE_BINARY_DIR}/rewrite-corpus)
   set_tests_properties(interop_parquet_written_arrow_rs PROPERTIES
     FIXTURES_REQUIRED "zb_parquet_rewritten;zb_parquet_rewritten_corpus")
+  # Page statistics in the written files against DuckDB, page by page.
+  add_test(NAME interop_parquet_page_stats
+    COMMAND ${ZB_NODE} ${CMAKE_CURRENT_LIST_DIR}/compare_page_stats.mjs
+            ${CMAKE_BINARY_DIR}/rewrite-fixtures
+            ${CMAKE_BINARY_DIR}/rewrite-corpus)
+  set_tests_properties(interop_parquet_page_stats PROPERTIES
+    FIXTURES_REQUIRED "zb_parquet_rewritten;zb_parquet_rewritten_corpus")
   set_tests_properties(interop_parquet_rewrite_corpus PROPERTIES
     FIXTURES_SETUP zb_parquet_rewritten_corpus)
   set_tests_properties(interop_parquet_rewrite_fixtures PROPERTIES
@@ -45,5 +52,6 @@ if(TARGET zb-parquet-copy AND ZB_NODE)
   set_tests_properties(interop_parquet_rewrite_fixtures
     interop_parquet_rewrite_corpus interop_parquet_row_group_copy
     interop_parquet_written_hyparquet interop_parquet_written_arrow_rs
+    interop_parquet_page_stats
     PROPERTIES LABELS interop TIMEOUT 1200)
 endif()

@@ -13,11 +13,11 @@
  * lists (three-level) and maps, RLE levels, dictionary encoding (one
  * dictionary per column chunk, given up for PLAIN when it passes
  * dict_bytes or does not beat PLAIN on the first page), PLAIN values,
- * data pages v1 or v2, the chosen codec, and column-chunk statistics (min,
- * max, null count) with the type's sort order, and row-group copy.
+ * data pages v1 or v2, the chosen codec, column-chunk and page statistics
+ * (min, max, null count) with the type's sort order, and row-group copy.
  * After close, the result carries what Iceberg's data-file metrics are
  * made of (pq_leaf_metrics; table/metrics.h turns them into Iceberg's).
- * Not yet: page statistics and column/offset indexes.
+ * Not yet: column/offset indexes and bloom filters.
  */
 #ifndef ZB_FORMAT_PARQUET_PARQUET_WRITE_H
 #define ZB_FORMAT_PARQUET_PARQUET_WRITE_H

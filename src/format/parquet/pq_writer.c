@@ -82,6 +82,7 @@ static int emit(leaf *l, zb_ctx *ctx, const uint8_t *v, size_t len)
     if (zb_buf_append(&l->values, v, len) < 0)
         return zb_fail(ctx, ZB_ENOMEM, "column %s: page too large", n->name);
     pq_write_metrics__value(l, v, len);
+    pq_write_stats_update(&l->pst, n->order, v, len);
     return ZB_OK;
 }
 
@@ -170,8 +171,10 @@ static int put_levels(leaf *l, zb_ctx *ctx, int16_t def, int16_t rep)
         return zb_fail(ctx, ZB_ENOMEM, "column %s: page too large",
                        l->node->name);
     l->page_levels++;
-    if (def < l->node->max_def)
+    if (def < l->node->max_def) {
         l->st.nulls++;
+        l->pst.nulls++;
+    }
     return ZB_OK;
 }
 
@@ -324,9 +327,47 @@ static size_t page_rows(const leaf *l)
     return rows;
 }
 
+/*
+ * The statistics of the page being flushed. PLAIN pages gathered them
+ * value by value; a dictionary page takes min and max over the distinct
+ * dictionary entries its indices use. ps borrows l's bytes.
+ */
+static int page_statistics(pq_statistics *ps, zb_ctx *ctx, leaf *l)
+{
+    memset(ps, 0, sizeof *ps);
+    if (page_is_dict(l)) {
+        const uint32_t *idx = (const uint32_t *)(const void *)l->indices.ptr;
+        uint8_t *seen = zb_calloc(l->dict.n / 8 + 1, 1);
+        size_t i;
+        if (seen == NULL)
+            return zb_fail_oom(ctx);
+        for (i = 0; i < l->page_values; i++) {
+            const pq_dict_entry *e = &l->dict.entries[idx[i]];
+            if (seen[idx[i] / 8] & (1u << (idx[i] % 8)))
+                continue;
+            seen[idx[i] / 8] |= (uint8_t)(1u << (idx[i] % 8));
+            pq_write_stats_update(&l->pst, l->node->order,
+                                  (const uint8_t *)l->dict.plain.ptr + e->off,
+                                  e->len);
+        }
+        zb_free(seen);
+    }
+    ps->has_null_count = 1;
+    ps->null_count = l->pst.nulls;
+    if (l->pst.has && !l->pst.skip_bounds) {
+        ps->has_min_value = ps->has_max_value = 1;
+        ps->min_value = l->pst.min;
+        ps->max_value = l->pst.max;
+        ps->min_value_len = l->pst.min_len;
+        ps->max_value_len = l->pst.max_len;
+    }
+    return ZB_OK;
+}
+
 static int flush_page(pq_writer *w, zb_ctx *ctx, leaf *l)
 {
     const pw_node *n = l->node;
+    pq_statistics ps;
     pq_page_header h;
     size_t clen, rep_len, levels_len;
     int rc, v2;
@@ -372,9 +413,12 @@ static int flush_page(pq_writer *w, zb_ctx *ctx, leaf *l)
         h.v2.definition_levels_byte_length = (int32_t)(levels_len - rep_len);
         h.v2.is_compressed = 1;
     }
-    zb_buf_clear(&w->header);
-    if ((rc = pq_page_header_write(&w->header, ctx, &h, NULL)) < 0)
+    if ((rc = page_statistics(&ps, ctx, l)) < 0)
         return rc;
+    zb_buf_clear(&w->header);
+    if ((rc = pq_page_header_write(&w->header, ctx, &h, &ps)) < 0)
+        return rc;
+    memset(&l->pst, 0, sizeof l->pst);
     if (zb_buf_append(&l->chunk, w->header.ptr, w->header.len) < 0 ||
         (v2 && zb_buf_append(&l->chunk, w->page.ptr, levels_len) < 0) ||
         zb_buf_append(&l->chunk, w->compressed.ptr, clen) < 0)

@@ -55,7 +55,8 @@ typedef struct leaf {
     zb_buf chunk;            /* finished pages */
     uint64_t chunk_uncompressed;
     int64_t chunk_values;
-    stats st;
+    stats st;                /* the current chunk's statistics */
+    stats pst;               /* the current page's */
     fstats fs;               /* the file so far */
 } leaf;
 
