@@ -117,7 +117,7 @@ static void take(fstats *f, pw_order order, const uint8_t *v, size_t len)
 
 void pq_write_metrics__value(leaf *l, const uint8_t *v, size_t len)
 {
-    pq_write_stats_update(&l->st, l->node->order, v, len);
+    /* The chunk's statistics are merged from its pages' (pq_writer.c). */
     take(&l->fs, l->node->order, v, len);
 }
 

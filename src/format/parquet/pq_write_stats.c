@@ -116,3 +116,24 @@ void pq_write_stats_update(stats *s, pw_order order, const uint8_t *v,
     s->has = 1;
 }
 
+
+void pq_write_stats_merge(stats *into, const stats *from, pw_order order)
+{
+    if (from->skip_bounds)
+        into->skip_bounds = 1;
+    if (!from->has)
+        return;
+    if (!into->has ||
+        pq_write_stats__cmp(order, from->min, from->min_len, into->min,
+                            into->min_len) < 0) {
+        memcpy(into->min, from->min, from->min_len);
+        into->min_len = from->min_len;
+    }
+    if (!into->has ||
+        pq_write_stats__cmp(order, from->max, from->max_len, into->max,
+                            into->max_len) > 0) {
+        memcpy(into->max, from->max, from->max_len);
+        into->max_len = from->max_len;
+    }
+    into->has = 1;
+}

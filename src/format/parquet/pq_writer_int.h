@@ -109,6 +109,9 @@ void pq_write_metrics__copied_chunk(fstats *f, pw_order order,
 int pq_write_metrics__result(pq_write_result *r, const pq_writer *w,
                              zb_ctx *ctx);
 
+/* Takes from's bounds into into's (null counts are kept apart). */
+void pq_write_stats_merge(stats *into, const stats *from, pw_order order);
+
 /* Appends bytes to the file, advancing file_pos. */
 int pq_writer__write_bytes(pq_writer *w, zb_ctx *ctx, const void *p,
                            size_t n);
