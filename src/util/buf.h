@@ -20,6 +20,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "util/err.h"
 
@@ -46,6 +47,21 @@ int zb_buf_puts(zb_buf *b, const char *s);
 int zb_buf_putc(zb_buf *b, char c);
 int zb_buf_appendf(zb_buf *b, const char *fmt, ...) ZB_PRINTF(2, 3);
 int zb_buf_vappendf(zb_buf *b, const char *fmt, va_list ap) ZB_PRINTF(2, 0);
+
+/*
+ * zb_buf_append for the hot path: a few bytes into a buffer that usually
+ * has room, inline; falls back to zb_buf_append when it has not.
+ */
+static inline int zb_buf_append_small(zb_buf *b, const void *data, size_t n)
+{
+    if (n < b->cap - b->len) {   /* room for the bytes and the NUL */
+        memcpy(b->ptr + b->len, data, n);
+        b->len += n;
+        b->ptr[b->len] = '\0';
+        return ZB_OK;
+    }
+    return zb_buf_append(b, data, n);
+}
 
 /* Shortens the buffer to len bytes (len <= b->len). */
 void zb_buf_truncate(zb_buf *b, size_t len);

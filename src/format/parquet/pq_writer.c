@@ -65,7 +65,7 @@ static int emit(leaf *l, zb_ctx *ctx, const uint8_t *v, size_t len)
         uint32_t idx;
         int added;
         if ((rc = pq_dict_put(&l->dict, v, len, &idx, &added)) < 0 ||
-            (rc = zb_buf_append(&l->indices, &idx, sizeof idx)) < 0)
+            (rc = zb_buf_append_small(&l->indices, &idx, sizeof idx)) < 0)
             return zb_fail(ctx, ZB_ENOMEM, "column %s: dictionary too large",
                            n->name);
         if (added)
@@ -75,11 +75,11 @@ static int emit(leaf *l, zb_ctx *ctx, const uint8_t *v, size_t len)
     if (bytes) {
         uint8_t lenb[4];
         put_le32(lenb, (uint32_t)len);
-        if (zb_buf_append(&l->values, lenb, 4) < 0)
+        if (zb_buf_append_small(&l->values, lenb, 4) < 0)
             return zb_fail(ctx, ZB_ENOMEM, "column %s: page too large",
                            n->name);
     }
-    if (zb_buf_append(&l->values, v, len) < 0)
+    if (zb_buf_append_small(&l->values, v, len) < 0)
         return zb_fail(ctx, ZB_ENOMEM, "column %s: page too large", n->name);
     pq_write_metrics__value(l, v, len);
     pq_write_stats_update(&l->pst, n->order, v, len);
@@ -166,8 +166,8 @@ static int put_levels(leaf *l, zb_ctx *ctx, int16_t def, int16_t rep)
 {
     uint16_t d = (uint16_t)def, r = (uint16_t)rep;
 
-    if ((l->node->max_def > 0 && zb_buf_append(&l->defs, &d, 2) < 0) ||
-        (l->node->max_rep > 0 && zb_buf_append(&l->reps, &r, 2) < 0))
+    if ((l->node->max_def > 0 && zb_buf_append_small(&l->defs, &d, 2) < 0) ||
+        (l->node->max_rep > 0 && zb_buf_append_small(&l->reps, &r, 2) < 0))
         return zb_fail(ctx, ZB_ENOMEM, "column %s: page too large",
                        l->node->name);
     l->page_levels++;
