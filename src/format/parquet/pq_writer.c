@@ -743,10 +743,12 @@ static uint64_t buffered(const pq_writer *w)
     return pq_writer_bytes(w) - w->file_pos;
 }
 
+#define SLICE_ROWS 4096
+
 int pq_writer_write(pq_writer *w, zb_ctx *ctx, const struct ArrowArray *batch)
 {
     size_t i;
-    int64_t r;
+    int64_t r, start;
     int rc;
 
     ZB_ASSERT_ARG(w && ctx && batch);
@@ -754,21 +756,26 @@ int pq_writer_write(pq_writer *w, zb_ctx *ctx, const struct ArrowArray *batch)
         return zb_fail(ctx, ZB_EINVAL, "%s: batch has %lld columns, the "
                        "schema %zu", w->uri, (long long)batch->n_children,
                        w->schema.root->n_children);
-    for (r = 0; r < batch->length; r++) {
+    /* Column by column within slices of rows: one column's values stay
+     * in cache, and a row group can still end every slice. */
+    for (start = 0; start < batch->length; start += SLICE_ROWS) {
+        int64_t end = batch->length - start < SLICE_ROWS
+                          ? batch->length : start + SLICE_ROWS;
         for (i = 0; i < w->schema.n_leaves; i++) {
             leaf *l = &w->leaves[i];
-            if ((l->values.len + l->indices.len >= w->opts.page_bytes ||
-                 (l->use_dict && dictionary_done(w, l))) &&
-                (rc = flush_page(w, ctx, l)) < 0)
-                return zb_err_prefix(ctx, "%s", w->uri);
-            if ((rc = shred(l, ctx, 0,
-                            batch->children[l->path_child[0]],
-                            pidx(batch, r), 0, 0)) < 0)
-                return zb_err_prefix(ctx, "%s", w->uri);
+            const struct ArrowArray *col = batch->children[l->path_child[0]];
+            for (r = start; r < end; r++) {
+                if ((l->values.len + l->indices.len >= w->opts.page_bytes ||
+                     (l->use_dict && dictionary_done(w, l))) &&
+                    (rc = flush_page(w, ctx, l)) < 0)
+                    return zb_err_prefix(ctx, "%s", w->uri);
+                if ((rc = shred(l, ctx, 0, col, pidx(batch, r), 0, 0)) < 0)
+                    return zb_err_prefix(ctx, "%s", w->uri);
+            }
         }
-        w->rows_in_group++;
-        w->rows_total++;
-        if ((r & 1023) == 1023 && buffered(w) >= w->opts.row_group_bytes &&
+        w->rows_in_group += (uint64_t)(end - start);
+        w->rows_total += (uint64_t)(end - start);
+        if (end < batch->length && buffered(w) >= w->opts.row_group_bytes &&
             (rc = pq_writer__flush_row_group(w, ctx)) < 0)
             return zb_err_prefix(ctx, "%s", w->uri);
     }
