@@ -115,10 +115,29 @@ static void take(fstats *f, pw_order order, const uint8_t *v, size_t len)
     }
 }
 
+/* Whether every value fits the page bounds, so that the file's bounds
+ * can be taken from the pages' instead of value by value. */
+static int bounded_by_pages(const leaf *l)
+{
+    return l->node->conv != PW_BYTES &&
+           (l->node->conv != PW_FIXED ||
+            (size_t)l->node->type_length <= STAT_MAX_BYTES);
+}
+
 void pq_write_metrics__value(leaf *l, const uint8_t *v, size_t len)
 {
-    /* The chunk's statistics are merged from its pages' (pq_writer.c). */
-    take(&l->fs, l->node->order, v, len);
+    /* The chunk's statistics are merged from its pages' (pq_writer.c),
+     * and so are the file's for values the pages bound whole. */
+    if (!bounded_by_pages(l))
+        take(&l->fs, l->node->order, v, len);
+}
+
+void pq_write_metrics__page(leaf *l, const stats *page)
+{
+    if (!bounded_by_pages(l) || !page->has)
+        return;
+    take(&l->fs, l->node->order, page->min, page->min_len);
+    take(&l->fs, l->node->order, page->max, page->max_len);
 }
 
 void pq_write_metrics__chunk(fstats *f, const pq_column_meta *m,

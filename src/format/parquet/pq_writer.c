@@ -421,6 +421,7 @@ static int flush_page(pq_writer *w, zb_ctx *ctx, leaf *l)
     /* A value is compared once, for its page; the chunk takes the
      * page's bounds (its null count is kept as levels arrive). */
     pq_write_stats_merge(&l->st, &l->pst, n->order);
+    pq_write_metrics__page(l, &l->pst);
     memset(&l->pst, 0, sizeof l->pst);
     if (zb_buf_append(&l->chunk, w->header.ptr, w->header.len) < 0 ||
         (v2 && zb_buf_append(&l->chunk, w->page.ptr, levels_len) < 0) ||

@@ -89,9 +89,13 @@ int pq_write_stats__cmp(pw_order order, const uint8_t *a, size_t al,
 
 /* ---- Iceberg metrics (pq_write_metrics.c) ---- */
 
-/* Takes a distinct value of the chunk (PLAIN bytes of len) into the
- * chunk's statistics and the file's bounds; NaN takes no part. */
+/* Takes a value (PLAIN bytes of len) into the file's bounds when the
+ * pages cannot carry it whole (byte arrays); NaN takes no part. */
 void pq_write_metrics__value(leaf *l, const uint8_t *v, size_t len);
+
+/* Takes a flushed page's bounds into the file's, where the pages bound
+ * every value whole (fixed-size types). */
+void pq_write_metrics__page(leaf *l, const stats *page);
 
 /* Counts value v of a FLOAT or DOUBLE leaf if it is NaN (every value,
  * repeats included). */
