@@ -225,52 +225,68 @@ done:
 
 /* ---- decoding one entry ---- */
 
+/* The number of entries of an Iceberg int-keyed map, which Avro holds as
+ * an array of key/value records (or, from some writers, as a map). */
+static int map_size(size_t *n, ice_manifest_reader *r, zb_ctx *ctx,
+                    const char *name, const zb_avro_value *v)
+{
+    if (v->type != ZB_AVRO_ARRAY && v->type != ZB_AVRO_MAP)
+        return zb_fail(ctx, ZB_ECORRUPT, "%s: record %llu: field %s: expected"
+                       " a map, found %s", r->uri,
+                       (unsigned long long)r->where.record, name,
+                       zb_avro_type_name(v->type));
+    *n = v->type == ZB_AVRO_ARRAY ? v->v.list.n : v->v.map.n;
+    return ZB_OK;
+}
+
+/* Entry i of such a map: its field-id key and its (non-null) value. */
+static int map_entry(int32_t *key, const zb_avro_value **val,
+                     ice_manifest_reader *r, zb_ctx *ctx, const char *name,
+                     const zb_avro_value *v, size_t i)
+{
+    const zb_avro_value *k;
+    int rc;
+
+    if (v->type == ZB_AVRO_MAP) {
+        *key = (int32_t)strtol(v->v.map.entries[i].key, NULL, 10);
+        *val = mf__unwrap(v->v.map.entries[i].value);
+    } else {
+        const zb_avro_value *kv = &v->v.list.items[i];
+        if (kv->type != ZB_AVRO_RECORD || kv->v.list.n < 2)
+            return zb_fail(ctx, ZB_ECORRUPT, "%s: record %llu: field %s:"
+                           " map entry is not a key/value record",
+                           r->uri, (unsigned long long)r->where.record,
+                           name);
+        if ((k = mf__unwrap(&kv->v.list.items[0])) == NULL)
+            return mf__missing(ctx, &r->where, name);
+        if ((rc = mf__int(key, ctx, &r->where, name, k)) < 0)
+            return rc;
+        *val = mf__unwrap(&kv->v.list.items[1]);
+    }
+    return *val ? ZB_OK : mf__missing(ctx, &r->where, name);
+}
+
 static int read_long_map(ice_long_map *out, ice_manifest_reader *r,
                          zb_ctx *ctx, const char *name,
                          const zb_avro_value *v)
 {
     ice_metric_long *items;
-    size_t i, n;
+    size_t i, n = 0;
     int rc;
 
     memset(out, 0, sizeof *out);
     if (v == NULL)
         return ZB_OK;
     out->has = 1;
-    n = v->type == ZB_AVRO_ARRAY ? v->v.list.n
-        : v->type == ZB_AVRO_MAP ? v->v.map.n : 0;
-    if (v->type != ZB_AVRO_ARRAY && v->type != ZB_AVRO_MAP)
-        return zb_fail(ctx, ZB_ECORRUPT, "%s: record %llu: field %s: expected"
-                       " a map, found %s", r->uri,
-                       (unsigned long long)r->where.record, name,
-                       zb_avro_type_name(v->type));
-    if (n == 0)
-        return ZB_OK;
+    if ((rc = map_size(&n, r, ctx, name, v)) < 0 || n == 0)
+        return rc;
     if ((items = zb_arena_calloc(r->arena, n, sizeof *items)) == NULL)
         return zb_fail_oom(ctx);
     for (i = 0; i < n; i++) {
-        const zb_avro_value *k, *val;
-        if (v->type == ZB_AVRO_MAP) {
-            items[i].field_id = (int32_t)strtol(v->v.map.entries[i].key,
-                                                NULL, 10);
-            val = mf__unwrap(v->v.map.entries[i].value);
-        } else {
-            const zb_avro_value *kv = &v->v.list.items[i];
-            if (kv->type != ZB_AVRO_RECORD || kv->v.list.n < 2)
-                return zb_fail(ctx, ZB_ECORRUPT, "%s: record %llu: field %s:"
-                               " map entry is not a key/value record",
-                               r->uri, (unsigned long long)r->where.record,
-                               name);
-            k = mf__unwrap(&kv->v.list.items[0]);
-            if (k == NULL)
-                return mf__missing(ctx, &r->where, name);
-            if ((rc = mf__int(&items[i].field_id, ctx, &r->where, name, k)) < 0)
-                return rc;
-            val = mf__unwrap(&kv->v.list.items[1]);
-        }
-        if (val == NULL)
-            return mf__missing(ctx, &r->where, name);
-        if ((rc = mf__long(&items[i].value, ctx, &r->where, name, val)) < 0)
+        const zb_avro_value *val;
+        if ((rc = map_entry(&items[i].field_id, &val, r, ctx, name, v,
+                            i)) < 0 ||
+            (rc = mf__long(&items[i].value, ctx, &r->where, name, val)) < 0)
             return rc;
     }
     out->n = n;
@@ -283,46 +299,22 @@ static int read_bytes_map(ice_bytes_map *out, ice_manifest_reader *r,
                           const zb_avro_value *v)
 {
     ice_metric_bytes *items;
-    size_t i, n;
+    size_t i, n = 0;
     int rc;
 
     memset(out, 0, sizeof *out);
     if (v == NULL)
         return ZB_OK;
     out->has = 1;
-    if (v->type != ZB_AVRO_ARRAY && v->type != ZB_AVRO_MAP)
-        return zb_fail(ctx, ZB_ECORRUPT, "%s: record %llu: field %s: expected"
-                       " a map, found %s", r->uri,
-                       (unsigned long long)r->where.record, name,
-                       zb_avro_type_name(v->type));
-    n = v->type == ZB_AVRO_ARRAY ? v->v.list.n : v->v.map.n;
-    if (n == 0)
-        return ZB_OK;
+    if ((rc = map_size(&n, r, ctx, name, v)) < 0 || n == 0)
+        return rc;
     if ((items = zb_arena_calloc(r->arena, n, sizeof *items)) == NULL)
         return zb_fail_oom(ctx);
     for (i = 0; i < n; i++) {
-        const zb_avro_value *k, *val;
-        if (v->type == ZB_AVRO_MAP) {
-            items[i].field_id = (int32_t)strtol(v->v.map.entries[i].key,
-                                                NULL, 10);
-            val = mf__unwrap(v->v.map.entries[i].value);
-        } else {
-            const zb_avro_value *kv = &v->v.list.items[i];
-            if (kv->type != ZB_AVRO_RECORD || kv->v.list.n < 2)
-                return zb_fail(ctx, ZB_ECORRUPT, "%s: record %llu: field %s:"
-                               " map entry is not a key/value record",
-                               r->uri, (unsigned long long)r->where.record,
-                               name);
-            k = mf__unwrap(&kv->v.list.items[0]);
-            if (k == NULL)
-                return mf__missing(ctx, &r->where, name);
-            if ((rc = mf__int(&items[i].field_id, ctx, &r->where, name, k)) < 0)
-                return rc;
-            val = mf__unwrap(&kv->v.list.items[1]);
-        }
-        if (val == NULL)
-            return mf__missing(ctx, &r->where, name);
-        if ((rc = mf__bytes(&items[i].ptr, &items[i].len, ctx, &r->where,
+        const zb_avro_value *val;
+        if ((rc = map_entry(&items[i].field_id, &val, r, ctx, name, v,
+                            i)) < 0 ||
+            (rc = mf__bytes(&items[i].ptr, &items[i].len, ctx, &r->where,
                             name, val)) < 0)
             return rc;
     }
