@@ -123,24 +123,11 @@ static int valid(const struct ArrowArray *a, int64_t i)
 /* Whether Arrow metadata names the arrow.uuid extension type. */
 static int is_uuid(const char *meta)
 {
-    int32_t n, i, len;
-    const char *p = meta;
+    char ext[32];
 
-    if (meta == NULL)
-        return 0;
-    memcpy(&n, p, 4);
-    p += 4;
-    for (i = 0; i < n; i++) {
-        int is_ext;
-        memcpy(&len, p, 4);
-        is_ext = len == 20 && memcmp(p + 4, "ARROW:extension:name", 20) == 0;
-        p += 4 + len;
-        memcpy(&len, p, 4);
-        if (is_ext && len == 10 && memcmp(p + 4, "arrow.uuid", 10) == 0)
-            return 1;
-        p += 4 + len;
-    }
-    return 0;
+    return zb_arrow_metadata_get(ext, sizeof ext, meta,
+                                 "ARROW:extension:name") &&
+           strcmp(ext, "arrow.uuid") == 0;
 }
 
 static int64_t unit_to_ns(char unit)

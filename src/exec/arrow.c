@@ -184,3 +184,31 @@ int zb_arrow_metadata(char **out, size_t *out_len, const char *const *kv)
     *out_len = n;
     return ZB_OK;
 }
+
+int zb_arrow_metadata_get(char *out, size_t size, const char *metadata,
+                          const char *key)
+{
+    const char *p = metadata;
+    size_t klen = strlen(key);
+    int32_t n, i, len;
+
+    if (metadata == NULL)
+        return 0;
+    memcpy(&n, p, 4);
+    p += 4;
+    for (i = 0; i < n; i++) {
+        int match;
+        memcpy(&len, p, 4);
+        match = (size_t)len == klen && memcmp(p + 4, key, klen) == 0;
+        p += 4 + len;
+        memcpy(&len, p, 4);
+        if (match) {
+            size_t v = (size_t)len < size ? (size_t)len : size - 1;
+            memcpy(out, p + 4, v);
+            out[v] = '\0';
+            return 1;
+        }
+        p += 4 + len;
+    }
+    return 0;
+}

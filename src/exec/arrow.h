@@ -81,6 +81,13 @@ void zb_arrow_schema_release(struct ArrowSchema *s);
  */
 int zb_arrow_metadata(char **out, size_t *out_len, const char *const *kv);
 
+/*
+ * Copies the value of key in Arrow's binary metadata (may be NULL) into
+ * out (NUL-terminated, truncated to size). Returns 1 if found, else 0.
+ */
+int zb_arrow_metadata_get(char *out, size_t size, const char *metadata,
+                          const char *key);
+
 /* Bit helpers for validity bitmaps (least significant bit first). */
 static inline int zb_arrow_bit(const uint8_t *bits, int64_t i)
 {

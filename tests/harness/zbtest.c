@@ -80,6 +80,51 @@ void zbt_write_file(const char *path, const void *data, size_t len)
     fclose(f);
 }
 
+static zbt_files *find_out;
+static const char *find_suffix;
+
+static int find_one(const char *path, const struct stat *st, int flag,
+                    struct FTW *ftw)
+{
+    size_t n = strlen(path), m = strlen(find_suffix);
+
+    (void)st;
+    (void)ftw;
+    if (flag != FTW_F || n < m || strcmp(path + n - m, find_suffix) != 0)
+        return 0;
+    if (find_out->n == find_out->cap) {
+        find_out->cap = find_out->cap ? find_out->cap * 2 : 64;
+        find_out->paths = realloc(find_out->paths,
+                                  find_out->cap * sizeof *find_out->paths);
+    }
+    find_out->paths[find_out->n++] = strdup(path);
+    return 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+size_t zbt_find_files(zbt_files *out, const char *dir, const char *suffix)
+{
+    find_out = out;
+    find_suffix = suffix;
+    nftw(dir, find_one, 32, FTW_PHYS);
+    qsort(out->paths, out->n, sizeof *out->paths, by_name);
+    return out->n;
+}
+
+void zbt_files_free(zbt_files *f)
+{
+    size_t i;
+
+    for (i = 0; i < f->n; i++)
+        free(f->paths[i]);
+    free(f->paths);
+    memset(f, 0, sizeof *f);
+}
+
 static int selected(const char *name, int argc, char **argv)
 {
     int i;

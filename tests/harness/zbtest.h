@@ -97,6 +97,20 @@ const char *zbt_tmpdir(void);
 /* Removes a tree; ignores what is not there. */
 void zbt_rmtree(const char *path);
 
+/* Paths of files, owned by the list. */
+typedef struct zbt_files {
+    char **paths;
+    size_t n, cap;
+} zbt_files;
+
+/*
+ * Appends every regular file under dir whose name ends in suffix, in
+ * sorted order, and returns how many the list holds. A missing dir adds
+ * nothing (callers say whether that is a skip or a failure).
+ */
+size_t zbt_find_files(zbt_files *out, const char *dir, const char *suffix);
+void zbt_files_free(zbt_files *f);
+
 /* Creates a file with the given contents, and its parent directories. */
 void zbt_write_file(const char *path, const void *data, size_t len);
 

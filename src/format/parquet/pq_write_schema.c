@@ -60,37 +60,11 @@ static pq_schema_element *new_element(builder *b, const char *name, int rep,
     return e->name ? e : NULL;
 }
 
-/* The value of key in Arrow's binary metadata, into out; 0 if absent. */
-static int metadata_value(char *out, size_t size, const char *meta,
-                          const char *key)
-{
-    int32_t n, i, len;
-    const char *p = meta;
-
-    if (meta == NULL)
-        return 0;
-    memcpy(&n, p, 4);
-    p += 4;
-    for (i = 0; i < n; i++) {
-        int match;
-        memcpy(&len, p, 4);
-        match = (size_t)len == strlen(key) && memcmp(p + 4, key, (size_t)len) == 0;
-        p += 4 + len;
-        memcpy(&len, p, 4);
-        if (match) {
-            snprintf(out, size, "%.*s", len, p + 4);
-            return 1;
-        }
-        p += 4 + len;
-    }
-    return 0;
-}
-
 static void set_field_id(pq_schema_element *e, const struct ArrowSchema *s)
 {
     char v[32];
 
-    if (metadata_value(v, sizeof v, s->metadata, "PARQUET:field_id")) {
+    if (zb_arrow_metadata_get(v, sizeof v, s->metadata, "PARQUET:field_id")) {
         e->has_field_id = 1;
         e->field_id = (int32_t)strtol(v, NULL, 10);
     }
@@ -206,7 +180,7 @@ static int primitive(builder *b, pw_node *n, pq_schema_element *e,
         n->conv = PW_FIXED;
         n->order = PW_ORDER_BYTES;
         if (e->type_length == 16 &&
-            metadata_value(ext, sizeof ext, s->metadata,
+            zb_arrow_metadata_get(ext, sizeof ext, s->metadata,
                            "ARROW:extension:name") &&
             strcmp(ext, "arrow.uuid") == 0)
             e->logical.kind = PQ_LT_UUID;

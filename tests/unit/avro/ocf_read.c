@@ -6,7 +6,6 @@
  * from the file are checked before allocating; every allocation failure
  * while reading returns ZB_ENOMEM and leaks nothing.
  */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -16,49 +15,6 @@
 #include "util/alloc.h"
 #include "zbtest.h"
 
-typedef struct file_list {
-    char **paths;
-    size_t n, cap;
-} file_list;
-
-static void collect(file_list *l, const char *dir)
-{
-    DIR *d = opendir(dir);
-    struct dirent *de;
-
-    if (d == NULL)
-        return;
-    while ((de = readdir(d)) != NULL) {
-        char path[4096];
-        struct stat st;
-        size_t n;
-        if (de->d_name[0] == '.')
-            continue;
-        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-        if (stat(path, &st) != 0)
-            continue;
-        n = strlen(path);
-        if (S_ISDIR(st.st_mode)) {
-            collect(l, path);
-        } else if (n > 5 && strcmp(path + n - 5, ".avro") == 0) {
-            if (l->n == l->cap) {
-                l->cap = l->cap ? l->cap * 2 : 64;
-                l->paths = realloc(l->paths, l->cap * sizeof *l->paths);
-            }
-            l->paths[l->n++] = strdup(path);
-        }
-    }
-    closedir(d);
-}
-
-static void free_list(file_list *l)
-{
-    size_t i;
-
-    for (i = 0; i < l->n; i++)
-        free(l->paths[i]);
-    free(l->paths);
-}
 
 static unsigned char *slurp(const char *path, size_t *len)
 {
@@ -110,13 +66,13 @@ static long read_io(zb_io *io, zb_ctx *ctx, const char *path)
 
 static void test_avro_read__every_fixture_file_reads_fully(void)
 {
-    file_list l = { 0 };
+    zbt_files l = { 0 };
     zb_io *io = NULL;
     zb_ctx ctx;
     size_t i, ok = 0;
     long records = 0;
 
-    collect(&l, ZB_FIXTURES_DIR);
+    zbt_find_files(&l, ZB_FIXTURES_DIR, ".avro");
     ZBT_CHECK(l.n > 0);
     zb_ctx_init(&ctx);
     ZBT_OK_CTX(zb_io_new(&io, &ctx), &ctx);
@@ -132,17 +88,17 @@ static void test_avro_read__every_fixture_file_reads_fully(void)
     }
     printf("     %zu of %zu fixture files, %ld records\n", ok, l.n, records);
     ZBT_EQ_U64(ok, l.n);
-    free_list(&l);
+    zbt_files_free(&l);
     zb_io_free(io);
 }
 
 static void test_avro_read__manifest_metadata_and_schema_ids(void)
 {
-    file_list l = { 0 };
+    zbt_files l = { 0 };
     zb_ctx ctx;
     size_t i, manifests = 0, with_spec = 0;
 
-    collect(&l, ZB_FIXTURES_DIR);
+    zbt_find_files(&l, ZB_FIXTURES_DIR, ".avro");
     zb_ctx_init(&ctx);
     for (i = 0; i < l.n; i++) {
         zb_avro_reader *r = NULL;
@@ -178,17 +134,17 @@ static void test_avro_read__manifest_metadata_and_schema_ids(void)
     printf("     %zu manifests (%zu with partition-spec metadata), %zu "
            "manifest lists\n", manifests, with_spec, l.n - manifests);
     ZBT_CHECK(with_spec > 0);
-    free_list(&l);
+    zbt_files_free(&l);
 }
 
 /* The smallest few fixtures, by size. */
 static size_t small_fixtures(char **out, size_t max)
 {
-    file_list l = { 0 };
+    zbt_files l = { 0 };
     size_t i, j, n = 0;
     off_t sizes[16];
 
-    collect(&l, ZB_FIXTURES_DIR);
+    zbt_find_files(&l, ZB_FIXTURES_DIR, ".avro");
     for (i = 0; i < l.n; i++) {
         struct stat st;
         stat(l.paths[i], &st);
@@ -204,7 +160,7 @@ static size_t small_fixtures(char **out, size_t max)
         sizes[j] = st.st_size;
         n++;
     }
-    free_list(&l);
+    zbt_files_free(&l);
     return n;
 }
 

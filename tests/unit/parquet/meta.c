@@ -11,7 +11,6 @@
  * runs under ASan+UBSan in CI), and allocation failures give ZB_ENOMEM.
  */
 #define _XOPEN_SOURCE 700
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -894,45 +893,21 @@ static void test_parquet_meta__page_headers(void)
 
 /* ---- Fixture files ------------------------------------------------------ */
 
-#define MAX_FIXTURES 1024
+static zbt_files fx;   /* listed once, for every case */
 
-static char *fixture[MAX_FIXTURES];
-static size_t n_fixtures;
-
-static int collect(const char *path, const struct stat *st, int flag,
-                   struct FTW *ftw)
-{
-    size_t n = strlen(path);
-
-    (void)st;
-    (void)ftw;
-    if (flag == FTW_F && n > 8 && strcmp(path + n - 8, ".parquet") == 0 &&
-        n_fixtures < MAX_FIXTURES)
-        fixture[n_fixtures++] = zb_strdup(path);
-    return 0;
-}
-
-static int by_name(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Lists the fixture files once; 0 (with a note) if there are none. */
 static size_t fixtures(void)
 {
     struct stat st;
 
-    if (n_fixtures)
-        return n_fixtures;
+    if (fx.n)
+        return fx.n;
     if (stat(ZB_FIXTURES_DIR, &st) != 0) {
         printf("note: %s is missing; fixture cases skipped\n",
                ZB_FIXTURES_DIR);
         return 0;
     }
-    nftw(ZB_FIXTURES_DIR, collect, 32, FTW_PHYS);
-    qsort(fixture, n_fixtures, sizeof fixture[0], by_name);
-    ZBT_CHECK(n_fixtures > 0);
-    return n_fixtures;
+    ZBT_CHECK(zbt_find_files(&fx, ZB_FIXTURES_DIR, ".parquet") > 0);
+    return fx.n;
 }
 
 typedef struct file_bytes {
@@ -975,8 +950,8 @@ static const char *find_fixture(const char *needle)
     size_t i;
 
     for (i = 0; i < fixtures(); i++)
-        if (strstr(fixture[i], needle))
-            return fixture[i];
+        if (strstr(fx.paths[i], needle))
+            return fx.paths[i];
     zbt__fail(__FILE__, __LINE__, "no fixture matches %s", needle);
 }
 
@@ -1052,9 +1027,9 @@ static void test_parquet_meta__every_fixture(void)
     size_t i, pages = 0;
 
     for (i = 0; i < fixtures(); i++)
-        check_file(fixture[i], &pages);
-    printf("     %zu fixture files, %zu first pages\n", n_fixtures, pages);
-    ZBT_CHECK(n_fixtures == 0 || n_fixtures >= 165);
+        check_file(fx.paths[i], &pages);
+    printf("     %zu fixture files, %zu first pages\n", fx.n, pages);
+    ZBT_CHECK(fx.n == 0 || fx.n >= 165);
 }
 
 /* Parses the footer of the fixture matching needle into *m. */

@@ -12,7 +12,6 @@
  * by hand into a temp dir and read back from disk.
  */
 #define _XOPEN_SOURCE 700
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -247,44 +246,21 @@ static size_t column_orders(const zb_buf *b, zb_ctx *ctx)
 
 /* ---- Fixture files ------------------------------------------------------ */
 
-#define MAX_FIXTURES 1024
-
-static char *fixture[MAX_FIXTURES];
-static size_t n_fixtures;
-
-static int collect(const char *path, const struct stat *st, int flag,
-                   struct FTW *ftw)
-{
-    size_t n = strlen(path);
-
-    (void)st;
-    (void)ftw;
-    if (flag == FTW_F && n > 8 && strcmp(path + n - 8, ".parquet") == 0 &&
-        n_fixtures < MAX_FIXTURES)
-        fixture[n_fixtures++] = zb_strdup(path);
-    return 0;
-}
-
-static int by_name(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
+static zbt_files fx;   /* listed once, for every case */
 
 static size_t fixtures(void)
 {
     struct stat st;
 
-    if (n_fixtures)
-        return n_fixtures;
+    if (fx.n)
+        return fx.n;
     if (stat(ZB_FIXTURES_DIR, &st) != 0) {
         printf("note: %s is missing; fixture cases skipped\n",
                ZB_FIXTURES_DIR);
         return 0;
     }
-    nftw(ZB_FIXTURES_DIR, collect, 32, FTW_PHYS);
-    qsort(fixture, n_fixtures, sizeof fixture[0], by_name);
-    ZBT_CHECK(n_fixtures > 0);
-    return n_fixtures;
+    ZBT_CHECK(zbt_find_files(&fx, ZB_FIXTURES_DIR, ".parquet") > 0);
+    return fx.n;
 }
 
 typedef struct file_bytes {
@@ -389,10 +365,10 @@ static void test_parquet_meta_write__every_fixture(void)
     size_t i, pages = 0;
 
     for (i = 0; i < fixtures(); i++)
-        round_trip(fixture[i], &pages);
-    printf("     %zu fixture footers, %zu first page headers\n", n_fixtures,
+        round_trip(fx.paths[i], &pages);
+    printf("     %zu fixture footers, %zu first page headers\n", fx.n,
            pages);
-    ZBT_CHECK(n_fixtures == 0 || n_fixtures >= 165);
+    ZBT_CHECK(fx.n == 0 || fx.n >= 165);
 }
 
 /* Every allocation fails in turn; then a cap one byte short. */
@@ -409,11 +385,11 @@ static void test_parquet_meta_write__out_of_memory(void)
 
     if (fixtures() == 0)
         return;
-    for (i = 1; i < n_fixtures; i++)     /* many columns: many growths */
-        if (strstr(fixture[i], "lineitem"))
+    for (i = 1; i < fx.n; i++)     /* many columns: many growths */
+        if (strstr(fx.paths[i], "lineitem"))
             best = i;
     zb_ctx_init(&ctx);
-    read_file(&fb, fixture[best]);
+    read_file(&fb, fx.paths[best]);
     a = new_arena();
     ZBT_OK_CTX(pq_meta_parse(&m, a, &ctx, fb.footer, fb.footer_len), &ctx);
     live = zb_alloc_live_bytes();

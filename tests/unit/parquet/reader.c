@@ -5,7 +5,6 @@
  * projection and row-group skipping, the memory reservation, and that
  * damaged files give an error naming the file, never a crash.
  */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -19,47 +18,6 @@
 #define LINEITEM ZB_FIXTURES_DIR "/duckdb-lineitem/data/" \
     "00000-5-dad9988f-2a3b-464c-adb6-6034de93da19-00001.parquet"
 
-typedef struct file_list {
-    char **paths;
-    size_t n, cap;
-} file_list;
-
-static void collect(file_list *l, const char *dir)
-{
-    DIR *d = opendir(dir);
-    struct dirent *de;
-
-    if (d == NULL)
-        return;
-    while ((de = readdir(d)) != NULL) {
-        char path[4096];
-        struct stat st;
-        if (de->d_name[0] == '.')
-            continue;
-        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-        if (stat(path, &st) != 0)
-            continue;
-        if (S_ISDIR(st.st_mode)) {
-            collect(l, path);
-        } else if (strlen(path) > 8 && strcmp(path + strlen(path) - 8, ".parquet") == 0) {
-            if (l->n == l->cap) {
-                l->cap = l->cap ? l->cap * 2 : 64;
-                l->paths = realloc(l->paths, l->cap * sizeof *l->paths);
-            }
-            l->paths[l->n++] = strdup(path);
-        }
-    }
-    closedir(d);
-}
-
-static void free_list(file_list *l)
-{
-    size_t i;
-
-    for (i = 0; i < l->n; i++)
-        free(l->paths[i]);
-    free(l->paths);
-}
 
 /* Reads a whole file; returns rows, or -1 with ctx->err set. */
 static int64_t read_all(zb_io *io, zb_ctx *ctx, const char *path,
@@ -86,12 +44,12 @@ static int64_t read_all(zb_io *io, zb_ctx *ctx, const char *path,
 
 static void test_parquet_reader__every_fixture_file_reads_all_rows(void)
 {
-    file_list l = { 0 };
+    zbt_files l = { 0 };
     zb_io *io = NULL;
     zb_ctx ctx;
     size_t i, ok = 0;
 
-    collect(&l, ZB_FIXTURES_DIR);
+    zbt_find_files(&l, ZB_FIXTURES_DIR, ".parquet");
     if (l.n == 0) {
         printf("     (no fixtures at %s)\n", ZB_FIXTURES_DIR);
         return;
@@ -113,7 +71,7 @@ static void test_parquet_reader__every_fixture_file_reads_all_rows(void)
     }
     printf("     %zu of %zu fixture files read\n", ok, l.n);
     ZBT_EQ_U64(ok, l.n);
-    free_list(&l);
+    zbt_files_free(&l);
     zb_io_free(io);
 }
 
