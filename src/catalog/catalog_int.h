@@ -8,7 +8,7 @@
  * constructor for cfg->kind, which sets c->ops, c->caps and c->backend.
  * A constructor that fails frees what it allocated itself and leaves
  * c->backend NULL; catalog.c frees the rest. zb_catalog_free calls
- * ops->free(c) (which frees c->backend only) and then the handle.
+ * ops->destroy(c) (which frees c->backend only) and then the handle.
  *
  * The public functions in catalog.c check their arguments, call the op
  * (an op left NULL answers ZB_EUNSUPPORTED with a message), and on
@@ -44,8 +44,9 @@ typedef struct zb_catalog_ops {
                   const json_t *requirements, const json_t *updates,
                   zb_table **out);
     int (*drop_table)(zb_catalog *c, zb_ctx *ctx, const char *ident);
-    /* Frees c->backend (not the handle). May be NULL. */
-    void (*free)(zb_catalog *c);
+    /* Frees c->backend (not the handle). May be NULL. (Not named "free":
+     * tools/checksrc bans that call name.) */
+    void (*destroy)(zb_catalog *c);
 } zb_catalog_ops;
 
 #define ZB_CATALOG_OPS_VERSION 1
