@@ -1,0 +1,213 @@
+/*
+ * plan/scan_read.h - the row stream: the live rows of a group of scan
+ * tasks (plan/scan_task.h), each data file projected to one read schema
+ * and every delete that applies to it removed, in Arrow batches; and the
+ * memory estimate for reading such a group.
+ *
+ *     zb_rowstream_opts o = ZB_ROWSTREAM_OPTS_INIT;
+ *     o.meta = meta;                      table metadata (borrowed)
+ *     o.schema = ice_metadata_current_schema(meta);   or the snapshot's
+ *     zb_rowstream *rs = NULL;
+ *     if ((rc = zb_rowstream_open(&rs, io, ctx, &o, tasks, n_tasks)) < 0) ...
+ *     struct ArrowSchema sch;             the batches' schema (optional)
+ *     zb_rowstream_schema(&sch, rs, ctx);
+ *     struct ArrowArray batch;
+ *     while ((rc = zb_rowstream_next(rs, ctx, &batch, NULL)) == 1) {
+ *         use(batch);                     a struct array, one live row a slot
+ *         batch.release(&batch);
+ *     }
+ *     const zb_read_counts *c = zb_rowstream_counts(rs);
+ *     zb_rowstream_free(rs);
+ *
+ * Rows. Tasks are read in the order given, each data file's rows in file
+ * order; a batch never spans two data files and holds at most batch_rows
+ * rows (a batch may hold fewer, never zero). Each batch is a struct array
+ * ("+s") of the read schema's top-level fields (or the projected ones, in
+ * the order of opts.field_ids), named as in the read schema and carrying
+ * "PARQUET:field_id" metadata, with the Arrow types:
+ *     boolean b, int i, long l, float f, double g, decimal(P,S) d:P,S
+ *     (128-bit), date tdD, time ttu, timestamp tsu:, timestamptz tsu:UTC,
+ *     timestamp_ns tsn:, timestamptz_ns tsn:UTC, string u, binary z,
+ *     fixed(L) w:L, uuid w:16 (with ARROW:extension:name arrow.uuid),
+ *     unknown n, geometry and geography z (WKB), struct +s, list +l,
+ *     map +m (entries struct of key, value).
+ * Fields are found in each data file by field id at every depth. A file
+ * without field ids is matched through the table property
+ * schema.name-mapping.default. A field the file lacks reads as its
+ * initial-default (v3, JSON text in ice_field.initial_default) or null;
+ * an identity-partition source field the file lacks (Hive-migrated files)
+ * reads as the file's partition value. Values written under an older type
+ * are promoted as format/spec.md "Schema Evolution" allows: int to long,
+ * float to double, decimal(P,S) to decimal(P',S) with P' > P, date to
+ * timestamp / timestamp_ns (midnight UTC); also the narrower physical
+ * forms readers meet (int8/int16 to int, timestamp millis to micros,
+ * time millis to micros, INT96 timestamps). A required field that
+ * resolves to null, or a type change the spec does not allow, is
+ * ZB_ECORRUPT / ZB_EUNSUPPORTED naming the file and the field.
+ *
+ * Deletes, as format/spec.md "Row-level deletes" and scan planning define
+ * them. The stream trusts the planner's choice of delete files per task
+ * (sequence numbers, partitions) and does not filter them again.
+ *   - Position delete files (file_path 2147483546, pos 2147483545): the
+ *     rows whose file_path names this data file, compared as written or,
+ *     failing that, with scheme and authority stripped from both sides
+ *     ("hdfs://nn:8020/a/b" equals "/a/b"). Rows with a null file_path or
+ *     pos match nothing and are counted in null_position_deletes. Each
+ *     delete file is read once per stream, however many tasks name it.
+ *   - Deletion vectors (v3): the Puffin blob at content_offset /
+ *     content_size_in_bytes of the delete file, a Roaring 64 bitmap in the
+ *     portable format (format/puffin-spec.md deletion-vector-v1).
+ *   - Equality delete files: for each distinct set of equality_ids, a key
+ *     set of the delete rows' key bytes (each key value promoted to the
+ *     read schema's type and encoded canonically with a null marker, so
+ *     int 5 in an old file equals long 5, null equals null, and floats
+ *     compare by bits with NaNs folded to one). The key set's memory is
+ *     reserved from ctx->budget, at most eq_memory_bytes; when it does not
+ *     fit, it spills into hash partitions under spill_dir, and the data
+ *     files' key columns are read once per partition to mark deleted
+ *     positions before the final read.
+ * A row deleted both by position and by equality is counted once, as a
+ * position delete.
+ *
+ * Counts (zb_rowstream_counts): rows_read = rows_out + deleted_by_position
+ * + deleted_by_equality holds after every batch (asserted).
+ *
+ * Memory: batches of batch_rows rows; the Parquet reader reserves its row
+ * groups from ctx->budget; position deletes hold 8 bytes per matching
+ * delete row; the equality key sets as above. zb_scan_estimate_bytes
+ * gives the figure to reserve for a whole group.
+ *
+ * Stop: ctx's stop flag is checked before each batch and while reading
+ * delete files; a raised flag makes the call return ZB_ECANCELED.
+ *
+ * Codes: ZB_ECORRUPT (malformed data or delete files: the message names
+ * the file), ZB_EUNSUPPORTED (a file format other than Parquet, a type
+ * change the spec does not allow, variant columns), ZB_ENOMEM, ZB_EIO,
+ * ZB_ENOTFOUND, ZB_ECANCELED, ZB_EINVAL (broken options).
+ */
+#ifndef ZB_PLAN_SCAN_READ_H
+#define ZB_PLAN_SCAN_READ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "exec/arrow.h"
+#include "plan/scan_task.h"
+#include "table/manifest.h"
+#include "table/metadata.h"
+#include "zamboni/io.h"
+#include "zamboni/zamboni.h"
+
+typedef struct zb_rowstream zb_rowstream;
+
+typedef struct zb_rowstream_opts {
+    unsigned version;
+    /* The table: format version, partition specs, properties (name
+     * mapping). Borrowed; must outlive the stream. Required. */
+    const ice_metadata *meta;
+    /* The read schema: the snapshot's or the current one. NULL: the
+     * table's current schema. Borrowed. */
+    const ice_schema *schema;
+    /* Top-level field ids to return, in this order; NULL: every
+     * top-level field of the read schema. Copied. */
+    const int32_t *field_ids;
+    size_t n_field_ids;
+    /* Resolves paths of scan files whose uri is NULL (remaps, resolve
+     * callback); NULL: file_path is opened as written. Copied shallowly:
+     * its strings must outlive the stream. */
+    const ice_manifest_opts *paths;
+    size_t batch_rows;             /* rows per batch, at most; 0: 65536 */
+    /* Most memory an equality-delete key set may hold before it spills;
+     * 0: no limit of its own (the budget's reservation still applies). */
+    uint64_t eq_memory_bytes;
+    /* Folder for spill files (local path); NULL: $TMPDIR or /tmp. */
+    const char *spill_dir;
+    /* Hash partitions of a spilled key set; 0: chosen from the sizes. */
+    unsigned spill_partitions;
+} zb_rowstream_opts;
+
+#define ZB_ROWSTREAM_OPTS_VERSION 1
+#define ZB_ROWSTREAM_OPTS_INIT \
+    { ZB_ROWSTREAM_OPTS_VERSION, NULL, NULL, NULL, 0, NULL, 65536, 0, NULL, 0 }
+
+typedef struct zb_read_counts {
+    uint64_t rows_read;            /* rows of the data files read so far */
+    uint64_t deleted_by_position;  /* position delete files and DVs */
+    uint64_t deleted_by_equality;
+    uint64_t rows_out;             /* rows returned in batches */
+    uint64_t null_position_deletes;/* delete rows with a null file_path/pos */
+    uint64_t data_files;           /* data files finished */
+    uint64_t eq_spilled;           /* 1 if an equality key set spilled */
+    uint64_t eq_partition_passes;  /* passes over the data for spilled sets */
+} zb_read_counts;
+
+/*
+ * Opens a stream over tasks[0..n_tasks) (borrowed: tasks, their files and
+ * strings must outlive the stream). Reads the position delete files and
+ * DVs of the group, builds the equality key sets (spilling and marking
+ * as needed), and opens nothing else until the first zb_rowstream_next.
+ * n_tasks may be 0 (the stream is empty).
+ */
+int zb_rowstream_open(zb_rowstream **out, zb_io *io, zb_ctx *ctx,
+                      const zb_rowstream_opts *opts,
+                      const zb_scan_task *tasks, size_t n_tasks);
+
+/*
+ * The Arrow schema of the batches (see above); the caller releases it.
+ * Fails only with ZB_ENOMEM.
+ */
+int zb_rowstream_schema(struct ArrowSchema *out, zb_rowstream *rs,
+                        zb_ctx *ctx);
+
+/*
+ * The next batch of live rows: 1 with *out set (the caller releases it),
+ * 0 at the end, or a negative rc (the message names the data or delete
+ * file). schema, when not NULL, receives the batch's Arrow schema on 1
+ * (the same for every batch; the caller releases it). After an error the
+ * stream can only be freed.
+ */
+int zb_rowstream_next(zb_rowstream *rs, zb_ctx *ctx, struct ArrowArray *out,
+                      struct ArrowSchema *schema);
+
+/* The counts so far (borrowed, valid until zb_rowstream_free). */
+const zb_read_counts *zb_rowstream_counts(const zb_rowstream *rs);
+
+/* Index into tasks of the data file the last batch came from. */
+size_t zb_rowstream_task_index(const zb_rowstream *rs);
+
+void zb_rowstream_free(zb_rowstream *rs);
+
+/*
+ * The memory estimate for reading tasks[0..n) with their deletes, from
+ * the manifests' record counts and file sizes alone (no file is opened):
+ *
+ *   read     = max over data files of min(file_size, row-group bound) * 2
+ *              (compressed chunks of one row group + decoded pages), the
+ *              row-group bound being 128 MiB, plus batch_rows * row_width
+ *              * 2 (the batch being built and the one returned), row_width
+ *              from the file's bytes per record (at least 8 bytes a
+ *              column, taken as 64 when unknown) times 4 for decoding;
+ *   position = 16 bytes per position-delete record of every distinct
+ *              position delete file, and per DV cardinality (record_count);
+ *   equality = per distinct equality delete file, record_count *
+ *              (48 + 16 * n_equality_ids) bytes: the hash slot, the entry
+ *              header and key bytes at 16 per key column, the table kept
+ *              at most half full;
+ *   total    = read + position + equality.
+ * With eq_memory_bytes non-zero the equality part is capped at it (the
+ * rest spills). Returns the total; *parts (may be NULL) gets the three
+ * parts. Deliberately generous: compaction reserves this much and the
+ * worker size classes are chosen from it.
+ */
+typedef struct zb_scan_estimate {
+    uint64_t read_bytes;
+    uint64_t position_bytes;
+    uint64_t equality_bytes;
+    uint64_t total_bytes;
+} zb_scan_estimate;
+
+uint64_t zb_scan_estimate_bytes(const zb_scan_task *tasks, size_t n,
+                                size_t batch_rows, uint64_t eq_memory_bytes,
+                                zb_scan_estimate *parts);
+
+#endif
