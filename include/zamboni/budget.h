@@ -77,6 +77,18 @@ int zb_budget_reserve(zb_reservation *r, zb_budget *b, uint64_t bytes,
 int zb_budget_grow(zb_reservation *r, uint64_t total_bytes,
                    const atomic_int *stop);
 
+/*
+ * Grows *r to hold total_bytes only if that fits at once: the difference
+ * fits under the limit now and no grow or reservation is waiting ahead.
+ * Never waits, and never takes the budget past its limit (not even for a
+ * sole holder). *r may be empty: b is then the budget to reserve from
+ * (otherwise it must be r->budget or NULL). With a disabled budget it
+ * always succeeds. Returns ZB_OK, or ZB_ENOMEM holding what it held
+ * before: the caller should spill or shrink its work instead. For work
+ * that can trade memory for disk (key sets, sorts).
+ */
+int zb_budget_try_grow(zb_reservation *r, zb_budget *b, uint64_t total_bytes);
+
 /* Gives back everything *r holds and empties it. Safe on an empty one. */
 void zb_budget_release(zb_reservation *r);
 
