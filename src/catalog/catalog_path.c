@@ -1,0 +1,303 @@
+/*
+ * catalog/catalog_path.c - the PATH catalog: a table addressed by its
+ * folder alone, as Iceberg's Hadoop tables and the fixtures are.
+ *
+ * Load: the newest metadata file (ice_metadata_find_latest, then probing
+ * v<N+1>, v<N+2>, ... in case version-hint.text lags behind a writer that
+ * stopped between the two), loaded through FileIO. The table's root is
+ * the folder; its paths resolve with the catalog's remaps first, then the
+ * recorded location (as written, and without scheme and authority) ->
+ * the folder, then scheme+authority stripping of paths that a remap
+ * catches once stripped (catalog.c), so a copied or moved table is read
+ * and maintained in place.
+ *
+ * Commit: reload the newest version N, check the requirements and apply
+ * the updates (catalog_commit.c), write metadata/v<N+1>.metadata.json with
+ * zb_io_write_new (which never overwrites: a name already taken means
+ * another writer won, ZB_ECONFLICT), then replace version-hint.text
+ * (delete + write; a reader that finds no hint lists the folder) and
+ * prune old metadata files per the table's properties.
+ *
+ * Create: metadata/v1.metadata.json and version-hint.text in a folder that
+ * has no metadata yet.
+ */
+#define ZB_MODULE "catalog"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "catalog/catalog_int.h"
+#include "catalog/catalog_commit.h"
+#include "util/alloc.h"
+#include "util/buf.h"
+#include "util/err.h"
+#include "util/str.h"
+
+#define PATH_MAX_BYTES 8192
+
+/* The folder without trailing slashes ("/" stays "/"). */
+static char *folder_dup(const char *ident)
+{
+    size_t n = strlen(ident);
+
+    while (n > 1 && ident[n - 1] == '/')
+        n--;
+    return zb_strndup(ident, n);
+}
+
+static int version_uri(zb_buf *b, zb_ctx *ctx, const char *folder, int64_t v)
+{
+    zb_buf_clear(b);
+    if (zb_buf_appendf(b, "%s/metadata/v%lld.metadata.json", folder,
+                       (long long)v) < 0)
+        return zb_fail_oom(ctx);
+    return ZB_OK;
+}
+
+/*
+ * The newest metadata file of folder and its version: find_latest, then
+ * every following vN that exists. *version_out is -1 when the name has no
+ * version (a commit then cannot name its successor).
+ */
+static int find_newest(char **uri_out, int64_t *version_out, zb_io *io,
+                       zb_ctx *ctx, const char *folder)
+{
+    char *uri = NULL;
+    zb_buf next = ZB_BUF_INIT(PATH_MAX_BYTES);
+    zb_io_stat st;
+    int64_t v;
+    int rc;
+
+    *uri_out = NULL;
+    if ((rc = ice_metadata_find_latest(&uri, io, ctx, folder)) < 0)
+        return rc;
+    v = zb_catalog__metadata_version(uri);
+    while (v >= 0) {
+        if ((rc = version_uri(&next, ctx, folder, v + 1)) < 0)
+            goto done;
+        rc = zb_io_stat_uri(&st, io, ctx, next.ptr);
+        if (rc == ZB_ENOTFOUND) {
+            zb_err_clear(&ctx->err);
+            rc = ZB_OK;
+            break;
+        }
+        if (rc < 0)
+            goto done;
+        zb_free(uri);
+        if ((uri = zb_strdup(next.ptr)) == NULL) {
+            rc = zb_fail_oom(ctx);
+            goto done;
+        }
+        v++;
+    }
+    *uri_out = uri;
+    *version_out = v;
+    uri = NULL;
+done:
+    zb_free(uri);
+    zb_buf_free(&next);
+    return rc;
+}
+
+/* A table for folder with its metadata (taken over) and path remaps. */
+static int path_table(zb_table **out, zb_ctx *ctx, const zb_catalog *c,
+                      const char *folder, const char *uri, ice_metadata *m)
+{
+    zb_table *t = NULL;
+    const char *loc = m->location;
+    size_t n;
+    int rc;
+
+    if ((rc = zb_table__new(&t, ctx, c, folder, uri, m, folder)) < 0)
+        return rc;
+    t->internal->strip_scheme = 1;
+    if (loc != NULL && loc[0] != '\0' && strcmp(loc, folder) != 0) {
+        char *trimmed = folder_dup(loc);
+        if (trimmed == NULL) {
+            rc = zb_fail_oom(ctx);
+            goto done;
+        }
+        rc = zb_table__add_remap(t, ctx, trimmed, folder);
+        n = zb_catalog__scheme_len(trimmed);
+        if (rc >= 0 && n > 0 && trimmed[n] == '/')
+            rc = zb_table__add_remap(t, ctx, trimmed + n, folder);
+        zb_free(trimmed);
+        if (rc < 0)
+            goto done;
+    }
+    *out = t;
+    t = NULL;
+done:
+    zb_table_free(t);
+    return rc;
+}
+
+static int path_load(zb_catalog *c, zb_ctx *ctx, const char *ident,
+                     zb_table **out)
+{
+    char *folder = NULL, *uri = NULL;
+    ice_metadata *m = NULL;
+    int64_t v;
+    int rc;
+
+    if ((folder = folder_dup(ident)) == NULL)
+        return zb_fail_oom(ctx);
+    if ((rc = find_newest(&uri, &v, c->io, ctx, folder)) < 0) {
+        zb_err_prefix(ctx, "table folder %s", folder);
+        goto done;
+    }
+    if ((rc = ice_metadata_load(&m, c->io, ctx, uri)) < 0) {
+        zb_err_prefix(ctx, "table folder %s", folder);
+        goto done;
+    }
+    rc = path_table(out, ctx, c, folder, uri, m);
+done:
+    zb_free(folder);
+    zb_free(uri);
+    return rc;
+}
+
+/*
+ * Replaces metadata/version-hint.text with version v. Advisory: readers
+ * that find it missing or stale list the folder, so failures are logged
+ * by the caller's context being cleared, not returned.
+ */
+static void write_hint(zb_catalog *c, zb_ctx *ctx, const char *folder,
+                       int64_t v)
+{
+    zb_buf uri = ZB_BUF_INIT(PATH_MAX_BYTES);
+    char text[32];
+    int n, attempt, rc = ZB_OK;
+
+    n = snprintf(text, sizeof(text), "%lld", (long long)v);
+    if (zb_buf_appendf(&uri, "%s/metadata/version-hint.text", folder) < 0)
+        goto done;
+    for (attempt = 0; attempt < 3; attempt++) {
+        rc = zb_io_delete(c->io, ctx, uri.ptr);
+        if (rc < 0 && rc != ZB_ENOTFOUND)
+            break;
+        rc = zb_io_write_new(c->io, ctx, uri.ptr, text, (size_t)n);
+        if (rc != ZB_EEXISTS)
+            break;
+    }
+done:
+    ZB_UNUSED(rc);
+    zb_err_clear(&ctx->err);
+    zb_buf_free(&uri);
+}
+
+static int path_commit(zb_catalog *c, zb_ctx *ctx, const zb_table *base,
+                       const json_t *requirements, const json_t *updates,
+                       zb_table **out)
+{
+    const char *folder = base->root;
+    char *cur_uri = NULL;
+    ice_metadata *next = NULL;
+    zb_catalog_old_log old_log = { 0, NULL };
+    zb_buf next_uri = ZB_BUF_INIT(PATH_MAX_BYTES);
+    zb_buf json = ZB_BUF_INIT(ICE_METADATA_MAX_BYTES);
+    int64_t v = -1;
+    int rc;
+
+    if ((rc = find_newest(&cur_uri, &v, c->io, ctx, folder)) < 0)
+        goto fail;
+    if (v < 0) {
+        rc = zb_fail(ctx, ZB_EUNSUPPORTED, "the newest metadata file %s has "
+                     "no version number to follow", cur_uri);
+        goto fail;
+    }
+    if ((rc = zb_catalog__apply(&next, &old_log, ctx, c->io, cur_uri,
+                                requirements, updates, -1)) < 0)
+        goto fail;
+    if ((rc = version_uri(&next_uri, ctx, folder, v + 1)) < 0 ||
+        (rc = ice_metadata_write(&json, next, ctx)) < 0)
+        goto fail;
+    rc = zb_io_write_new(c->io, ctx, next_uri.ptr, json.ptr, json.len);
+    if (rc == ZB_EEXISTS) {
+        rc = zb_fail(ctx, ZB_ECONFLICT, "another writer created %s first",
+                     next_uri.ptr);
+        goto fail;
+    }
+    if (rc < 0)
+        goto fail;
+    write_hint(c, ctx, folder, v + 1);
+    zb_catalog__prune(c->io, ctx, base, &old_log, next);
+    rc = path_table(out, ctx, c, folder, next_uri.ptr, next);
+    next = NULL;
+    goto done;
+fail:
+    zb_err_prefix(ctx, "table folder %s: commit", folder);
+done:
+    zb_free(cur_uri);
+    zb_catalog__old_log_free(&old_log);
+    ice_metadata_free(next);
+    zb_buf_free(&next_uri);
+    zb_buf_free(&json);
+    return rc;
+}
+
+static int path_create(zb_catalog *c, zb_ctx *ctx, const char *ident,
+                       const char *location, const ice_metadata *first,
+                       zb_table **out)
+{
+    char *folder = NULL, *uri = NULL;
+    ice_metadata *m = NULL;
+    zb_buf json = ZB_BUF_INIT(ICE_METADATA_MAX_BYTES);
+    zb_buf path = ZB_BUF_INIT(PATH_MAX_BYTES);
+    int64_t v;
+    int rc;
+
+    ZB_UNUSED(location);
+    if ((folder = folder_dup(ident)) == NULL)
+        return zb_fail_oom(ctx);
+    rc = find_newest(&uri, &v, c->io, ctx, folder);
+    if (rc >= 0) {
+        rc = zb_fail(ctx, ZB_EEXISTS, "table folder %s already has metadata "
+                     "(%s)", folder, uri);
+        goto done;
+    }
+    if (rc != ZB_ENOTFOUND)
+        goto done;
+    zb_err_clear(&ctx->err);
+    if ((rc = version_uri(&path, ctx, folder, 1)) < 0 ||
+        (rc = ice_metadata_write(&json, first, ctx)) < 0)
+        goto done;
+    if ((rc = zb_io_write_new(c->io, ctx, path.ptr, json.ptr, json.len)) < 0)
+        goto done;
+    write_hint(c, ctx, folder, 1);
+    if ((rc = ice_metadata_parse(&m, ctx, json.ptr, json.len, path.ptr)) < 0)
+        goto done;
+    rc = path_table(out, ctx, c, folder, path.ptr, m);
+done:
+    if (rc < 0 && rc != ZB_EEXISTS)
+        zb_err_prefix(ctx, "table folder %s: create", folder);
+    zb_free(folder);
+    zb_free(uri);
+    zb_buf_free(&json);
+    zb_buf_free(&path);
+    return rc;
+}
+
+static const zb_catalog_ops path_ops = {
+    ZB_CATALOG_OPS_VERSION,
+    NULL,            /* list_warehouses */
+    NULL,            /* list_namespaces */
+    NULL,            /* list_tables */
+    NULL,            /* create_namespace */
+    path_load,
+    path_create,
+    NULL,            /* register_table */
+    path_commit,
+    NULL,            /* drop_table */
+    NULL             /* destroy */
+};
+
+int zb_catalog__path_open(zb_catalog *c, zb_ctx *ctx,
+                          const zb_catalog_config *cfg)
+{
+    ZB_UNUSED(ctx);
+    ZB_UNUSED(cfg);
+    c->ops = &path_ops;
+    c->caps = ZB_CATALOG_CAP_CREATE;
+    return ZB_OK;
+}
