@@ -116,6 +116,58 @@ void pq_write_stats_update(stats *s, pw_order order, const uint8_t *v,
     s->has = 1;
 }
 
+/* One typed pass over n PLAIN values of width W; T is the C type, and
+ * FLOATING adds the NaN and signed-zero rules. */
+#define SCAN_FIXED(T, FLOATING)                                         \
+    do {                                                                \
+        T lo = 0, hi = 0, x;                                            \
+        int seen = 0;                                                   \
+        size_t i;                                                       \
+        for (i = 0; i < n; i++) {                                       \
+            memcpy(&x, vals + i * sizeof(T), sizeof(T));                \
+            if (FLOATING && isnan((double)x))                           \
+                continue;                                               \
+            if (!seen) {                                                \
+                lo = hi = x;                                            \
+                seen = 1;                                               \
+            } else if (x < lo) {                                        \
+                lo = x;                                                 \
+            } else if (x > hi) {                                        \
+                hi = x;                                                 \
+            }                                                           \
+        }                                                               \
+        if (seen) {                                                     \
+            /* Zeros: signbit decides nothing in < and >; the rules of  \
+             * pq_write_stats_update apply through its own path. */     \
+            pq_write_stats_update(s, order, (const uint8_t *)&lo,       \
+                                  sizeof(T));                           \
+            pq_write_stats_update(s, order, (const uint8_t *)&hi,       \
+                                  sizeof(T));                           \
+        }                                                               \
+    } while (0)
+
+int pq_write_stats_fixed_width(pw_order order)
+{
+    switch (order) {
+    case PW_ORDER_I32: case PW_ORDER_U32: case PW_ORDER_FLOAT: return 4;
+    case PW_ORDER_I64: case PW_ORDER_U64: case PW_ORDER_DOUBLE: return 8;
+    default: return 0;
+    }
+}
+
+void pq_write_stats_scan(stats *s, pw_order order, const uint8_t *vals,
+                         size_t n)
+{
+    switch (order) {
+    case PW_ORDER_I32: SCAN_FIXED(int32_t, 0); break;
+    case PW_ORDER_U32: SCAN_FIXED(uint32_t, 0); break;
+    case PW_ORDER_I64: SCAN_FIXED(int64_t, 0); break;
+    case PW_ORDER_U64: SCAN_FIXED(uint64_t, 0); break;
+    case PW_ORDER_FLOAT: SCAN_FIXED(float, 1); break;
+    case PW_ORDER_DOUBLE: SCAN_FIXED(double, 1); break;
+    default: break;
+    }
+}
 
 void pq_write_stats_merge(stats *into, const stats *from, pw_order order)
 {

@@ -15,6 +15,7 @@
  */
 #define ZB_MODULE "parquet"
 
+#include <assert.h>
 #include <string.h>
 
 #include "format/parquet/parquet_write.h"
@@ -82,7 +83,9 @@ static int emit(leaf *l, zb_ctx *ctx, const uint8_t *v, size_t len)
     if (zb_buf_append_small(&l->values, v, len) < 0)
         return zb_fail(ctx, ZB_ENOMEM, "column %s: page too large", n->name);
     pq_write_metrics__value(l, v, len);
-    pq_write_stats_update(&l->pst, n->order, v, len);
+    /* Fixed-width values are taken in one typed pass at flush. */
+    if (!pq_write_stats_fixed_width(n->order))
+        pq_write_stats_update(&l->pst, n->order, v, len);
     return ZB_OK;
 }
 
@@ -351,6 +354,12 @@ static int page_statistics(pq_statistics *ps, zb_ctx *ctx, leaf *l)
                                   e->len);
         }
         zb_free(seen);
+    } else if (pq_write_stats_fixed_width(l->node->order)) {
+        assert(l->values.len ==
+               l->page_values *
+                   (size_t)pq_write_stats_fixed_width(l->node->order));
+        pq_write_stats_scan(&l->pst, l->node->order,
+                            (const uint8_t *)l->values.ptr, l->page_values);
     }
     ps->has_null_count = 1;
     ps->null_count = l->pst.nulls;

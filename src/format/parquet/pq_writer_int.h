@@ -82,6 +82,15 @@ struct pq_writer {
 void pq_write_stats_update(stats *s, pw_order order, const uint8_t *v,
                            size_t len);
 
+/* The byte width of values whose page statistics are taken in one pass
+ * over the page at flush (pq_write_stats_scan), or 0 for the orders
+ * taken value by value. */
+int pq_write_stats_fixed_width(pw_order order);
+
+/* Takes n PLAIN values of that width into s, skipping NaN. */
+void pq_write_stats_scan(stats *s, pw_order order, const uint8_t *vals,
+                         size_t n);
+
 /* The type-defined order of two PLAIN values: <0, 0, >0 (floats: NaN
  * must not be passed; -0 == +0). */
 int pq_write_stats__cmp(pw_order order, const uint8_t *a, size_t al,
