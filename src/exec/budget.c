@@ -301,6 +301,30 @@ done:
     return rc;
 }
 
+int zb_budget_try_grow(zb_reservation *r, zb_budget *b, uint64_t total_bytes)
+{
+    uint64_t extra;
+    int rc = ZB_ENOMEM;
+
+    ZB_ASSERT_ARG(r && (r->budget || b));
+    ZB_ASSERT_ARG(b == NULL || r->budget == NULL || r->budget == b);
+    if (r->budget == NULL)
+        r->budget = b;
+    b = r->budget;
+    if (total_bytes <= r->bytes)
+        return ZB_OK;
+    extra = total_bytes - r->bytes;
+    pthread_mutex_lock(&b->lock);
+    if (b->limit == 0 ||
+        (b->reserves.len == 0 && b->grows.len == 0 && fits(b, extra))) {
+        admit(b, r, extra);
+        rc = ZB_OK;
+        publish(b);
+    }
+    pthread_mutex_unlock(&b->lock);
+    return rc;
+}
+
 void zb_budget_release(zb_reservation *r)
 {
     zb_budget *b;
