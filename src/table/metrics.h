@@ -63,6 +63,7 @@
 #include <stdint.h>
 
 #include "format/parquet/parquet_write.h"
+#include "table/manifest.h"
 #include "table/metadata.h"
 #include "util/arena.h"
 
@@ -129,6 +130,18 @@ typedef struct ice_data_file_metrics {
 int ice_metrics_from_parquet(ice_data_file_metrics *out, zb_ctx *ctx,
                              zb_arena *arena, const ice_metrics_config *cfg,
                              const pq_write_result *r);
+
+/*
+ * A manifest data_file for the written file at path: its content kind,
+ * format PARQUET, record count, size, the metric maps (present, holding
+ * the columns that have each metric) and split offsets, taken from dm
+ * (whose arrays must live as long as f); no partition, no equality ids,
+ * the v3 fields null. Strings and maps in arena. ZB_OK or ZB_ENOMEM.
+ */
+int ice_data_file_from_metrics(ice_data_file *f, zb_ctx *ctx,
+                               zb_arena *arena,
+                               const ice_data_file_metrics *dm,
+                               ice_file_content content, const char *path);
 
 /* ---- truncation (exposed for tests and for other writers) ---- */
 

@@ -1,0 +1,446 @@
+/*
+ * ops/table_write.c - create a table, write Parquet data and delete files
+ * into it, and commit them as appends (ops/table_write.h).
+ */
+#define ZB_MODULE "write"
+
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "format/parquet/parquet_write.h"
+#include "ops/table_write.h"
+#include "table/commit.h"
+#include "table/metrics.h"
+#include "util/alloc.h"
+#include "util/err.h"
+#include "util/str.h"
+
+/* Iceberg's reserved field ids of position delete files. */
+#define POS_FILE_PATH_ID 2147483546
+#define POS_POS_ID 2147483545
+
+/* Longest file URI this module makes. */
+#define ZB_WRITE_URI_MAX ((size_t)16 << 10)
+/* Most memory the metrics of one written file may take. */
+#define ZB_WRITE_ARENA_MAX ((size_t)256 << 20)
+
+int zb_table_create(zb_table **out, zb_catalog *cat, zb_ctx *ctx,
+                    const char *ident, const char *location,
+                    const json_t *schema, const json_t *spec,
+                    const ice_kv *props, size_t n_props, int format_version)
+{
+    ice_metadata *m = NULL;
+    int rc;
+
+    *out = NULL;
+    rc = ice_metadata_create(&m, ctx, schema, spec, NULL,
+                             location ? location : "", props, n_props,
+                             format_version);
+    if (rc < 0)
+        return zb_err_prefix(ctx, "creating %s", ident);
+    rc = zb_catalog_create_table(cat, ctx, ident, location, m, out);
+    ice_metadata_free(m);
+    return rc;
+}
+
+/* ---- file names and writer options ---- */
+
+static int data_uri(zb_buf *out, zb_ctx *ctx, const zb_table *t,
+                    const zb_write_partition *part)
+{
+    const char *base = ice_metadata_property(t->meta, ICE_PROP_DATA_PATH);
+    char uuid[37];
+    int rc;
+
+    ice_commit_uuid(uuid);
+    zb_buf_clear(out);
+    if (base != NULL)
+        rc = zb_buf_appendf(out, "%s", base);
+    else
+        rc = zb_buf_appendf(out, "%s/data", t->root);
+    if (rc >= 0 && part != NULL && part->folder != NULL)
+        rc = zb_buf_appendf(out, "/%s", part->folder);
+    if (rc >= 0)
+        rc = zb_buf_appendf(out, "/%s.parquet", uuid);
+    return rc < 0 ? zb_fail_oom(ctx) : ZB_OK;
+}
+
+/* The table's write.parquet.* properties applied to the defaults. */
+static int writer_opts(pq_writer_opts *o, zb_ctx *ctx, const ice_metadata *m)
+{
+    const char **kv;
+    size_t i;
+    int unsupported = 0, rc;
+
+    *o = (pq_writer_opts)PQ_WRITER_OPTS_INIT;
+    kv = zb_calloc(2 * m->n_properties + 1, sizeof *kv);
+    if (kv == NULL)
+        return zb_fail_oom(ctx);
+    for (i = 0; i < m->n_properties; i++) {
+        kv[2 * i] = m->properties[i].key;
+        kv[2 * i + 1] = m->properties[i].value;
+    }
+    rc = pq_writer_opts_apply_properties(o, ctx, kv, &unsupported);
+    zb_free(kv);
+    return rc;
+}
+
+/* Partition values of part into f (copied into arena). */
+static int set_partition(ice_data_file *f, zb_ctx *ctx, zb_arena *arena,
+                         const ice_metadata *m, const zb_write_partition *part)
+{
+    const ice_partition_spec *spec;
+    ice_value *vals;
+    const char **names;
+    int32_t *ids;
+    size_t i;
+
+    spec = part != NULL && part->spec_id >= 0
+               ? ice_metadata_spec(m, part->spec_id)
+               : ice_metadata_default_spec(m);
+    if (spec == NULL)
+        return zb_fail(ctx, ZB_EINVAL, "no partition spec %d",
+                       part ? (int)part->spec_id : -1);
+    if ((part == NULL ? 0 : part->n_values) != spec->n_fields)
+        return zb_fail(ctx, ZB_EINVAL,
+                       "partition spec %d has %zu fields, %zu values given",
+                       (int)spec->spec_id, spec->n_fields,
+                       part == NULL ? (size_t)0 : part->n_values);
+    f->n_partition = spec->n_fields;
+    if (spec->n_fields == 0)
+        return ZB_OK;
+    vals = zb_arena_calloc(arena, spec->n_fields, sizeof *vals);
+    names = zb_arena_calloc(arena, spec->n_fields, sizeof *names);
+    ids = zb_arena_calloc(arena, spec->n_fields, sizeof *ids);
+    if (vals == NULL || names == NULL || ids == NULL)
+        return zb_fail_oom(ctx);
+    for (i = 0; i < spec->n_fields; i++) {
+        vals[i] = part->values[i];
+        names[i] = spec->fields[i].name;
+        ids[i] = spec->fields[i].field_id;
+    }
+    f->partition = vals;
+    f->partition_names = names;
+    f->partition_field_ids = ids;
+    return ZB_OK;
+}
+
+int zb_table_write_parquet(ice_data_file *out, zb_arena *arena, zb_io *io,
+                           zb_ctx *ctx, const zb_table *t,
+                           ice_file_content content,
+                           const struct ArrowSchema *schema,
+                           const struct ArrowArray *batches, size_t n_batches,
+                           const zb_write_partition *part)
+{
+    const ice_metadata *m = t->meta;
+    pq_writer_opts o;
+    pq_writer *w = NULL;
+    pq_write_result res;
+    ice_metrics_config cfg;
+    ice_data_file_metrics dm;
+    zb_buf uri = ZB_BUF_INIT(ZB_WRITE_URI_MAX);
+    size_t i;
+    int rc;
+
+    memset(&res, 0, sizeof res);
+    if ((rc = writer_opts(&o, ctx, m)) < 0 ||
+        (rc = data_uri(&uri, ctx, t, part)) < 0)
+        goto out;
+    if ((rc = pq_writer_open(&w, io, ctx, uri.ptr, schema, &o)) < 0)
+        goto out;
+    for (i = 0; i < n_batches; i++)
+        if ((rc = pq_writer_write(w, ctx, &batches[i])) < 0) {
+            pq_writer_abort(w);
+            goto out;
+        }
+    if ((rc = pq_writer_close(w, ctx, &res)) < 0)
+        goto out;
+    ice_metrics_config_init(&cfg, ice_metadata_current_schema(m),
+                            ice_metadata_sort_order(m,
+                                                    m->default_sort_order_id),
+                            m->properties, m->n_properties);
+    if ((rc = ice_metrics_from_parquet(&dm, ctx, arena, &cfg, &res)) < 0 ||
+        (rc = ice_data_file_from_metrics(out, ctx, arena, &dm, content,
+                                         uri.ptr)) < 0 ||
+        (rc = set_partition(out, ctx, arena, m, part)) < 0)
+        goto out;
+out:
+    pq_write_result_free(&res);
+    if (rc < 0)
+        zb_err_prefix(ctx, "writing a file of %s", t->ident);
+    zb_buf_free(&uri);
+    return rc;
+}
+
+/* ---- commits ---- */
+
+static int64_t prop_int(const ice_metadata *m, const char *key, int64_t dflt)
+{
+    const char *v = ice_metadata_property(m, key);
+    uint64_t u;
+
+    return v != NULL && zb_str_to_u64(&u, v) == ZB_OK && u <= INT64_MAX
+               ? (int64_t)u : dflt;
+}
+
+static void sleep_ms(int64_t ms)
+{
+    struct timespec ts;
+
+    ts.tv_sec = (time_t)(ms / 1000);
+    ts.tv_nsec = (long)(ms % 1000) * 1000000L;
+    nanosleep(&ts, NULL);
+}
+
+/* Jitter that differs between processes racing for the same table. */
+static int64_t jitter(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)(ts.tv_nsec ^ (ts.tv_nsec >> 7)) & INT32_MAX;
+}
+
+int zb_table_commit_files(zb_table **t, zb_catalog *cat, zb_io *io,
+                          zb_ctx *ctx, const ice_data_file *files,
+                          const int32_t *spec_ids, size_t n)
+{
+    ice_commit_op_opts o = ICE_COMMIT_OP_OPTS_INIT;
+    ice_commit_op *op = NULL;
+    int64_t retries, wait_ms, max_wait_ms;
+    size_t i;
+    int rc, attempt;
+
+    o.kind = ICE_OP_APPEND;
+    o.io = io;
+    o.root = (*t)->root;
+    o.paths = &(*t)->paths;
+    if ((rc = ice_commit_op_new(&op, ctx, &o)) < 0)
+        return rc;
+    for (i = 0; i < n; i++)
+        if ((rc = ice_commit_op_add_file(op, ctx,
+                                         spec_ids ? spec_ids[i] : -1,
+                                         &files[i])) < 0)
+            goto out;
+    retries = prop_int((*t)->meta, "commit.retry.num-retries", 4);
+    wait_ms = prop_int((*t)->meta, "commit.retry.min-wait-ms", 100);
+    max_wait_ms = prop_int((*t)->meta, "commit.retry.max-wait-ms", 60000);
+    for (attempt = 0;; attempt++) {
+        ice_commit_result r = ICE_COMMIT_RESULT_INIT;
+        zb_table *next = NULL;
+        rc = ice_commit_op_build(op, ctx, (*t)->meta, &r);
+        if (rc == ZB_OK)
+            rc = zb_catalog_commit(cat, ctx, *t, r.requirements, r.updates,
+                                   &next);
+        if (rc == ZB_OK) {
+            ice_commit_result_free(&r);
+            zb_table_free(*t);
+            *t = next;
+            break;
+        }
+        /* Outcome unknown: what the attempt wrote may be committed. */
+        if (rc != ZB_ETIMEOUT)
+            ice_commit_result_delete_files(&r, io, ctx);
+        ice_commit_result_free(&r);
+        if (rc != ZB_ECONFLICT || !ice_commit_conflict_retryable(ctx) ||
+            attempt >= retries)
+            break;
+        /* Lost a race: back off with jitter, reload, build again. */
+        sleep_ms(wait_ms / 2 + jitter() % (wait_ms / 2 + 1));
+        wait_ms = wait_ms * 2 > max_wait_ms ? max_wait_ms : wait_ms * 2;
+        if ((rc = zb_catalog_load_table(cat, ctx, (*t)->ident, &next)) < 0)
+            break;
+        zb_table_free(*t);
+        *t = next;
+    }
+out:
+    ice_commit_op_free(op);
+    return rc;
+}
+
+int zb_table_append(zb_table **t, zb_catalog *cat, zb_io *io, zb_ctx *ctx,
+                    const struct ArrowSchema *schema,
+                    const struct ArrowArray *batches, size_t n_batches,
+                    const zb_write_partition *part)
+{
+    zb_arena *arena = NULL;
+    ice_data_file f;
+    int32_t spec = part ? part->spec_id : -1;
+    int rc;
+
+    if (zb_arena_new(&arena, ZB_WRITE_ARENA_MAX) < 0)
+        return zb_fail_oom(ctx);
+    rc = zb_table_write_parquet(&f, arena, io, ctx, *t, ICE_CONTENT_DATA,
+                                schema, batches, n_batches, part);
+    if (rc == ZB_OK)
+        rc = zb_table_commit_files(t, cat, io, ctx, &f, &spec, 1);
+    zb_arena_free(arena);
+    return rc;
+}
+
+/* ---- delete files ---- */
+
+typedef struct pos_row {
+    const char *path;
+    int64_t pos;
+} pos_row;
+
+static int cmp_pos_row(const void *a, const void *b)
+{
+    const pos_row *x = a, *y = b;
+    int c = strcmp(x->path, y->path);
+
+    return c ? c : (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+/* A required leaf of the position delete schema. */
+static int pos_field(struct ArrowSchema *s, const char *format,
+                     const char *name, int32_t id)
+{
+    char idtext[16], *md = NULL;
+    size_t md_len = 0;
+    const char *kv[] = { "PARQUET:field_id", idtext, NULL };
+    int rc;
+
+    snprintf(idtext, sizeof idtext, "%d", (int)id);
+    if ((rc = zb_arrow_metadata(&md, &md_len, kv)) < 0)
+        return rc;
+    rc = zb_arrow_schema_init(s, format, name, md, md_len, 0, 0);
+    zb_free(md);
+    return rc;
+}
+
+/* The file_path, pos batch of the sorted rows, and its schema. */
+static int pos_batch(struct ArrowSchema *sch, struct ArrowArray *arr,
+                     const pos_row *rows, size_t n)
+{
+    int32_t *offsets;
+    char *chars;
+    int64_t *pos;
+    size_t i, total = 0;
+    struct ArrowArray *paths, *poss;
+
+    if (zb_arrow_schema_init(sch, "+s", "", NULL, 0, 0, 2) < 0 ||
+        pos_field(sch->children[0], "u", "file_path", POS_FILE_PATH_ID) < 0 ||
+        pos_field(sch->children[1], "l", "pos", POS_POS_ID) < 0 ||
+        zb_arrow_array_init(arr, 1, 2) < 0)
+        return ZB_ENOMEM;
+    for (i = 0; i < n; i++)
+        total += strlen(rows[i].path);
+    if (total > INT32_MAX)
+        return ZB_EINVAL;
+    paths = arr->children[0];
+    poss = arr->children[1];
+    if (zb_arrow_array_init(paths, 3, 0) < 0 ||
+        zb_arrow_array_init(poss, 2, 0) < 0)
+        return ZB_ENOMEM;
+    offsets = zb_malloc((n + 1) * sizeof *offsets);
+    chars = zb_malloc(total ? total : 1);
+    pos = zb_malloc((n ? n : 1) * sizeof *pos);
+    paths->buffers[1] = offsets;
+    paths->buffers[2] = chars;
+    poss->buffers[1] = pos;
+    if (offsets == NULL || chars == NULL || pos == NULL)
+        return ZB_ENOMEM;
+    offsets[0] = 0;
+    for (i = 0; i < n; i++) {
+        size_t len = strlen(rows[i].path);
+        memcpy(chars + offsets[i], rows[i].path, len);
+        offsets[i + 1] = offsets[i] + (int32_t)len;
+        pos[i] = rows[i].pos;
+    }
+    arr->length = paths->length = poss->length = (int64_t)n;
+    return ZB_OK;
+}
+
+static int need_v2(const zb_table *t, zb_ctx *ctx)
+{
+    if (t->meta->format_version < 2)
+        return zb_fail(ctx, ZB_EINVAL, "%s is a format version 1 table: "
+                       "it cannot hold delete files", t->ident);
+    return ZB_OK;
+}
+
+int zb_table_delete_positions(zb_table **t, zb_catalog *cat, zb_io *io,
+                              zb_ctx *ctx, const char *const *paths,
+                              const int64_t *positions, size_t n,
+                              const zb_write_partition *part)
+{
+    struct ArrowSchema sch;
+    struct ArrowArray arr;
+    zb_arena *arena = NULL;
+    pos_row *rows;
+    ice_data_file f;
+    int32_t spec = part ? part->spec_id : -1;
+    size_t i;
+    int rc;
+
+    if ((rc = need_v2(*t, ctx)) < 0)
+        return rc;
+    memset(&sch, 0, sizeof sch);
+    memset(&arr, 0, sizeof arr);
+    rows = zb_malloc((n ? n : 1) * sizeof *rows);
+    if (rows == NULL || zb_arena_new(&arena, ZB_WRITE_ARENA_MAX) < 0) {
+        zb_free(rows);
+        return zb_fail_oom(ctx);
+    }
+    for (i = 0; i < n; i++) {
+        rows[i].path = paths[i];
+        rows[i].pos = positions[i];
+    }
+    /* The spec asks for rows sorted by file_path, then pos. */
+    qsort(rows, n, sizeof *rows, cmp_pos_row);
+    rc = pos_batch(&sch, &arr, rows, n);
+    if (rc < 0)
+        rc = zb_fail(ctx, rc, "no room for %zu position deletes", n);
+    else
+        rc = zb_table_write_parquet(&f, arena, io, ctx, *t,
+                                    ICE_CONTENT_POSITION_DELETES, &sch, &arr,
+                                    1, part);
+    if (rc == ZB_OK)
+        rc = zb_table_commit_files(t, cat, io, ctx, &f, &spec, 1);
+    zb_arrow_array_release(&arr);
+    zb_arrow_schema_release(&sch);
+    zb_arena_free(arena);
+    zb_free(rows);
+    return rc;
+}
+
+int zb_table_delete_equal(zb_table **t, zb_catalog *cat, zb_io *io,
+                          zb_ctx *ctx, const int32_t *eq_ids, size_t n_ids,
+                          const struct ArrowSchema *schema,
+                          const struct ArrowArray *batch,
+                          const zb_write_partition *part)
+{
+    zb_arena *arena = NULL;
+    ice_data_file f;
+    int32_t spec = part ? part->spec_id : -1;
+    int32_t *ids;
+    int rc;
+
+    if ((rc = need_v2(*t, ctx)) < 0)
+        return rc;
+    if (n_ids == 0)
+        return zb_fail(ctx, ZB_EINVAL, "equality deletes need equality ids");
+    if (zb_arena_new(&arena, ZB_WRITE_ARENA_MAX) < 0)
+        return zb_fail_oom(ctx);
+    rc = zb_table_write_parquet(&f, arena, io, ctx, *t,
+                                ICE_CONTENT_EQUALITY_DELETES, schema, batch,
+                                1, part);
+    if (rc == ZB_OK) {
+        ids = zb_arena_calloc(arena, n_ids, sizeof *ids);
+        if (ids == NULL) {
+            rc = zb_fail_oom(ctx);
+        } else {
+            memcpy(ids, eq_ids, n_ids * sizeof *ids);
+            f.has_equality_ids = 1;
+            f.n_equality_ids = n_ids;
+            f.equality_ids = ids;
+            rc = zb_table_commit_files(t, cat, io, ctx, &f, &spec, 1);
+        }
+    }
+    zb_arena_free(arena);
+    return rc;
+}
