@@ -19,7 +19,9 @@ case "$mode" in
     all)
         cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
         cmake --build build -j "$jobs"
-        ctest --test-dir build --output-on-failure -j "$jobs"
+        # PostgreSQL on loopback for the catalog tests (ZB_TEST_PG_URL).
+        bash scripts/pg-test.sh run \
+            ctest --test-dir build --output-on-failure -j "$jobs"
         ;;
     --sanitize)
         CC=clang cmake -S . -B build-asan -G Ninja -DZB_SANITIZE=ON \
@@ -27,6 +29,7 @@ case "$mode" in
         cmake --build build-asan -j "$jobs"
         ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
         UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+            bash scripts/pg-test.sh run \
             ctest --test-dir build-asan --output-on-failure -L unit -j "$jobs"
         ;;
     --tsan)
