@@ -4,4 +4,4 @@
 # set of byte-string keys that spills by partition when the memory budget
 # refuses it room (keyset.c).
 target_sources(zb_exec PRIVATE src/exec/roaring.c src/exec/roaring_io.c
-  src/exec/spill.c)
+  src/exec/spill.c src/exec/keyset.c src/exec/keyset_table.c)
