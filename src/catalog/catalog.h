@@ -104,7 +104,8 @@ typedef struct zb_catalog_config {
 } zb_catalog_config;
 
 #define ZB_CATALOG_CONFIG_VERSION 1
-#define ZB_CATALOG_CONFIG_INIT { ZB_CATALOG_CONFIG_VERSION, ZB_CATALOG_SQLITE }
+#define ZB_CATALOG_CONFIG_INIT \
+    { .version = ZB_CATALOG_CONFIG_VERSION, .kind = ZB_CATALOG_SQLITE }
 
 /*
  * A loaded table: its metadata, where that metadata lies, and how to
