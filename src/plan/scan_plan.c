@@ -21,6 +21,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "plan/scan_plan_int.h"
 #include "util/alloc.h"
@@ -135,8 +136,7 @@ static int is_dv(const ice_data_file *f)
 {
     return f->content == ICE_CONTENT_POSITION_DELETES &&
         (f->content_offset != ICE_NULL_LONG ||
-         (f->file_format != NULL && (strcmp(f->file_format, "puffin") == 0 ||
-                                     strcmp(f->file_format, "PUFFIN") == 0)));
+         (f->file_format != NULL && strcasecmp(f->file_format, "puffin") == 0));
 }
 
 static int read_deletes(zb_scan_plan *p, zb_ctx *ctx)

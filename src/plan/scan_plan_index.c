@@ -28,6 +28,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "plan/scan_plan_int.h"
 #include "table/transform.h"
@@ -309,8 +310,7 @@ int zb_scan__index_add(zb_del_index *x, zb_ctx *ctx,
     d->unpartitioned = zb_scan__spec_unpartitioned(spec, src);
     is_dv = src->content == ICE_CONTENT_POSITION_DELETES &&
         src->file_format != NULL &&
-        (strcmp(src->file_format, "puffin") == 0 ||
-         strcmp(src->file_format, "PUFFIN") == 0);
+        strcasecmp(src->file_format, "puffin") == 0;
     if (is_dv && src->referenced_data_file == NULL)
         return zb_fail(ctx, ZB_ECORRUPT, "deletion vector %s has no"
                        " referenced_data_file", src->file_path);
@@ -338,8 +338,7 @@ static int is_dv_entry(const zb_del_entry *d)
 {
     return d->file.content_offset != ICE_NULL_LONG ||
         (d->file.file_format != NULL &&
-         (strcmp(d->file.file_format, "puffin") == 0 ||
-          strcmp(d->file.file_format, "PUFFIN") == 0));
+         strcasecmp(d->file.file_format, "puffin") == 0);
 }
 
 /* Rank within a group: DVs, position deletes, equality deletes. */
