@@ -8,6 +8,14 @@
 
 #include "cli/cli.h"
 #include "cli/exit.h"
+#ifdef ZB_CLI_HAVE_SCAN
+#include "cli/scan.h"
+#define ZB_CLI_SCAN_HELP zb_cli_scan_help
+#define ZB_CLI_SCAN_RUN zb_cli_scan_run
+#else
+#define ZB_CLI_SCAN_HELP NULL
+#define ZB_CLI_SCAN_RUN NULL
+#endif
 
 static int run_version(int argc, char **argv)
 {
@@ -35,7 +43,8 @@ const zb_cli_command zb_cli_commands[] = {
       NULL, NULL },
     { "describe", "show a table's files, deletes and findings", NULL, NULL },
     { "plan", "show the compaction plan of a table", NULL, NULL },
-    { "scan", "print a table's live rows or their count", NULL, NULL },
+    { "scan", "print a table's live rows or their count", ZB_CLI_SCAN_HELP,
+      ZB_CLI_SCAN_RUN },
     { "warehouses", "list the catalog's warehouses, one a line", NULL, NULL },
     { "engines", "list each engine and what it supports", NULL, NULL },
     { "table-config", "validate or summarise a table-config.json", NULL,

@@ -1,0 +1,421 @@
+/*
+ * cli/scan.c - `zamboni scan TABLE [--snapshot ID] [--count]
+ * [--format jsonl|csv] [--remap OLD=NEW]...`: prints a table's live rows
+ * (every position delete, deletion vector and equality delete applied) so
+ * that users and tests can compare a table before and after maintenance.
+ *
+ * Steps: parse the arguments; load the table through the PATH catalog
+ * (catalog/catalog.h: newest metadata file, remaps, the recorded location
+ * resolved into the folder); pick the snapshot (--snapshot, else the
+ * current one) and its schema (the snapshot's schema-id, else the current
+ * schema); plan it (plan/scan_plan.h) and read each task's live rows
+ * (plan/scan_read.h), printing each batch (cli/scan_print.h) or adding
+ * its length.
+ *
+ * Row order: data files in the planner's order (manifest list order, then
+ * entry order in each manifest), each file's rows in file order.
+ *
+ * One row stream per data file: the plan's task is valid only until the
+ * next one is asked for, so a delete file that applies to several data
+ * files is read once for each of them.
+ *
+ * --count reads a single column (the first that is not a variant) and
+ * counts the rows that survive the deletes; the row stream still reads
+ * the equality key columns it needs.
+ */
+#define ZB_MODULE "cli"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "catalog/catalog.h"
+#include "cli/exit.h"
+#include "cli/scan.h"
+#include "cli/scan_print.h"
+#include "plan/scan_plan.h"
+#include "plan/scan_read.h"
+#include "util/alloc.h"
+#include "util/err.h"
+
+const char zb_cli_scan_help[] =
+    "Usage: zamboni scan TABLE [--snapshot ID] [--count] [--format jsonl|csv]\n"
+    "                    [--remap OLD=NEW]...\n"
+    "\n"
+    "Prints the live rows of a table: every position delete, deletion\n"
+    "vector and equality delete applied. Read-only.\n"
+    "\n"
+    "TABLE is the path or file: URI of a table folder (one holding\n"
+    "metadata/); its newest metadata file is read (version-hint.text, else\n"
+    "the highest version). A folder copied from elsewhere is read in place:\n"
+    "paths under the location its metadata records resolve into the folder.\n"
+    "namespace.table names in a catalog are not available in this build yet\n"
+    "(exit 3): give the table's folder.\n"
+    "\n"
+    "Options:\n"
+    "  --snapshot ID        read this snapshot instead of the current one, with\n"
+    "                       the schema it was written with; an ID the table\n"
+    "                       does not have fails (exit 1)\n"
+    "  --count              print only the number of live rows\n"
+    "  --format FORMAT      jsonl (default): one JSON object a row, keyed by\n"
+    "                       column name, each value in the Iceberg spec's JSON\n"
+    "                       single-value serialization (Appendix D: decimals,\n"
+    "                       dates, times and timestamps as strings, binary as\n"
+    "                       hex, nested structs keyed by field id, maps as\n"
+    "                       {\"keys\": [...], \"values\": [...]}); NaN and the\n"
+    "                       infinities as the strings \"NaN\", \"Infinity\",\n"
+    "                       \"-Infinity\".\n"
+    "                       csv: RFC 4180, a header line of column names, CRLF\n"
+    "                       line ends; null is an empty field, an empty string\n"
+    "                       is \"\"; nested values as their JSON text.\n"
+    "  --remap OLD=NEW      read paths starting with OLD under NEW instead\n"
+    "                       (repeatable; the first match wins), for data kept\n"
+    "                       outside the table folder\n"
+    "  -h, --help           show this help\n"
+    "\n"
+    "Rows come in the planner's file order (manifest list order, then entry\n"
+    "order), each data file's rows in file order.\n"
+    "\n"
+    "Exit codes: 0 printed, 1 failed (unreadable or corrupt table, unknown\n"
+    "snapshot), 2 usage error, 3 not supported by this build (catalog names,\n"
+    "variant columns, non-Parquet data files).\n";
+
+typedef struct scan_args {
+    const char *table;
+    int have_snapshot;
+    int64_t snapshot_id;
+    int count;
+    zb_scan_format format;
+    size_t n_remaps;
+    ice_path_remap *remaps;
+} scan_args;
+
+static int usage(const char *fmt, ...) ZB_PRINTF(1, 2);
+
+static int usage(const char *fmt, ...)
+{
+    va_list ap;
+
+    fputs("zamboni scan: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputs("\nTry 'zamboni scan --help'.\n", stderr);
+    return ZB_EXIT_USAGE;
+}
+
+/* The option's value: "--opt=v" or the next argument. NULL: missing. */
+static const char *option_value(int argc, char **argv, int *i,
+                                const char *name)
+{
+    size_t n = strlen(name);
+    const char *a = argv[*i];
+
+    if (strncmp(a, name, n) == 0 && a[n] == '=')
+        return a + n + 1;
+    if (*i + 1 >= argc)
+        return NULL;
+    return argv[++*i];
+}
+
+static int is_option(const char *a, const char *name)
+{
+    size_t n = strlen(name);
+
+    return strncmp(a, name, n) == 0 && (a[n] == '\0' || a[n] == '=');
+}
+
+static int parse_args(scan_args *sa, int argc, char **argv, int *help)
+{
+    int i, options_done = 0;
+
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v;
+
+        if (options_done || a[0] != '-' || strcmp(a, "-") == 0) {
+            if (sa->table)
+                return usage("unexpected argument '%s'", a);
+            sa->table = a;
+        } else if (strcmp(a, "--") == 0) {
+            options_done = 1;
+        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            *help = 1;
+            return ZB_EXIT_OK;
+        } else if (strcmp(a, "--count") == 0) {
+            sa->count = 1;
+        } else if (is_option(a, "--snapshot")) {
+            char *end;
+            long long id;
+
+            if ((v = option_value(argc, argv, &i, "--snapshot")) == NULL)
+                return usage("option '%s' needs a value", "--snapshot");
+            errno = 0;
+            id = strtoll(v, &end, 10);
+            if (errno || end == v || *end != '\0')
+                return usage("invalid snapshot id '%s'", v);
+            sa->have_snapshot = 1;
+            sa->snapshot_id = (int64_t)id;
+        } else if (is_option(a, "--format")) {
+            if ((v = option_value(argc, argv, &i, "--format")) == NULL)
+                return usage("option '%s' needs a value", "--format");
+            if (strcmp(v, "jsonl") == 0)
+                sa->format = ZB_SCAN_FORMAT_JSONL;
+            else if (strcmp(v, "csv") == 0)
+                sa->format = ZB_SCAN_FORMAT_CSV;
+            else
+                return usage("invalid value '%s' for --format (jsonl or csv)",
+                             v);
+        } else if (is_option(a, "--remap")) {
+            const char *eq;
+            ice_path_remap *r;
+
+            if ((v = option_value(argc, argv, &i, "--remap")) == NULL)
+                return usage("option '%s' needs a value", "--remap");
+            eq = strchr(v, '=');
+            if (eq == NULL || eq == v || eq[1] == '\0')
+                return usage("invalid value '%s' for --remap (OLD=NEW)", v);
+            r = zb_realloc(sa->remaps, (sa->n_remaps + 1) * sizeof *r);
+            if (r == NULL) {
+                fputs("zamboni scan: out of memory\n", stderr);
+                return ZB_EXIT_FAILED;
+            }
+            sa->remaps = r;
+            r[sa->n_remaps].from = zb_strndup(v, (size_t)(eq - v));
+            r[sa->n_remaps].to = zb_strdup(eq + 1);
+            sa->n_remaps++;
+            if (!r[sa->n_remaps - 1].from || !r[sa->n_remaps - 1].to) {
+                fputs("zamboni scan: out of memory\n", stderr);
+                return ZB_EXIT_FAILED;
+            }
+        } else {
+            return usage("unknown option '%s'", a);
+        }
+    }
+    if (sa->table == NULL)
+        return usage("%s", "missing TABLE (a table folder)");
+    return ZB_EXIT_OK;
+}
+
+static void free_args(scan_args *sa)
+{
+    size_t k;
+
+    for (k = 0; k < sa->n_remaps; k++) {
+        zb_free((char *)sa->remaps[k].from);
+        zb_free((char *)sa->remaps[k].to);
+    }
+    zb_free(sa->remaps);
+}
+
+/*
+ * Whether TABLE names a folder (a file: URI, a path with a slash, or an
+ * existing directory) rather than namespace.table.
+ */
+static int names_folder(const char *table)
+{
+    struct stat st;
+
+    if (strncmp(table, "file:", 5) == 0 || strchr(table, '/') != NULL)
+        return 1;
+    if (stat(table, &st) == 0 && S_ISDIR(st.st_mode))
+        return 1;
+    return strchr(table, '.') == NULL;
+}
+
+/* --count reads one column: the first that is not a variant. */
+static int count_column(const ice_schema *schema, int32_t *id)
+{
+    size_t k;
+
+    for (k = 0; k < schema->root->n_fields; k++) {
+        const ice_field *f = &schema->root->fields[k];
+
+        if (f->type->id != ICE_VARIANT) {
+            *id = f->id;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+typedef struct scan_run {
+    const scan_args *args;
+    zb_io *io;
+    zb_table *table;
+    const ice_snapshot *snap;
+    const ice_schema *schema;
+    uint64_t rows;
+    int header_done;
+} scan_run;
+
+/* Reads one task's live rows: prints them or counts them. */
+static int read_task(scan_run *r, zb_ctx *ctx, const zb_scan_task *task)
+{
+    zb_rowstream_opts o = ZB_ROWSTREAM_OPTS_INIT;
+    zb_rowstream *rs = NULL;
+    struct ArrowArray batch;
+    struct ArrowSchema sch;
+    int32_t one_id;
+    int rc;
+
+    memset(&batch, 0, sizeof batch);
+    memset(&sch, 0, sizeof sch);
+    o.meta = r->table->meta;
+    o.schema = r->schema;
+    o.paths = &r->table->paths;
+    if (r->args->count && count_column(r->schema, &one_id)) {
+        o.field_ids = &one_id;
+        o.n_field_ids = 1;
+    }
+    if ((rc = zb_rowstream_open(&rs, r->io, ctx, &o, task, 1)) < 0)
+        goto done;
+    while ((rc = zb_rowstream_next(rs, ctx, &batch,
+                                   r->args->count ? NULL : &sch)) == 1) {
+        if (r->args->count) {
+            r->rows += (uint64_t)batch.length;
+        } else {
+            if (!r->header_done) {
+                if ((rc = zb_scan_print_header(stdout, ctx, r->args->format,
+                                               &sch)) < 0)
+                    goto done;
+                r->header_done = 1;
+            }
+            if ((rc = zb_scan_print_batch(stdout, ctx, r->args->format, &sch,
+                                          &batch)) < 0)
+                goto done;
+            zb_arrow_schema_release(&sch);
+        }
+        zb_arrow_array_release(&batch);
+    }
+done:
+    zb_arrow_array_release(&batch);
+    zb_arrow_schema_release(&sch);
+    zb_rowstream_free(rs);
+    return rc < 0 ? rc : ZB_OK;
+}
+
+/*
+ * The CSV header when no batch came (an empty table or snapshot): the
+ * header still names the columns, from an empty stream's schema.
+ */
+static int empty_header(scan_run *r, zb_ctx *ctx)
+{
+    zb_rowstream_opts o = ZB_ROWSTREAM_OPTS_INIT;
+    zb_rowstream *rs = NULL;
+    struct ArrowSchema sch;
+    int rc;
+
+    memset(&sch, 0, sizeof sch);
+    o.meta = r->table->meta;
+    o.schema = r->schema;
+    if ((rc = zb_rowstream_open(&rs, r->io, ctx, &o, NULL, 0)) < 0)
+        goto done;
+    if ((rc = zb_rowstream_schema(&sch, rs, ctx)) < 0)
+        goto done;
+    rc = zb_scan_print_header(stdout, ctx, r->args->format, &sch);
+done:
+    zb_arrow_schema_release(&sch);
+    zb_rowstream_free(rs);
+    return rc;
+}
+
+static int scan_table(scan_run *r, zb_ctx *ctx)
+{
+    const ice_metadata *m = r->table->meta;
+    zb_scan_plan_opts po = ZB_SCAN_PLAN_OPTS_INIT;
+    zb_scan_plan *plan = NULL;
+    const zb_scan_task *task;
+    int rc;
+
+    if (r->args->have_snapshot) {
+        r->snap = ice_metadata_snapshot(m, r->args->snapshot_id);
+        if (r->snap == NULL)
+            return zb_fail(ctx, ZB_ENOTFOUND, "no snapshot %lld in %s",
+                           (long long)r->args->snapshot_id,
+                           r->table->metadata_location);
+    } else {
+        r->snap = ice_metadata_current_snapshot(m);
+    }
+    r->schema = NULL;
+    if (r->snap && r->snap->has_schema_id)
+        r->schema = ice_metadata_schema(m, r->snap->schema_id);
+    if (r->schema == NULL)
+        r->schema = ice_metadata_current_schema(m);
+    if (r->schema == NULL)
+        return zb_fail(ctx, ZB_ECORRUPT, "%s has no current schema",
+                       r->table->metadata_location);
+    if (r->snap != NULL) {
+        po.manifest = &r->table->paths;
+        if ((rc = zb_scan_plan_open(&plan, r->io, ctx, m, r->snap, &po)) < 0)
+            goto done;
+        while ((rc = zb_scan_plan_next(plan, ctx, &task)) > 0)
+            if ((rc = read_task(r, ctx, task)) < 0)
+                goto done;
+        if (rc < 0)
+            goto done;
+    }
+    rc = ZB_OK;
+    if (r->args->count)
+        printf("%llu\n", (unsigned long long)r->rows);
+    else if (!r->header_done && r->args->format == ZB_SCAN_FORMAT_CSV)
+        rc = empty_header(r, ctx);
+done:
+    zb_scan_plan_free(plan);
+    return rc;
+}
+
+int zb_cli_scan_run(int argc, char **argv)
+{
+    scan_args sa;
+    scan_run run;
+    zb_catalog_config cfg = ZB_CATALOG_CONFIG_INIT;
+    zb_catalog *cat = NULL;
+    zb_ctx ctx;
+    int help = 0, code, rc;
+
+    memset(&sa, 0, sizeof sa);
+    memset(&run, 0, sizeof run);
+    zb_ctx_init(&ctx);
+    if ((code = parse_args(&sa, argc, argv, &help)) != ZB_EXIT_OK || help) {
+        if (help)
+            fputs(zb_cli_scan_help, stdout);
+        free_args(&sa);
+        return code;
+    }
+    if (!names_folder(sa.table)) {
+        fprintf(stderr,
+                "zamboni scan: %s: catalog tables (namespace.table) are not "
+                "available in this build yet; give the table's folder\n",
+                sa.table);
+        free_args(&sa);
+        return ZB_EXIT_REFUSED;
+    }
+    run.args = &sa;
+    cfg.kind = ZB_CATALOG_PATH;
+    cfg.name = "folder";
+    cfg.n_remaps = sa.n_remaps;
+    cfg.remaps = sa.remaps;
+    if ((rc = zb_io_new(&run.io, &ctx)) < 0)
+        goto done;
+    if ((rc = zb_catalog_open(&cat, &ctx, run.io, &cfg)) < 0)
+        goto done;
+    if ((rc = zb_catalog_load_table(cat, &ctx, sa.table, &run.table)) < 0)
+        goto done;
+    rc = scan_table(&run, &ctx);
+    if (rc == ZB_OK && fflush(stdout) != 0)
+        rc = zb_fail(&ctx, ZB_EIO, "cannot write the rows: %s",
+                     strerror(errno));
+done:
+    if (rc < 0)
+        fprintf(stderr, "zamboni scan: %s: %s\n", sa.table,
+                ctx.err.msg[0] ? ctx.err.msg : zb_rc_name(rc));
+    zb_table_free(run.table);
+    zb_catalog_free(cat);
+    zb_io_free(run.io);
+    free_args(&sa);
+    return zb_cli_exit_code(rc);
+}
