@@ -63,7 +63,7 @@
  *     int 5 in an old file equals long 5, null equals null, and floats
  *     compare by bits with NaNs folded to one). The key set's memory is
  *     reserved from ctx->budget, at most eq_memory_bytes; when it does not
- *     fit, it spills into hash partitions under spill_dir, and the data
+ *     fit, it spills into hash partitions (exec/spill.h: $TMPDIR), and the data
  *     files' key columns are read once per partition to mark deleted
  *     positions before the final read.
  * A row deleted both by position and by equality is counted once, as a
@@ -120,15 +120,11 @@ typedef struct zb_rowstream_opts {
     /* Most memory an equality-delete key set may hold before it spills;
      * 0: no limit of its own (the budget's reservation still applies). */
     uint64_t eq_memory_bytes;
-    /* Folder for spill files (local path); NULL: $TMPDIR or /tmp. */
-    const char *spill_dir;
-    /* Hash partitions of a spilled key set; 0: chosen from the sizes. */
-    unsigned spill_partitions;
 } zb_rowstream_opts;
 
 #define ZB_ROWSTREAM_OPTS_VERSION 1
 #define ZB_ROWSTREAM_OPTS_INIT \
-    { ZB_ROWSTREAM_OPTS_VERSION, NULL, NULL, NULL, 0, NULL, 65536, 0, NULL, 0 }
+    { ZB_ROWSTREAM_OPTS_VERSION, NULL, NULL, NULL, 0, NULL, 65536, 0 }
 
 typedef struct zb_read_counts {
     uint64_t rows_read;            /* rows of the data files read so far */

@@ -1,0 +1,550 @@
+/*
+ * plan/scan_eqdel.c - equality deletes of a group.
+ *
+ * The delete files are sorted into scopes: the files of one set of
+ * equality_ids that apply to exactly the same tasks (the planner decided
+ * which: sequence numbers, partitions, global deletes). Every delete row
+ * becomes a key in one key set (exec/keyset.h): its scope's 4-byte id
+ * followed by the canonical bytes of its key columns, projected to the
+ * read schema's types first (scan_project.c), so an int 5 written before
+ * a promotion meets a long 5, and null meets null. A data row is deleted
+ * when its key, prefixed by any of its task's scopes, is in the set.
+ *
+ * In memory the set is probed while reading. When it spilled into P
+ * partitions, each partition is loaded in turn and the key columns of
+ * every data file with equality deletes are read once per partition,
+ * marking the deleted positions in a bitmap per task; the final read then
+ * only looks at the marks.
+ */
+#define ZB_MODULE "plan"
+
+#include <string.h>
+
+#include "plan/scan_read_int.h"
+#include "util/alloc.h"
+#include "util/err.h"
+
+#define HASH_SEED 0x5a6d626f6e69ULL
+
+typedef struct eqfile {
+    const zb_scan_file *f;
+    size_t eqset;
+    uint8_t *tasks;          /* bitset over tasks */
+    size_t scope;
+} eqfile;
+
+/* Key columns of one eq set for one batch. */
+typedef struct keycols {
+    size_t n;
+    struct ArrowArray *tops;
+    const struct ArrowArray *(*chain)[ZB_SCAN_MAX_PATH];
+} keycols;
+
+static int resolve_key(zb_rowstream *rs, zb_ctx *ctx, zb_eqkey *k,
+                       int32_t id, const char *path)
+{
+    const ice_metadata *m = rs->opts.meta;
+    size_t i;
+
+    k->id = id;
+    k->root = rs->schema->root;
+    k->depth = zb_scan__field_path(k->path, ZB_SCAN_MAX_PATH, k->root, id);
+    for (i = m->n_schemas; k->depth == 0 && i-- > 0;) {
+        k->root = m->schemas[i].root;
+        k->depth = zb_scan__field_path(k->path, ZB_SCAN_MAX_PATH, k->root,
+                                       id);
+    }
+    if (k->depth == 0)
+        return zb_fail(ctx, ZB_ECORRUPT, "equality delete file %s: "
+                       "equality field id %d is not a struct field of any "
+                       "schema", path, (int)id);
+    if (k->path[k->depth - 1]->type->id >= ICE_STRUCT)
+        return zb_fail(ctx, ZB_ECORRUPT, "equality delete file %s: "
+                       "equality field %s (id %d) is not a primitive",
+                       path, k->path[k->depth - 1]->name, (int)id);
+    return ZB_OK;
+}
+
+static int find_eqset(zb_rowstream *rs, zb_ctx *ctx, const ice_data_file *df,
+                      size_t *out)
+{
+    int32_t ids[256];
+    size_t n = 0, i, j;
+    zb_eqset *es;
+    int rc;
+
+    if (!df->has_equality_ids || df->n_equality_ids == 0)
+        return zb_fail(ctx, ZB_ECORRUPT, "equality delete file %s has no "
+                       "equality_ids", df->file_path);
+    if (df->n_equality_ids > 256)
+        return zb_fail(ctx, ZB_EUNSUPPORTED, "equality delete file %s: "
+                       "more than 256 equality_ids", df->file_path);
+    for (i = 0; i < df->n_equality_ids; i++) {
+        int32_t v = df->equality_ids[i];
+        for (j = n; j > 0 && ids[j - 1] > v; j--)
+            ids[j] = ids[j - 1];
+        if (j > 0 && ids[j - 1] == v) {
+            memmove(ids + j, ids + j + 1, (n - j) * sizeof *ids);
+            continue;
+        }
+        ids[j] = v;
+        n++;
+    }
+    for (i = 0; i < rs->n_eqsets; i++)
+        if (rs->eqsets[i].n_ids == n &&
+            memcmp(rs->eqsets[i].ids, ids, n * sizeof *ids) == 0) {
+            *out = i;
+            return ZB_OK;
+        }
+    /* eqsets grows in the arena: copy into a larger array. */
+    es = zb_arena_calloc(rs->arena, rs->n_eqsets + 1, sizeof *es);
+    if (es == NULL)
+        return zb_fail_oom(ctx);
+    if (rs->n_eqsets)
+        memcpy(es, rs->eqsets, rs->n_eqsets * sizeof *es);
+    rs->eqsets = es;
+    es = &rs->eqsets[rs->n_eqsets];
+    es->n_ids = n;
+    es->ids = zb_arena_calloc(rs->arena, n, sizeof *es->ids);
+    es->keys = zb_arena_calloc(rs->arena, n, sizeof *es->keys);
+    if (!es->ids || !es->keys)
+        return zb_fail_oom(ctx);
+    memcpy(es->ids, ids, n * sizeof *ids);
+    for (i = 0; i < n; i++)
+        if ((rc = resolve_key(rs, ctx, &es->keys[i], ids[i],
+                              df->file_path)) < 0)
+            return rc;
+    *out = rs->n_eqsets++;
+    return ZB_OK;
+}
+
+static void keycols_release(keycols *kc)
+{
+    size_t j;
+
+    for (j = 0; kc->tops && j < kc->n; j++)
+        zb_arrow_array_release(&kc->tops[j]);
+}
+
+static void keycols_free(keycols *kc)
+{
+    keycols_release(kc);
+    zb_free(kc->tops);
+    zb_free(kc->chain);
+    memset(kc, 0, sizeof *kc);
+}
+
+static int keycols_alloc(keycols *kc, zb_ctx *ctx, size_t n)
+{
+    memset(kc, 0, sizeof *kc);
+    kc->n = n;
+    kc->tops = zb_calloc(n + 1, sizeof *kc->tops);
+    kc->chain = zb_calloc(n + 1, sizeof *kc->chain);
+    if (!kc->tops || !kc->chain) {
+        keycols_free(kc);
+        return zb_fail_oom(ctx);
+    }
+    return ZB_OK;
+}
+
+/* Projects the key columns of es from batch (ss, sa) of n rows. */
+static int keycols_fill(keycols *kc, zb_rowstream *rs, zb_ctx *ctx,
+                        const zb_eqset *es, const zb_proj_file *pf,
+                        const struct ArrowSchema *ss,
+                        const struct ArrowArray *sa, size_t n)
+{
+    size_t j, d;
+    int rc;
+
+    keycols_release(kc);
+    for (j = 0; j < es->n_ids; j++) {
+        const zb_eqkey *k = &es->keys[j];
+        const ice_field *top = k->path[0];
+        const zb_nm_field *nm = NULL;
+        int idx = zb_scan__src_child(pf, ss, top, rs->has_nm ? &rs->nm : NULL,
+                                     &nm);
+        if (idx >= sa->n_children)
+            idx = -1;
+        if ((rc = zb_scan__gather(pf, ctx, &kc->tops[j], top->type, top, nm,
+                                  idx >= 0 ? ss->children[idx] : NULL,
+                                  idx >= 0 ? sa->children[idx] : NULL, NULL,
+                                  n, sa->offset)) < 0)
+            return rc;
+        kc->chain[j][0] = &kc->tops[j];
+        for (d = 1; d < k->depth; d++) {
+            const ice_type *pt = k->path[d - 1]->type;
+            size_t ci = (size_t)(k->path[d] - pt->fields);
+            kc->chain[j][d] = kc->chain[j][d - 1]->children[ci];
+        }
+    }
+    return ZB_OK;
+}
+
+static int valid_at(const struct ArrowArray *a, int64_t i)
+{
+    const uint8_t *v = a->n_buffers ? a->buffers[0] : NULL;
+
+    if (a->n_buffers == 0)
+        return 0;   /* null type */
+    return a->null_count == 0 || v == NULL || zb_arrow_bit(v, a->offset + i);
+}
+
+/* key = 4 zero bytes (the scope, set later) + the key columns of row i. */
+static int row_key(zb_buf *key, const zb_eqset *es, const keycols *kc,
+                   int64_t i)
+{
+    size_t j, d;
+    int rc;
+
+    zb_buf_clear(key);
+    if ((rc = zb_buf_append(key, "\0\0\0\0", 4)) < 0)
+        return rc;
+    for (j = 0; j < es->n_ids; j++) {
+        const zb_eqkey *k = &es->keys[j];
+        int null = 0;
+        for (d = 0; d + 1 < k->depth; d++)
+            if (!valid_at(kc->chain[j][d], i))
+                null = 1;
+        if (null)
+            rc = zb_buf_append_small(key, "\0", 1);
+        else
+            rc = zb_scan__key_append(key, kc->chain[j][k->depth - 1],
+                                     k->path[k->depth - 1]->type, i);
+        if (rc < 0)
+            return rc;
+    }
+    return ZB_OK;
+}
+
+static void set_scope(zb_buf *key, uint32_t scope)
+{
+    memcpy(key->ptr, &scope, 4);
+}
+
+/* The top-level field ids holding the keys of es. */
+static size_t top_ids(const zb_eqset *es, int32_t *ids)
+{
+    size_t n = 0, j, k;
+
+    for (j = 0; j < es->n_ids; j++) {
+        int32_t id = es->keys[j].path[0]->id;
+        for (k = 0; k < n && ids[k] != id; k++)
+            ;
+        if (k == n)
+            ids[n++] = id;
+    }
+    return n;
+}
+
+static int read_delete_file(zb_rowstream *rs, zb_ctx *ctx, const eqfile *ef)
+{
+    const zb_eqset *es = &rs->eqsets[ef->eqset];
+    int32_t ids[256];
+    size_t nids = top_ids(es, ids);
+    zb_buf uri = ZB_BUF_INIT(64 << 10);
+    pq_reader *r = NULL;
+    struct ArrowSchema s;
+    struct ArrowArray b;
+    zb_proj_file pf;
+    keycols kc;
+    int64_t i;
+    int rc;
+
+    memset(&s, 0, sizeof s);
+    memset(&b, 0, sizeof b);
+    memset(&kc, 0, sizeof kc);
+    if ((rc = keycols_alloc(&kc, ctx, es->n_ids)) < 0)
+        return rc;
+    if ((rc = zb_scan__file_uri(rs, ctx, ef->f, &uri)) < 0 ||
+        (rc = zb_scan__open_file(rs, ctx, &r, ef->f, uri.ptr, ids, nids)) < 0
+        || (rc = pq_reader_arrow_schema(&s, r, ctx)) < 0)
+        goto done;
+    zb_scan__proj_init(rs, ctx, &pf, ef->f, uri.ptr, r);
+    pf.spec = NULL;   /* a delete file's rows carry their own values */
+    while ((rc = pq_reader_next(r, ctx, &b)) == 1) {
+        if (zb_ctx_stopped(ctx)) {
+            rc = zb_fail(ctx, ZB_ECANCELED, "row stream: stopped");
+            goto done;
+        }
+        if ((rc = keycols_fill(&kc, rs, ctx, es, &pf, &s, &b,
+                               (size_t)b.length)) < 0)
+            goto done;
+        for (i = 0; i < b.length; i++) {
+            if ((rc = row_key(&rs->key, es, &kc, i)) < 0) {
+                rc = zb_fail_oom(ctx);
+                goto done;
+            }
+            set_scope(&rs->key, (uint32_t)ef->scope);
+            if ((rc = zb_keyset_add(rs->ks, ctx, rs->key.ptr, rs->key.len,
+                                    zb_keyset_hash(rs->key.ptr, rs->key.len,
+                                                   HASH_SEED), 1)) < 0)
+                goto done;
+        }
+        b.release(&b);
+    }
+done:
+    if (rc < 0 && uri.ptr && strstr(ctx->err.msg, uri.ptr) == NULL)
+        zb_err_prefix(ctx, "equality delete file %s", uri.ptr);
+    keycols_free(&kc);
+    zb_arrow_array_release(&b);
+    zb_arrow_schema_release(&s);
+    pq_reader_free(r);
+    zb_buf_free(&uri);
+    return rc;
+}
+
+/*
+ * Marks in del (0 -> 2) the rows of the batch deleted in the task's
+ * scopes. With partition >= 0, only keys of that partition are looked up
+ * and marks go to the task's bitmap at base + i instead.
+ */
+static int probe_batch(zb_rowstream *rs, zb_ctx *ctx, size_t ti,
+                       const zb_proj_file *pf, const struct ArrowSchema *ss,
+                       const struct ArrowArray *sa, uint8_t *del, size_t n,
+                       int partition, uint64_t base)
+{
+    zb_task_state *t = &rs->ts[ti];
+    keycols kc;
+    size_t e, s, i;
+    int rc = ZB_OK;
+
+    memset(&kc, 0, sizeof kc);
+    for (e = 0; e < rs->n_eqsets; e++) {
+        const zb_eqset *es = &rs->eqsets[e];
+        int any = 0;
+        for (s = 0; s < t->n_scopes; s++)
+            any |= rs->scopes[t->scopes[s]].eqset == e;
+        if (!any)
+            continue;
+        if ((rc = keycols_alloc(&kc, ctx, es->n_ids)) < 0 ||
+            (rc = keycols_fill(&kc, rs, ctx, es, pf, ss, sa, n)) < 0)
+            goto done;
+        for (i = 0; i < n; i++) {
+            if (del && del[i] != 0)
+                continue;
+            if (partition >= 0 && t->eq_marks &&
+                zb_arrow_bit(t->eq_marks, (int64_t)(base + i)))
+                continue;
+            if ((rc = row_key(&rs->key, es, &kc, (int64_t)i)) < 0) {
+                rc = zb_fail_oom(ctx);
+                goto done;
+            }
+            for (s = 0; s < t->n_scopes; s++) {
+                const zb_eqscope *sc = &rs->scopes[t->scopes[s]];
+                uint64_t h;
+                if (sc->eqset != e)
+                    continue;
+                set_scope(&rs->key, sc->id);
+                h = zb_keyset_hash(rs->key.ptr, rs->key.len, HASH_SEED);
+                if (partition >= 0 &&
+                    zb_keyset_partition_of(rs->ks, h) != (unsigned)partition)
+                    continue;
+                if (zb_keyset_contains(rs->ks, rs->key.ptr, rs->key.len, h)) {
+                    if (partition < 0)
+                        del[i] = 2;
+                    else
+                        zb_arrow_set_bit(t->eq_marks, (int64_t)(base + i));
+                    break;
+                }
+            }
+        }
+        keycols_free(&kc);
+    }
+done:
+    keycols_free(&kc);
+    return rc;
+}
+
+int zb_scan__eqdel_probe(zb_rowstream *rs, zb_ctx *ctx, size_t ti,
+                         const zb_proj_file *pf, const struct ArrowSchema *ss,
+                         const struct ArrowArray *sa, uint8_t *del, size_t n)
+{
+    return probe_batch(rs, ctx, ti, pf, ss, sa, del, n, -1, 0);
+}
+
+/* One pass over task ti's key columns for partition p. */
+static int mark_task(zb_rowstream *rs, zb_ctx *ctx, size_t ti, unsigned p)
+{
+    const zb_scan_task *task = &rs->tasks[ti];
+    zb_task_state *t = &rs->ts[ti];
+    int32_t *ids = NULL;
+    size_t nids = 0, s, j, k;
+    zb_buf uri = ZB_BUF_INIT(64 << 10);
+    pq_reader *r = NULL;
+    struct ArrowSchema sch;
+    struct ArrowArray b;
+    zb_proj_file pf;
+    uint64_t base = 0;
+    int rc;
+
+    memset(&sch, 0, sizeof sch);
+    memset(&b, 0, sizeof b);
+    {
+        size_t cap = 1;
+        for (s = 0; s < t->n_scopes; s++)
+            cap += rs->eqsets[rs->scopes[t->scopes[s]].eqset].n_ids;
+        if ((ids = zb_malloc(cap * sizeof *ids)) == NULL)
+            return zb_fail_oom(ctx);
+    }
+    for (s = 0; s < t->n_scopes; s++) {
+        const zb_eqset *es = &rs->eqsets[rs->scopes[t->scopes[s]].eqset];
+        for (j = 0; j < es->n_ids; j++) {
+            int32_t id = es->keys[j].path[0]->id;
+            for (k = 0; k < nids && ids[k] != id; k++)
+                ;
+            if (k == nids)
+                ids[nids++] = id;
+        }
+    }
+    if ((rc = zb_scan__file_uri(rs, ctx, &task->data, &uri)) < 0 ||
+        (rc = zb_scan__open_file(rs, ctx, &r, &task->data, uri.ptr, ids,
+                                 nids)) < 0 ||
+        (rc = pq_reader_arrow_schema(&sch, r, ctx)) < 0)
+        goto done;
+    zb_scan__proj_init(rs, ctx, &pf, &task->data, uri.ptr, r);
+    while ((rc = pq_reader_next(r, ctx, &b)) == 1) {
+        size_t need = (size_t)((base + (uint64_t)b.length + 7) / 8);
+        if (zb_ctx_stopped(ctx)) {
+            rc = zb_fail(ctx, ZB_ECANCELED, "row stream: stopped");
+            goto done;
+        }
+        if (need > t->eq_marks_bytes) {
+            uint8_t *m = zb_realloc(t->eq_marks, need);
+            if (m == NULL) {
+                rc = zb_fail_oom(ctx);
+                goto done;
+            }
+            memset(m + t->eq_marks_bytes, 0, need - t->eq_marks_bytes);
+            t->eq_marks = m;
+            t->eq_marks_bytes = need;
+        }
+        if ((rc = probe_batch(rs, ctx, ti, &pf, &sch, &b, NULL,
+                              (size_t)b.length, (int)p, base)) < 0)
+            goto done;
+        base += (uint64_t)b.length;
+        b.release(&b);
+    }
+done:
+    zb_arrow_array_release(&b);
+    zb_arrow_schema_release(&sch);
+    pq_reader_free(r);
+    zb_buf_free(&uri);
+    zb_free(ids);
+    return rc;
+}
+
+int zb_scan__eqdel_load(zb_rowstream *rs, zb_ctx *ctx)
+{
+    eqfile *files = NULL;
+    size_t n_files = 0, cap = 0, t, d, i, j, tb = (rs->n_tasks + 7) / 8;
+    zb_keyset_opts ko = ZB_KEYSET_OPTS_INIT;
+    uint64_t expected = 0;
+    int rc = ZB_OK;
+
+    for (t = 0; t < rs->n_tasks; t++)
+        for (d = 0; d < rs->tasks[t].n_deletes; d++)
+            if (rs->tasks[t].deletes[d].file->content ==
+                ICE_CONTENT_EQUALITY_DELETES)
+                cap++;
+    if (cap == 0)
+        return ZB_OK;
+    if ((files = zb_calloc(cap, sizeof *files)) == NULL)
+        return zb_fail_oom(ctx);
+    /* Distinct files, each with the set of tasks that list it. */
+    for (t = 0; t < rs->n_tasks; t++)
+        for (d = 0; d < rs->tasks[t].n_deletes; d++) {
+            const zb_scan_file *f = &rs->tasks[t].deletes[d];
+            if (f->file->content != ICE_CONTENT_EQUALITY_DELETES)
+                continue;
+            for (i = 0; i < n_files; i++)
+                if (strcmp(files[i].f->file->file_path,
+                           f->file->file_path) == 0)
+                    break;
+            if (i == n_files) {
+                files[i].f = f;
+                if ((rc = find_eqset(rs, ctx, f->file, &files[i].eqset)) < 0)
+                    goto done;
+                if ((files[i].tasks = zb_calloc(tb + 1, 1)) == NULL) {
+                    rc = zb_fail_oom(ctx);
+                    goto done;
+                }
+                expected += f->file->record_count > 0
+                                ? (uint64_t)f->file->record_count : 0;
+                n_files++;
+            }
+            zb_arrow_set_bit(files[i].tasks, (int64_t)t);
+        }
+    /* Scopes: files of one eq set applying to the same tasks. */
+    if ((rs->scopes = zb_arena_calloc(rs->arena, n_files,
+                                      sizeof *rs->scopes)) == NULL) {
+        rc = zb_fail_oom(ctx);
+        goto done;
+    }
+    for (i = 0; i < n_files; i++) {
+        for (j = 0; j < i; j++)
+            if (files[j].eqset == files[i].eqset &&
+                memcmp(files[j].tasks, files[i].tasks, tb) == 0)
+                break;
+        if (j < i) {
+            files[i].scope = files[j].scope;
+        } else {
+            files[i].scope = rs->n_scopes;
+            rs->scopes[rs->n_scopes].id = (uint32_t)rs->n_scopes;
+            rs->scopes[rs->n_scopes].eqset = files[i].eqset;
+            rs->n_scopes++;
+        }
+    }
+    for (t = 0; t < rs->n_tasks; t++) {
+        zb_task_state *ts = &rs->ts[t];
+        size_t n = 0;
+        for (i = 0; i < n_files; i++)
+            n += zb_arrow_bit(files[i].tasks, (int64_t)t);
+        if (n == 0)
+            continue;
+        if ((ts->scopes = zb_arena_calloc(rs->arena, n,
+                                          sizeof *ts->scopes)) == NULL) {
+            rc = zb_fail_oom(ctx);
+            goto done;
+        }
+        for (i = 0; i < n_files; i++) {
+            if (!zb_arrow_bit(files[i].tasks, (int64_t)t))
+                continue;
+            for (j = 0; j < ts->n_scopes && ts->scopes[j] != files[i].scope;
+                 j++)
+                ;
+            if (j == ts->n_scopes)
+                ts->scopes[ts->n_scopes++] = files[i].scope;
+        }
+    }
+    /* The key set. */
+    ko.max_memory_bytes = rs->opts.eq_memory_bytes;
+    ko.expected_keys = expected;
+    if ((rc = zb_keyset_new(&rs->ks, ctx, &ko)) < 0)
+        goto done;
+    for (i = 0; i < n_files; i++)
+        if ((rc = read_delete_file(rs, ctx, &files[i])) < 0)
+            goto done;
+    if ((rc = zb_keyset_seal(rs->ks, ctx)) < 0)
+        goto done;
+    if (zb_keyset_spilled(rs->ks) || zb_keyset_partitions(rs->ks) > 1) {
+        unsigned p, np = zb_keyset_partitions(rs->ks);
+        rs->counts.eq_spilled = 1;
+        for (p = 0; p < np; p++) {
+            if ((rc = zb_keyset_load_partition(rs->ks, ctx, p)) < 0)
+                goto done;
+            for (t = 0; t < rs->n_tasks; t++)
+                if (rs->ts[t].n_scopes > 0 &&
+                    (rc = mark_task(rs, ctx, t, p)) < 0)
+                    goto done;
+            rs->counts.eq_partition_passes++;
+        }
+        rs->marked = 1;
+        zb_keyset_free(rs->ks);
+        rs->ks = NULL;
+    }
+done:
+    for (i = 0; files && i < n_files; i++)
+        zb_free(files[i].tasks);
+    zb_free(files);
+    return rc;
+}
