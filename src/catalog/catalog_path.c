@@ -6,8 +6,8 @@
  * v<N+1>, v<N+2>, ... in case version-hint.text lags behind a writer that
  * stopped between the two), loaded through FileIO. The table's root is
  * the folder; its paths resolve with the catalog's remaps first, then the
- * recorded location (as written, and without scheme and authority) ->
- * the folder, then scheme+authority stripping of paths that a remap
+ * recorded location (as written, without scheme and authority, and
+ * without a leading "./") -> the folder, then scheme+authority stripping of paths that a remap
  * catches once stripped (catalog.c), so a copied or moved table is read
  * and maintained in place.
  *
@@ -121,6 +121,9 @@ static int path_table(zb_table **out, zb_ctx *ctx, const zb_catalog *c,
         n = zb_catalog__scheme_len(trimmed);
         if (rc >= 0 && n > 0 && trimmed[n] == '/')
             rc = zb_table__add_remap(t, ctx, trimmed + n, folder);
+        /* "./t" (DuckDB) names its files "t/..." */
+        if (rc >= 0 && trimmed[0] == '.' && trimmed[1] == '/' && trimmed[2])
+            rc = zb_table__add_remap(t, ctx, trimmed + 2, folder);
         zb_free(trimmed);
         if (rc < 0)
             goto done;

@@ -97,6 +97,14 @@ static void pool_free(pg_pool *p)
     pthread_cond_destroy(&p->cond);
 }
 
+/* Server notices ("relation ... already exists, skipping") are not ours
+ * to print: libpq's default writes them to stderr. */
+static void quiet_notice(void *arg, const char *message)
+{
+    ZB_UNUSED(arg);
+    ZB_UNUSED(message);
+}
+
 static int pg_connect(PGconn **out, zb_ctx *ctx, const pg_pool *p)
 {
     const char *keys[] = { "connect_timeout", "dbname", NULL };
@@ -117,6 +125,7 @@ static int pg_connect(PGconn **out, zb_ctx *ctx, const pg_pool *p)
         PQfinish(conn);
         return ZB_EIO;
     }
+    PQsetNoticeProcessor(conn, quiet_notice, NULL);
     *out = conn;
     return ZB_OK;
 }

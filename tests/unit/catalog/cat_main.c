@@ -1,0 +1,13 @@
+/* test_catalog: the catalog suites (SQL on SQLite and PostgreSQL; PATH). */
+#include "zbtest.h"
+
+extern const zbt_case test_catalog_sql[];
+extern const zbt_case test_catalog_path[];
+
+int main(int argc, char **argv)
+{
+    const zbt_case *const suites[] = { test_catalog_sql, test_catalog_path,
+                                       NULL };
+
+    return zbt_main(argc, argv, suites);
+}

@@ -1,0 +1,18 @@
+/*
+ * test_catalog_rest: the REST catalog client (src/catalog/catalog_rest*.c)
+ * against the in-process test server of rest_server.c.
+ */
+#include "zbtest.h"
+
+extern const zbt_case test_catalog_rest_calls[];
+extern const zbt_case test_catalog_rest_faults[];
+extern const zbt_case test_catalog_rest_parse[];
+
+int main(int argc, char **argv)
+{
+    const zbt_case *const suites[] = { test_catalog_rest_calls,
+                                       test_catalog_rest_faults,
+                                       test_catalog_rest_parse, NULL };
+
+    return zbt_main(argc, argv, suites);
+}
