@@ -1,0 +1,187 @@
+/*
+ * Spill files (src/exec/spill.c): written and read back in pieces of
+ * every size around the buffer, read twice, read at offsets; no name left
+ * in TMPDIR; the process-wide disk limit refused with its number and
+ * given back on close; a missing TMPDIR named; allocation failures.
+ */
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "deletes_test.h"
+#include "exec/spill.h"
+#include "util/alloc.h"
+
+/* Entries in dir other than . and .. */
+static int dir_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int n = 0;
+
+    ZBT_CHECK(d != NULL);
+    while ((e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            n++;
+    closedir(d);
+    return n;
+}
+
+/* Points TMPDIR at a fresh directory for this case. */
+static const char *use_tmpdir(void)
+{
+    const char *dir;
+
+    unsetenv("TMPDIR");          /* an earlier case's folder is gone */
+    dir = zbt_tmpdir();
+    setenv("TMPDIR", dir, 1);
+    return dir;
+}
+
+static void test_exec_spill__write_read(void)
+{
+    const char *dir = use_tmpdir();
+    static const size_t sizes[] = { 1, 7, 511, 512, 513, 1000, 5000, 100000 };
+    uint8_t *data, *back;
+    size_t total = 0, i, got, k;
+    zb_spill *s = NULL;
+    zb_ctx ctx;
+    uint64_t seed = 3, used0 = zb_spill_used_bytes();
+    int pass;
+
+    zb_ctx_init(&ctx);
+    ZBT_EQ_STR(zb_spill_dir(), dir);
+    for (i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        total += sizes[i] * 3;
+    data = malloc(total);
+    back = malloc(total);
+    ZBT_CHECK(data && back);
+    for (i = 0; i < total; i++)
+        data[i] = (uint8_t)zbt_rand(&seed);
+    ZBT_OK_CTX(zb_spill_open(&s, &ctx, "test", 512), &ctx);
+    /* Unlinked at once: the folder stays empty. */
+    ZBT_EQ_INT(dir_entries(dir), 0);
+    for (k = 0, pass = 0; pass < 3; pass++)
+        for (i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+            ZBT_OK_CTX(zb_spill_write(s, &ctx, data + k, sizes[i]), &ctx);
+            k += sizes[i];
+        }
+    ZBT_EQ_U64(zb_spill_size(s), total);
+    /* Read it twice, in pieces of other sizes, then at offsets. */
+    for (pass = 0; pass < 2; pass++) {
+        ZBT_OK_CTX(zb_spill_rewind(s, &ctx), &ctx);
+        ZBT_EQ_U64(zb_spill_used_bytes() - used0, total);
+        for (k = 0, i = 0; k < total; k += got, i++) {
+            size_t want = sizes[(i + 3 + (size_t)pass) %
+                                (sizeof sizes / sizeof sizes[0])];
+            ZBT_OK_CTX(zb_spill_read(s, &ctx, back + k, want, &got), &ctx);
+            ZBT_CHECK(got > 0);
+            ZBT_CHECK(got == want || k + got == total);
+        }
+        ZBT_CHECK(memcmp(back, data, total) == 0);
+        ZBT_OK_CTX(zb_spill_read(s, &ctx, back, 10, &got), &ctx);
+        ZBT_EQ_U64(got, 0);
+    }
+    ZBT_RC(zb_spill_read_full(s, &ctx, back, 1), ZB_ECORRUPT);
+    ZBT_CONTAINS(ctx.err.msg, "test: spill file ends 1 bytes short");
+    ZBT_OK_CTX(zb_spill_pread(s, &ctx, back, 100, 12345), &ctx);
+    ZBT_CHECK(memcmp(back, data + 12345, 100) == 0);
+    ZBT_RC(zb_spill_pread(s, &ctx, back, 100, total - 99), ZB_ECORRUPT);
+    ZBT_CONTAINS(ctx.err.msg, "passes the spill file's end");
+    zb_spill_close(s);
+    ZBT_EQ_U64(zb_spill_used_bytes(), used0);
+    ZBT_EQ_INT(dir_entries(dir), 0);
+    free(data);
+    free(back);
+}
+
+static void test_exec_spill__limit(void)
+{
+    zb_spill *a = NULL, *b = NULL;
+    uint8_t block[4096];
+    zb_ctx ctx;
+    int i, rc = ZB_OK;
+
+    use_tmpdir();
+    zb_ctx_init(&ctx);
+    memset(block, 0xAB, sizeof block);
+    ZBT_EQ_U64(zb_spill_used_bytes(), 0);
+    zb_spill_set_limit(10000);
+    ZBT_EQ_U64(zb_spill_limit(), 10000);
+    ZBT_OK_CTX(zb_spill_open(&a, &ctx, "sort", 1024), &ctx);
+    ZBT_OK_CTX(zb_spill_open(&b, &ctx, "key set", 1024), &ctx);
+    /* The limit counts both files. */
+    ZBT_OK_CTX(zb_spill_write(a, &ctx, block, 4096), &ctx);
+    ZBT_OK_CTX(zb_spill_write(b, &ctx, block, 4096), &ctx);
+    ZBT_EQ_U64(zb_spill_used_bytes(), 8192);
+    /* Buffered writes count when flushed: the second flush of 1000. */
+    for (i = 0; i < 30 && (rc = zb_spill_write(a, &ctx, block, 100)) == ZB_OK;
+         i++)
+        ;
+    ZBT_RC(rc, ZB_ENOMEM);
+    ZBT_EQ_INT(i, 20);
+    ZBT_CONTAINS(ctx.err.msg, "sort: spill-disk limit of 10000 bytes reached");
+    ZBT_CHECK(zb_spill_used_bytes() <= 10000);
+    /* Closing gives the bytes back; b may write again. */
+    zb_spill_close(a);
+    ZBT_EQ_U64(zb_spill_used_bytes(), 4096);
+    ZBT_OK_CTX(zb_spill_write(b, &ctx, block, 4096), &ctx);
+    ZBT_OK_CTX(zb_spill_rewind(b, &ctx), &ctx);
+    ZBT_EQ_U64(zb_spill_used_bytes(), 8192);
+    zb_spill_close(b);
+    ZBT_EQ_U64(zb_spill_used_bytes(), 0);
+    zb_spill_set_limit(0);
+}
+
+static void test_exec_spill__bad_tmpdir(void)
+{
+    zb_spill *s = NULL;
+    zb_ctx ctx;
+
+    zb_ctx_init(&ctx);
+    setenv("TMPDIR", "/nonexistent/zamboni-spill-test", 1);
+    ZBT_RC(zb_spill_open(&s, &ctx, "key set", 0), ZB_EIO);
+    ZBT_CONTAINS(ctx.err.msg,
+                 "key set: cannot create a spill file in "
+                 "/nonexistent/zamboni-spill-test");
+    ZBT_CHECK(s == NULL);
+    unsetenv("TMPDIR");
+    ZBT_EQ_STR(zb_spill_dir(), "/tmp");
+    setenv("TMPDIR", "", 1);
+    ZBT_EQ_STR(zb_spill_dir(), "/tmp");
+    unsetenv("TMPDIR");
+}
+
+static void test_exec_spill__alloc_failures(void)
+{
+    uint64_t n, base = zb_alloc_live_bytes();
+    int done = 0;
+
+    use_tmpdir();
+    for (n = 1; !done && n < 100; n++) {
+        zb_spill *s = NULL;
+        zb_ctx ctx;
+        int rc;
+        zb_ctx_init(&ctx);
+        zb_alloc__fail_at(n, 1);
+        rc = zb_spill_open(&s, &ctx, "t", 0);
+        done = zb_alloc__fail_at(0, 0) == 0;
+        if (!done) {
+            ZBT_RC(rc, ZB_ENOMEM);
+            ZBT_CHECK(s == NULL);
+        } else {
+            ZBT_OK(rc);
+        }
+        zb_spill_close(s);
+        ZBT_EQ_U64(zb_alloc_live_bytes(), base);
+    }
+    ZBT_CHECK(done);
+}
+
+const zbt_case test_exec_deletes_spill[] = {
+    ZBT_CASE(test_exec_spill__write_read),
+    ZBT_CASE(test_exec_spill__limit),
+    ZBT_CASE(test_exec_spill__bad_tmpdir),
+    ZBT_CASE(test_exec_spill__alloc_failures),
+    ZBT_END
+};
