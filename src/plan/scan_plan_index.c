@@ -363,7 +363,7 @@ static int cmp_key(int32_t sa, const uint8_t *ka, size_t la, int32_t sb,
 
     if (sa != sb)
         return sa < sb ? -1 : 1;
-    c = memcmp(ka, kb, la < lb ? la : lb);
+    c = la && lb ? memcmp(ka, kb, la < lb ? la : lb) : 0;
     if (c != 0)
         return c;
     return la < lb ? -1 : la > lb;
@@ -422,11 +422,17 @@ static int push(zb_vec *out, zb_ctx *ctx, zb_del_entry *d)
     return ZB_OK;
 }
 
-/* Sorts n zb_scan_file from at by sequence number (few: insertion). */
-static void sort_by_seq(zb_scan_file *at, size_t n)
+/* Sorts out's files from index from on by sequence number (few:
+ * insertion sort). */
+static void sort_by_seq(zb_vec *out, size_t from)
 {
-    size_t i, j;
+    zb_scan_file *at;
+    size_t i, j, n;
 
+    if (out->len <= from + 1)
+        return;
+    at = (zb_scan_file *)out->items + from;
+    n = out->len - from;
     for (i = 1; i < n; i++) {
         zb_scan_file t = at[i];
         for (j = i; j > 0 && at[j - 1].data_sequence_number >
@@ -461,8 +467,8 @@ int zb_scan__index_match(zb_vec *out, zb_del_index *x, zb_ctx *ctx,
     for (i = lo; i < x->refd.len && strcmp(refd[i]->ref, stripped) == 0;
          i++) {
         zb_del_entry *d = refd[i];
-        if (d->f.spec_id != spec_id || d->key_len != key_len ||
-            memcmp(d->key, key, key_len) != 0 ||
+        if (cmp_key(d->f.spec_id, d->key, d->key_len, spec_id, key,
+                    key_len) != 0 ||
             seq > d->f.data_sequence_number)
             continue;
         if (is_dv_entry(d)) {
@@ -483,9 +489,9 @@ int zb_scan__index_match(zb_vec *out, zb_del_index *x, zb_ctx *ctx,
         for (i = lo; i < x->refd.len &&
              strcmp(refd[i]->ref, stripped) == 0; i++) {
             zb_del_entry *d = refd[i];
-            if (is_dv_entry(d) || d->f.spec_id != spec_id ||
-                d->key_len != key_len ||
-                memcmp(d->key, key, key_len) != 0 ||
+            if (is_dv_entry(d) ||
+                cmp_key(d->f.spec_id, d->key, d->key_len, spec_id, key,
+                        key_len) != 0 ||
                 seq > d->f.data_sequence_number)
                 continue;
             if ((rc = push(out, ctx, d)) < 0)
@@ -511,8 +517,7 @@ int zb_scan__index_match(zb_vec *out, zb_del_index *x, zb_ctx *ctx,
             (rc = push(out, ctx, part[i])) < 0)
             return rc;
     }
-    sort_by_seq((zb_scan_file *)out->items + n_pos_start,
-                out->len - n_pos_start);
+    sort_by_seq(out, n_pos_start);
     n_eq_start = out->len;
     for (; i < x->part.len &&
          cmp_key(part[i]->f.spec_id, part[i]->key, part[i]->key_len,
@@ -534,8 +539,7 @@ int zb_scan__index_match(zb_vec *out, zb_del_index *x, zb_ctx *ctx,
     for (i = lo; i < x->global.len; i++)
         if ((rc = push(out, ctx, glob[i])) < 0)
             return rc;
-    sort_by_seq((zb_scan_file *)out->items + n_eq_start,
-                out->len - n_eq_start);
+    sort_by_seq(out, n_eq_start);
     return ZB_OK;
 }
 
