@@ -1,0 +1,459 @@
+/*
+ * tests/unit/plan/read_deletes.c - the row stream over hand-made tables:
+ * position deletes (paths with and without scheme, null paths), a
+ * deletion vector, equality deletes on one and on two columns with nulls
+ * in the key, written before a type promotion, applying to several tasks
+ * or to one; spilling; corrupt delete files; the stop flag. Every
+ * expectation is worked out by hand from the rows each case writes.
+ */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/roaring.h"
+#include "read_util.h"
+#include "table/ice_value.h"
+#include "util/alloc.h"
+#include "util/buf.h"
+#include "zbtest.h"
+
+static const char *META =
+    "{\"format-version\":2,\"table-uuid\":\"9c12d441-03fe-4693-9a96-"
+    "a0705ddf69c1\",\"location\":\"/t\",\"last-sequence-number\":9,"
+    "\"last-updated-ms\":1,\"last-column-id\":3,\"current-schema-id\":1,"
+    "\"schemas\":[{\"type\":\"struct\",\"schema-id\":0,\"fields\":["
+    "{\"id\":1,\"name\":\"id\",\"required\":false,\"type\":\"int\"},"
+    "{\"id\":2,\"name\":\"k\",\"required\":false,\"type\":\"string\"},"
+    "{\"id\":3,\"name\":\"x\",\"required\":false,\"type\":\"float\"}]},"
+    "{\"type\":\"struct\",\"schema-id\":1,\"fields\":["
+    "{\"id\":1,\"name\":\"id\",\"required\":false,\"type\":\"long\"},"
+    "{\"id\":2,\"name\":\"k\",\"required\":false,\"type\":\"string\"},"
+    "{\"id\":3,\"name\":\"x\",\"required\":false,\"type\":\"double\"}]}],"
+    "\"default-spec-id\":0,\"partition-specs\":[{\"spec-id\":0,\"fields\":"
+    "[]}],\"last-partition-id\":999,\"default-sort-order-id\":0,"
+    "\"sort-orders\":[{\"order-id\":0,\"fields\":[]}],\"properties\":{},"
+    "\"current-snapshot-id\":-1,\"snapshots\":[],\"snapshot-log\":[],"
+    "\"metadata-log\":[]}";
+
+typedef struct fx {
+    zb_ctx ctx;
+    zb_io *io;
+    ice_metadata *meta;
+    char dir[512];
+} fx;
+
+static void fx_init(fx *f)
+{
+    memset(f, 0, sizeof *f);
+    zb_ctx_init(&f->ctx);
+    ZBT_OK_CTX(zb_io_new(&f->io, &f->ctx), &f->ctx);
+    f->meta = rt_metadata(&f->ctx, META);
+    snprintf(f->dir, sizeof f->dir, "%s", zbt_tmpdir());
+}
+
+static void fx_free(fx *f)
+{
+    ice_metadata_free(f->meta);
+    zb_io_free(f->io);
+}
+
+/* File A: written under schema 0 (id int, x float). */
+static int64_t write_a(fx *f, const char *path)
+{
+    static const int32_t id[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+    static const char *const k[8] = { "a", "b", NULL, "d", "a", "b", NULL,
+                                       "h" };
+    static const uint8_t kn[8] = { 0, 0, 1, 0, 0, 0, 1, 0 };
+    static const float x[8] = { 0.5f, 1, 1.5f, 2, 2.5f, 3, 3.5f, 4 };
+    rt_col c[3] = { { "id", 1, "i", id, NULL }, { "k", 2, "u", k, kn },
+                    { "x", 3, "f", x, NULL } };
+
+    return rt_write_parquet(f->io, &f->ctx, path, c, 3, 8);
+}
+
+/* File B: written under schema 1 (id long, x double). */
+static int64_t write_b(fx *f, const char *path)
+{
+    static const int64_t id[6] = { 11, 12, 13, 14, 15, 16 };
+    static const char *const k[6] = { "a", "b", "c", NULL, "e", "f" };
+    static const uint8_t kn[6] = { 0, 0, 0, 1, 0, 0 };
+    static const double x[6] = { 1.1, 1.2, 1.3, 1.4, 1.5, 1.6 };
+    rt_col c[3] = { { "id", 1, "l", id, NULL }, { "k", 2, "u", k, kn },
+                    { "x", 3, "g", x, NULL } };
+
+    return rt_write_parquet(f->io, &f->ctx, path, c, 3, 6);
+}
+
+/* A Puffin-like file holding one DV blob at offset 4. */
+static int64_t write_dv(fx *f, const char *path, const uint64_t *pos,
+                        size_t n, int64_t *blob_len, int corrupt)
+{
+    zb_roaring *r = NULL;
+    zb_buf b = ZB_BUF_INIT(1 << 20);
+    size_t i;
+    int64_t size;
+
+    ZBT_OK_CTX(zb_roaring_new(&r), &f->ctx);
+    for (i = 0; i < n; i++)
+        ZBT_OK_CTX(zb_roaring_add(r, pos[i]), &f->ctx);
+    ZBT_CHECK(zb_buf_append(&b, "PFA1", 4) == 0);
+    ZBT_OK_CTX(zb_dv_build(&b, &f->ctx, r), &f->ctx);
+    *blob_len = (int64_t)b.len - 4;
+    if (corrupt)
+        b.ptr[b.len - 1] ^= 0x5a;      /* the CRC */
+    ZBT_CHECK(zb_buf_append(&b, "PFA1", 4) == 0);
+    zbt_write_file(path, b.ptr, b.len);
+    size = (int64_t)b.len;
+    zb_buf_free(&b);
+    zb_roaring_free(r);
+    return size;
+}
+
+/* Writes an equality delete file with int ids and string keys. */
+static int64_t write_eq(fx *f, const char *path, const int32_t *id,
+                        const uint8_t *idn, const char *const *k,
+                        const uint8_t *kn, size_t n, int with_id, int with_k)
+{
+    rt_col c[2];
+    size_t nc = 0;
+
+    if (with_id)
+        c[nc++] = (rt_col){ "id", 1, "i", id, idn };
+    if (with_k)
+        c[nc++] = (rt_col){ "k", 2, "u", k, kn };
+    return rt_write_parquet(f->io, &f->ctx, path, c, nc, n);
+}
+
+static void test_plan_read__all_delete_kinds(void)
+{
+    fx f;
+    char pa[600], pb[600], pp[600], pdv[600], pe1[600], pe2[600], pe3[600];
+    char hdfs_a[700];
+    ice_data_file da, db, dp, ddv, de1, de2, de3;
+    zb_scan_file del_a[3], del_b[5];
+    zb_scan_task tasks[2];
+    zb_rowstream_opts o = ZB_ROWSTREAM_OPTS_INIT;
+    zb_read_counts c;
+    int32_t e1_ids[1] = { 2 }, e2_ids[2] = { 1, 2 }, e3_ids[1] = { 1 };
+    int64_t blob;
+    const char *rows;
+
+    fx_init(&f);
+    snprintf(pa, sizeof pa, "%s/a.parquet", f.dir);
+    snprintf(pb, sizeof pb, "%s/b.parquet", f.dir);
+    snprintf(pp, sizeof pp, "%s/pos.parquet", f.dir);
+    snprintf(pdv, sizeof pdv, "%s/dv.puffin", f.dir);
+    snprintf(pe1, sizeof pe1, "%s/eq1.parquet", f.dir);
+    snprintf(pe2, sizeof pe2, "%s/eq2.parquet", f.dir);
+    snprintf(pe3, sizeof pe3, "%s/eq3.parquet", f.dir);
+    snprintf(hdfs_a, sizeof hdfs_a, "hdfs://nn:8020%s", pa);
+
+    da = rt_file(ICE_CONTENT_DATA, pa, 8, write_a(&f, pa));
+    db = rt_file(ICE_CONTENT_DATA, pb, 6, write_b(&f, pb));
+    {
+        /* A rows 0 (as written) and 3 (with scheme and authority); B row
+         * 5; a null path; another file; a position past A's end. */
+        const char *paths[6] = { pa, hdfs_a, pb, NULL, "/elsewhere.parquet",
+                                 pa };
+        int64_t pos[6] = { 0, 3, 5, 1, 2, 100 };
+        dp = rt_file(ICE_CONTENT_POSITION_DELETES, pp, 6,
+                     rt_write_posdel(f.io, &f.ctx, pp, paths, pos, 6));
+    }
+    {
+        uint64_t pos[2] = { 1, 5 };
+        ddv = rt_file(ICE_CONTENT_POSITION_DELETES, pdv, 2,
+                      write_dv(&f, pdv, pos, 2, &blob, 0));
+        ddv.file_format = "puffin";
+        ddv.content_offset = 4;
+        ddv.content_size_in_bytes = blob;
+        ddv.referenced_data_file = pb;
+    }
+    {
+        /* E1 on k: "a" and null. */
+        const char *k[2] = { "a", NULL };
+        uint8_t kn[2] = { 0, 1 };
+        de1 = rt_file(ICE_CONTENT_EQUALITY_DELETES, pe1, 2,
+                      write_eq(&f, pe1, NULL, NULL, k, kn, 2, 0, 1));
+        de1.has_equality_ids = 1;
+        de1.n_equality_ids = 1;
+        de1.equality_ids = e1_ids;
+    }
+    {
+        /* E2 on (id, k), id written as int: (4, d), (12, b), (2, zz). */
+        const int32_t id[3] = { 4, 12, 2 };
+        const char *k[3] = { "d", "b", "zz" };
+        de2 = rt_file(ICE_CONTENT_EQUALITY_DELETES, pe2, 3,
+                      write_eq(&f, pe2, id, NULL, k, NULL, 3, 1, 1));
+        de2.has_equality_ids = 1;
+        de2.n_equality_ids = 2;
+        de2.equality_ids = e2_ids;
+    }
+    {
+        /* E3 on id, for B only: 13 and 2 (2 is in A, which E3 spares). */
+        const int32_t id[2] = { 13, 2 };
+        de3 = rt_file(ICE_CONTENT_EQUALITY_DELETES, pe3, 2,
+                      write_eq(&f, pe3, id, NULL, NULL, NULL, 2, 1, 0));
+        de3.has_equality_ids = 1;
+        de3.n_equality_ids = 1;
+        de3.equality_ids = e3_ids;
+    }
+    memset(del_a, 0, sizeof del_a);
+    memset(del_b, 0, sizeof del_b);
+    del_a[0].file = &dp;
+    del_a[1].file = &de1;
+    del_a[2].file = &de2;
+    del_b[0].file = &ddv;
+    del_b[1].file = &dp;
+    del_b[2].file = &de1;
+    del_b[3].file = &de2;
+    del_b[4].file = &de3;
+    memset(tasks, 0, sizeof tasks);
+    tasks[0].data.file = &da;
+    tasks[0].n_deletes = 3;
+    tasks[0].deletes = del_a;
+    tasks[1].data.file = &db;
+    tasks[1].n_deletes = 5;
+    tasks[1].deletes = del_b;
+    o.meta = f.meta;
+
+    /*
+     * A: positions 0 and 3 by the position file; k a or null: rows 2, 4, 6
+     * by E1; E2 (4, d) is row 3, gone already. Live: rows 1, 5, 7.
+     * B: DV {1, 5} and the position file's 5; E1: rows 0 (a) and 3 (null);
+     * E3: id 13, row 2. Live: row 4.
+     */
+    rows = rt_read_all(f.io, &f.ctx, &o, tasks, 2, &c);
+    ZBT_EQ_STR(rows, "2,b,1\n6,b,3\n8,h,4\n15,e,1.5\n");
+    ZBT_EQ_U64(c.rows_read, 14);
+    ZBT_EQ_U64(c.deleted_by_position, 4);
+    ZBT_EQ_U64(c.deleted_by_equality, 6);
+    ZBT_EQ_U64(c.rows_out, 4);
+    ZBT_EQ_U64(c.null_position_deletes, 1);
+    ZBT_EQ_U64(c.data_files, 2);
+    ZBT_EQ_U64(c.eq_spilled, 0);
+
+    /* The same with a key-set budget far below the set: it spills. */
+    o.eq_memory_bytes = 1;
+    rows = rt_read_all(f.io, &f.ctx, &o, tasks, 2, &c);
+    ZBT_EQ_STR(rows, "2,b,1\n6,b,3\n8,h,4\n15,e,1.5\n");
+    ZBT_EQ_U64(c.deleted_by_equality, 6);
+    ZBT_EQ_U64(c.eq_spilled, 1);
+
+    /* Projection: k, then id. */
+    {
+        int32_t ids[2] = { 2, 1 };
+        o.eq_memory_bytes = 0;
+        o.field_ids = ids;
+        o.n_field_ids = 2;
+        rows = rt_read_all(f.io, &f.ctx, &o, tasks, 2, &c);
+        ZBT_EQ_STR(rows, "b,2\nb,6\nh,8\ne,15\n");
+        o.field_ids = NULL;
+        o.n_field_ids = 0;
+    }
+    /* One row per batch: same rows. */
+    o.batch_rows = 1;
+    rows = rt_read_all(f.io, &f.ctx, &o, tasks, 2, &c);
+    ZBT_EQ_STR(rows, "2,b,1\n6,b,3\n8,h,4\n15,e,1.5\n");
+
+    /* The estimate counts each delete file once. */
+    {
+        zb_scan_estimate e;
+        uint64_t total = zb_scan_estimate_bytes(tasks, 2, 1024, 0, &e);
+        ZBT_EQ_U64(e.position_bytes, (6 + 2) * 16);
+        ZBT_EQ_U64(e.equality_bytes, 2 * (48 + 16) + 3 * (48 + 32) +
+                                         2 * (48 + 16));
+        ZBT_EQ_U64(total, e.read_bytes + e.position_bytes + e.equality_bytes);
+        ZBT_CHECK(e.read_bytes > 0);
+        zb_scan_estimate_bytes(tasks, 2, 1024, 100, &e);
+        ZBT_EQ_U64(e.equality_bytes, 100);
+    }
+    fx_free(&f);
+}
+
+static void test_plan_read__spills_with_same_rows(void)
+{
+    enum { N = 20000 };
+    fx f;
+    char pd[600], pe[600];
+    int64_t *id = malloc(N * sizeof *id);
+    int32_t *del = malloc(N / 2 * sizeof *del);
+    const char **k = malloc(N * sizeof *k);
+    const char **dk = malloc(N / 2 * sizeof *dk);
+    char (*names)[8] = malloc(N * sizeof *names);
+    ice_data_file dd, de;
+    zb_scan_file dels[1];
+    zb_scan_task task;
+    zb_rowstream_opts o = ZB_ROWSTREAM_OPTS_INIT;
+    zb_read_counts c1, c2;
+    int32_t eq_ids[2] = { 1, 2 };
+    char *expect, *first;
+    size_t i, el = 0;
+
+    fx_init(&f);
+    ZBT_CHECK(id && del && k && dk && names);
+    snprintf(pd, sizeof pd, "%s/d.parquet", f.dir);
+    snprintf(pe, sizeof pe, "%s/e.parquet", f.dir);
+    for (i = 0; i < N; i++) {
+        id[i] = (int64_t)i;
+        snprintf(names[i], sizeof names[i], "k%zu", i % 7);
+        k[i] = names[i];
+    }
+    /* Deletes: (id, k) of every even id; half of them with the wrong k. */
+    for (i = 0; i < N / 2; i++) {
+        del[i] = (int32_t)(2 * i);
+        dk[i] = (i % 4 == 3) ? "nope" : names[2 * i];
+    }
+    {
+        rt_col c[2] = { { "id", 1, "l", id, NULL }, { "k", 2, "u", k, NULL } };
+        dd = rt_file(ICE_CONTENT_DATA, pd, N,
+                     rt_write_parquet(f.io, &f.ctx, pd, c, 2, N));
+    }
+    de = rt_file(ICE_CONTENT_EQUALITY_DELETES, pe, N / 2,
+                 write_eq(&f, pe, del, NULL, dk, NULL, N / 2, 1, 1));
+    de.has_equality_ids = 1;
+    de.n_equality_ids = 2;
+    de.equality_ids = eq_ids;
+    memset(dels, 0, sizeof dels);
+    dels[0].file = &de;
+    memset(&task, 0, sizeof task);
+    task.data.file = &dd;
+    task.n_deletes = 1;
+    task.deletes = dels;
+    o.meta = f.meta;
+    o.batch_rows = 4096;
+    {
+        int32_t ids[1] = { 1 };
+        o.field_ids = ids;
+        o.n_field_ids = 1;
+        /* Expected: odd ids, and even ids whose delete had the wrong k. */
+        expect = malloc((size_t)N * 8);
+        for (i = 0; i < N; i++)
+            if (i % 2 == 1 || (i / 2) % 4 == 3)
+                el += (size_t)sprintf(expect + el, "%zu\n", i);
+        first = strdup(rt_read_all(f.io, &f.ctx, &o, &task, 1, &c1));
+        ZBT_EQ_STR(first, expect);
+        ZBT_EQ_U64(c1.eq_spilled, 0);
+        ZBT_EQ_U64(c1.deleted_by_equality, N / 2 - N / 8);
+        o.eq_memory_bytes = 16 << 10;
+        ZBT_EQ_STR(rt_read_all(f.io, &f.ctx, &o, &task, 1, &c2), expect);
+        ZBT_EQ_U64(c2.eq_spilled, 1);
+        ZBT_CHECK(c2.eq_partition_passes > 1);
+        ZBT_EQ_U64(c2.deleted_by_equality, c1.deleted_by_equality);
+        ZBT_EQ_U64(c2.rows_out, c1.rows_out);
+        free(first);
+        free(expect);
+    }
+    free(id);
+    free(del);
+    free(k);
+    free(dk);
+    free(names);
+    fx_free(&f);
+}
+
+static void test_plan_read__corrupt_delete_files(void)
+{
+    fx f;
+    char pa[600], pbad[600], pnocol[600], pdv[600];
+    ice_data_file da, dbad, dnocol, ddv;
+    zb_scan_file dels[1];
+    zb_scan_task task;
+    zb_rowstream_opts o = ZB_ROWSTREAM_OPTS_INIT;
+    int64_t blob;
+
+    fx_init(&f);
+    snprintf(pa, sizeof pa, "%s/a.parquet", f.dir);
+    snprintf(pbad, sizeof pbad, "%s/bad.parquet", f.dir);
+    snprintf(pnocol, sizeof pnocol, "%s/nocol.parquet", f.dir);
+    snprintf(pdv, sizeof pdv, "%s/dv.puffin", f.dir);
+    da = rt_file(ICE_CONTENT_DATA, pa, 8, write_a(&f, pa));
+    zbt_write_file(pbad, "PAR1 this is not parquet PAR1", 29);
+    dbad = rt_file(ICE_CONTENT_POSITION_DELETES, pbad, 1, 29);
+    /* A "position delete" file of data columns. */
+    dnocol = rt_file(ICE_CONTENT_POSITION_DELETES, pnocol, 8,
+                     write_a(&f, pnocol));
+    {
+        uint64_t pos[1] = { 2 };
+        ddv = rt_file(ICE_CONTENT_POSITION_DELETES, pdv, 1,
+                      write_dv(&f, pdv, pos, 1, &blob, 1));
+        ddv.file_format = "puffin";
+        ddv.content_offset = 4;
+        ddv.content_size_in_bytes = blob;
+    }
+    memset(dels, 0, sizeof dels);
+    memset(&task, 0, sizeof task);
+    task.data.file = &da;
+    task.n_deletes = 1;
+    task.deletes = dels;
+    o.meta = f.meta;
+
+    dels[0].file = &dbad;
+    ZBT_RC(rt_read_rc(f.io, &f.ctx, &o, &task, 1), ZB_ECORRUPT);
+    ZBT_CONTAINS(f.ctx.err.msg, "bad.parquet");
+    dels[0].file = &dnocol;
+    ZBT_RC(rt_read_rc(f.io, &f.ctx, &o, &task, 1), ZB_ECORRUPT);
+    ZBT_CONTAINS(f.ctx.err.msg, "nocol.parquet");
+    ZBT_CONTAINS(f.ctx.err.msg, "file_path");
+    dels[0].file = &ddv;
+    ZBT_RC(rt_read_rc(f.io, &f.ctx, &o, &task, 1), ZB_ECORRUPT);
+    ZBT_CONTAINS(f.ctx.err.msg, "dv.puffin");
+    /* A blob range past the end of the file. */
+    ddv.content_size_in_bytes = 1000;
+    ZBT_CHECK(rt_read_rc(f.io, &f.ctx, &o, &task, 1) < 0);
+    ZBT_CONTAINS(f.ctx.err.msg, "dv.puffin");
+    /* An equality delete without equality ids. */
+    dnocol.content = ICE_CONTENT_EQUALITY_DELETES;
+    dels[0].file = &dnocol;
+    ZBT_RC(rt_read_rc(f.io, &f.ctx, &o, &task, 1), ZB_ECORRUPT);
+    ZBT_CONTAINS(f.ctx.err.msg, "equality_ids");
+    /* A missing data file. */
+    task.n_deletes = 0;
+    da.file_path = "/nonexistent/zamboni/a.parquet";
+    ZBT_CHECK(rt_read_rc(f.io, &f.ctx, &o, &task, 1) < 0);
+    ZBT_CONTAINS(f.ctx.err.msg, "/nonexistent/zamboni/a.parquet");
+    fx_free(&f);
+}
+
+static void test_plan_read__stop_flag(void)
+{
+    fx f;
+    char pa[600];
+    ice_data_file da;
+    zb_scan_task task;
+    zb_rowstream_opts o = ZB_ROWSTREAM_OPTS_INIT;
+    atomic_int stop = 1;
+
+    fx_init(&f);
+    snprintf(pa, sizeof pa, "%s/a.parquet", f.dir);
+    da = rt_file(ICE_CONTENT_DATA, pa, 8, write_a(&f, pa));
+    memset(&task, 0, sizeof task);
+    task.data.file = &da;
+    o.meta = f.meta;
+    f.ctx.stop = &stop;
+    ZBT_RC(rt_read_rc(f.io, &f.ctx, &o, &task, 1), ZB_ECANCELED);
+    f.ctx.stop = NULL;
+    fx_free(&f);
+}
+
+static void test_plan_read__empty_group(void)
+{
+    fx f;
+    zb_rowstream_opts o = ZB_ROWSTREAM_OPTS_INIT;
+    zb_read_counts c;
+
+    fx_init(&f);
+    o.meta = f.meta;
+    ZBT_EQ_STR(rt_read_all(f.io, &f.ctx, &o, NULL, 0, &c), "");
+    ZBT_EQ_U64(c.rows_read, 0);
+    fx_free(&f);
+}
+
+const zbt_case test_plan_read_deletes[] = {
+    ZBT_CASE(test_plan_read__all_delete_kinds),
+    ZBT_CASE(test_plan_read__spills_with_same_rows),
+    ZBT_CASE(test_plan_read__corrupt_delete_files),
+    ZBT_CASE(test_plan_read__stop_flag),
+    ZBT_CASE(test_plan_read__empty_group),
+    ZBT_END
+};
