@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# `zamboni scan`: usage errors and exit codes, a few fixture facts, file:
+# URIs, a copied table folder, and truncated or corrupt files (a clear
+# message naming the file and exit 1, never a crash).
+# Usage: cli_scan.sh PATH/TO/zamboni FIXTURES_DIR
+set -u
+zb=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+fx=$2
+pass=0
+fail=0
+tmp=$(mktemp -d)
+out=$tmp/out err=$tmp/err
+trap 'rm -rf "$tmp"' EXIT
+
+# expect NAME WANT_EXIT STDOUT_PATTERN STDERR_PATTERN -- ARGS...
+expect() {
+    local name=$1 want=$2 out_pat=$3 err_pat=$4
+    shift 5
+    "$zb" "$@" >"$out" 2>"$err" </dev/null
+    local got=$?
+    local why=""
+    [ "$got" -eq "$want" ] || why="exit $got, want $want"
+    if [ -z "$why" ] && [ -n "$out_pat" ] && ! grep -qE -- "$out_pat" "$out"; then
+        why="stdout lacks /$out_pat/"
+    fi
+    if [ -z "$why" ] && [ -n "$err_pat" ] && ! grep -qE -- "$err_pat" "$err"; then
+        why="stderr lacks /$err_pat/"
+    fi
+    if [ -z "$why" ]; then
+        echo "PASS $name"
+        pass=$((pass + 1))
+    else
+        echo "FAIL $name: $why"
+        sed 's/^/     stdout: /' "$out" | head -5
+        sed 's/^/     stderr: /' "$err" | head -5
+        fail=$((fail + 1))
+    fi
+}
+
+t=$fx/impala-v2-pos-delete
+expect help 0 '^Usage: zamboni scan' '' -- scan --help
+expect help_via_help 0 '^Usage: zamboni scan' '' -- help scan
+expect help_lists_scan 0 'scan +print a table' '' -- --help
+expect no_table 2 '' 'missing TABLE' -- scan
+expect two_tables 2 '' "unexpected argument 'b'" -- scan a b
+expect bad_format 2 '' "invalid value 'xml' for --format" -- scan --format xml "$t"
+expect format_no_value 2 '' "option '--format' needs a value" -- scan "$t" --format
+expect snapshot_no_value 2 '' "option '--snapshot' needs a value" -- scan "$t" --snapshot
+expect snapshot_not_number 2 '' "invalid snapshot id '12x'" -- scan --snapshot 12x "$t"
+expect remap_no_equals 2 '' "invalid value 'abc' for --remap" -- scan --remap abc "$t"
+expect remap_empty_old 2 '' "invalid value '=/x' for --remap" -- scan --remap =/x "$t"
+expect remap_empty_new 2 '' "invalid value '/x=' for --remap" -- scan --remap /x= "$t"
+expect unknown_option 2 '' "unknown option '--bogus'" -- scan --bogus "$t"
+expect catalog_name_refused 3 '' 'db.events: catalog tables .* not available in this build' -- scan db.events
+expect missing_folder 1 '' "$tmp/nope" -- scan "$tmp/nope"
+expect unknown_snapshot 1 '' 'no snapshot 12345 in .*metadata' -- scan --snapshot 12345 "$t"
+
+# Fixture facts (fixtures/README.md): 3 rows, 1 deleted by position.
+expect count 0 '^2$' '' -- scan --count "$t"
+expect jsonl_row1 0 '^\{"id":1,"data":"a"\}$' '' -- scan "$t"
+expect jsonl_row3 0 '^\{"id":3,"data":"c"\}$' '' -- scan "$t"
+expect csv_header 0 $'^id,data\r$' '' -- scan --format csv "$t"
+expect csv_row 0 $'^3,c\r$' '' -- scan --format csv "$t"
+expect all_deleted 0 '^0$' '' -- scan --count "$fx/impala-v2-pos-delete-all"
+expect lineitem_count 0 '^17886$' '' -- scan --count "$fx/impala-lineitem-multiblock"
+expect snapshot_older 0 '^3$' '' -- scan --count --snapshot 6816997371555012807 "$t"
+expect snapshot_equals_form 0 '^3$' '' -- scan --count --snapshot=6816997371555012807 "$t"
+expect file_uri 0 '^2$' '' -- scan --count "file://$t"
+expect trailing_slash 0 '^2$' '' -- scan --count "$t/"
+expect double_dash 0 '^2$' '' -- scan --count -- "$t"
+
+# A copied folder reads in place: its recorded location resolves into it.
+cp -r "$t" "$tmp/copied"
+expect copied_folder 0 '^2$' '' -- scan --count "$tmp/copied"
+# A folder name with a dot is still a folder when it exists.
+cp -r "$t" "$tmp/db.copied"
+(cd "$tmp" && "$zb" scan --count db.copied >"$out" 2>"$err")
+if [ $? -eq 0 ] && grep -q '^2$' "$out"; then
+    echo "PASS dotted_folder"; pass=$((pass + 1))
+else
+    echo "FAIL dotted_folder"; sed 's/^/     stderr: /' "$err" | head -3; fail=$((fail + 1))
+fi
+
+# Corrupt and truncated files: exit 1 and the file named, never a crash.
+cp -r "$t" "$tmp/badmeta"
+for m in "$tmp"/badmeta/metadata/*.metadata.json; do head -c 100 "$m" >"$m.tmp" && mv "$m.tmp" "$m"; done
+expect truncated_metadata 1 '' 'metadata\.json' -- scan "$tmp/badmeta"
+cp -r "$t" "$tmp/baddata"
+for d in $(find "$tmp/baddata" -name '*.parq*' -path '*data*' ! -name '*delete*'); do
+    head -c 200 "$d" >"$d.tmp" && mv "$d.tmp" "$d"
+done
+expect truncated_data 1 '' 'baddata/.*\.parq' -- scan "$tmp/baddata"
+cp -r "$t" "$tmp/badlist"
+for l in "$tmp"/badlist/metadata/snap-*.avro; do head -c 50 "$l" >"$l.tmp" && mv "$l.tmp" "$l"; done
+expect truncated_manifest_list 1 '' 'snap-.*\.avro' -- scan "$tmp/badlist"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

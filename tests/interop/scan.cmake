@@ -1,0 +1,48 @@
+# `zamboni scan` against an independent reader, and its command line.
+#
+#   interop_scan_fixtures  every snapshot of every table under ../shared/fixtures:
+#                          `zamboni scan --format jsonl` and `--count` against
+#                          scan_reference.mjs (avsc manifests, hyparquet data,
+#                          planning and deletes written from the spec), rows
+#                          compared as multisets in a canonical form; the known
+#                          exceptions are listed, with reasons, in
+#                          scan_compare.mjs (label interop)
+#   interop_scan_icebird   the reference reader against icebird (npm) on the
+#                          tables icebird reads, so the reference itself is
+#                          checked by a reader written by others (label interop)
+#   test_cli_scan          usage errors, exit codes, fixture facts, copied
+#                          folders, truncated files (tests/cli/cli_scan.sh,
+#                          label unit)
+#
+# Registered only when the executable has the scan command
+# (cmake/cli_scan.cmake builds it once the catalog and the row stream exist).
+if(TARGET zamboni AND TARGET zb_plan AND TARGET zb_catalog AND
+   EXISTS ${PROJECT_SOURCE_DIR}/cmake/plan_read.cmake)
+  find_program(ZB_NODE NAMES node nodejs)
+  set(_zb_scan_fixtures ${PROJECT_SOURCE_DIR}/../shared/fixtures)
+
+  add_test(NAME test_cli_scan
+    COMMAND bash ${PROJECT_SOURCE_DIR}/tests/cli/cli_scan.sh
+            $<TARGET_FILE:zamboni> ${_zb_scan_fixtures})
+  set_tests_properties(test_cli_scan PROPERTIES LABELS unit TIMEOUT 120)
+
+  if(NOT ZB_NODE)
+    foreach(_t interop_scan_fixtures interop_scan_icebird)
+      add_test(NAME ${_t} COMMAND ${CMAKE_COMMAND}
+        "-DMSG=node was not found at configure time; run scripts/install-deps.sh and re-run cmake"
+        -P ${CMAKE_CURRENT_LIST_DIR}/fail.cmake)
+      set_tests_properties(${_t} PROPERTIES LABELS interop)
+    endforeach()
+  else()
+    add_test(NAME interop_scan_fixtures
+      COMMAND ${ZB_NODE} ${CMAKE_CURRENT_LIST_DIR}/scan_compare.mjs
+              --zamboni $<TARGET_FILE:zamboni> ${_zb_scan_fixtures})
+    set_tests_properties(interop_scan_fixtures PROPERTIES LABELS interop TIMEOUT 600)
+    if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/scan_icebird.mjs)
+      add_test(NAME interop_scan_icebird
+        COMMAND ${ZB_NODE} ${CMAKE_CURRENT_LIST_DIR}/scan_icebird.mjs
+                ${_zb_scan_fixtures})
+      set_tests_properties(interop_scan_icebird PROPERTIES LABELS interop TIMEOUT 600)
+    endif()
+  endif()
+endif()
