@@ -134,7 +134,7 @@ int zb_catalog_open(zb_catalog **out, zb_ctx *ctx, zb_io *io,
 #endif
         break;
     case ZB_CATALOG_REST:
-        rc = zb_fail(ctx, ZB_EUNSUPPORTED, "the REST catalog is not built yet");
+        rc = zb_catalog__rest_open(c, ctx, cfg);
         break;
     default:
         rc = zb_fail(ctx, ZB_EUSAGE, "unknown catalog kind %d", (int)cfg->kind);

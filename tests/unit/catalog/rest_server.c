@@ -21,6 +21,7 @@
 
 #include "table/commit.h"
 #include "table/metadata.h"
+#include "util/alloc.h"
 #include "util/buf.h"
 #include "zamboni/io.h"
 

@@ -117,5 +117,7 @@ typedef struct rest_items {
     int n;
 } rest_items;
 int rest_items_cb(const char *item, void *payload);
+/* Sleeps ms milliseconds. */
+void rest_sleep_ms(long ms);
 /* Milliseconds on a monotonic clock. */
 int64_t rest_now_ms(void);
