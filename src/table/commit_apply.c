@@ -312,6 +312,63 @@ static int64_t type_max_id(const json_t *t, int depth)
     return best;
 }
 
+/* Whether a type holds field id (a struct field, element, key, value). */
+static int type_has_id(const json_t *t, int64_t id, int depth)
+{
+    const char *keys[] = { "element-id", "key-id", "value-id" };
+    const char *subs[] = { "element", "key", "value" };
+    const json_t *fields;
+    size_t i;
+
+    if (!json_is_object(t) || depth > ICE_MAX_TYPE_DEPTH)
+        return 0;
+    for (i = 0; i < 3; i++)
+        if (json_integer_value(json_object_get(t, keys[i])) == id ||
+            type_has_id(json_object_get(t, subs[i]), id, depth + 1))
+            return 1;
+    fields = json_object_get(t, "fields");
+    for (i = 0; i < json_array_size(fields); i++) {
+        const json_t *f = json_array_get(fields, i);
+
+        if (json_integer_value(json_object_get(f, "id")) == id ||
+            type_has_id(json_object_get(f, "type"), id, depth + 1))
+            return 1;
+    }
+    return 0;
+}
+
+/* Source ids of spec or sort fields must be in the current schema, as
+ * Java binds a new spec or order to it. */
+static int check_sources(apply_state *a, const json_t *doc,
+                         const json_t *fields, const char *what)
+{
+    const json_t *schemas = json_object_get(doc, "schemas");
+    long k = find_id(schemas, "schema-id",
+                     json_integer_value(json_object_get(doc,
+                                                        "current-schema-id")));
+    const json_t *cur = k >= 0 ? json_array_get(schemas, (size_t)k) : NULL;
+    size_t i, j;
+
+    for (i = 0; i < json_array_size(fields); i++) {
+        const json_t *f = json_array_get(fields, i);
+        const json_t *ids = json_object_get(f, "source-ids");
+        const json_t *one = json_object_get(f, "source-id");
+
+        for (j = 0; j < (ids ? json_array_size(ids) : 1); j++) {
+            const json_t *id = ids ? json_array_get(ids, j) : one;
+
+            if (!json_is_integer(id))
+                return bad(a, ZB_EINVAL, "%s field %zu has no source id",
+                           what, i);
+            if (!type_has_id(cur, json_integer_value(id), 0))
+                return bad(a, ZB_EINVAL, "%s field %zu: source id %lld is "
+                           "not in the current schema", what, i,
+                           (long long)json_integer_value(id));
+        }
+    }
+    return ZB_OK;
+}
+
 static int do_add_schema(apply_state *a, json_t *doc, const json_t *u)
 {
     const json_t *s;
@@ -457,6 +514,9 @@ static int do_add_spec(apply_state *a, json_t *doc, const json_t *u)
         return rc;
     if (!json_is_array(json_object_get(s, "fields")))
         return bad(a, ZB_EINVAL, "the spec has no \"fields\"");
+    if ((rc = check_sources(a, doc, json_object_get(s, "fields"),
+                            "partition")) < 0)
+        return rc;
     if ((specs = child(a, doc, "partition-specs", 1)) == NULL)
         return ZB_ENOMEM;
     if ((fields = json_deep_copy(json_object_get(s, "fields"))) == NULL)
@@ -510,6 +570,8 @@ static int do_add_order(apply_state *a, json_t *doc, const json_t *u)
         return rc;
     if (!json_is_array(fields = json_object_get(o, "fields")))
         return bad(a, ZB_EINVAL, "the sort order has no \"fields\"");
+    if ((rc = check_sources(a, doc, fields, "sort")) < 0)
+        return rc;
     if ((orders = child(a, doc, "sort-orders", 1)) == NULL)
         return ZB_ENOMEM;
     for (i = 0; i < json_array_size(orders); i++) {
@@ -684,7 +746,7 @@ static void drop_matching(json_t *doc, const char *key, const char *id_key,
         int hit = 0;
 
         for (j = 0; !hit && j < json_array_size(ids); j++)
-            hit = json_is_integer(v) && json_equal(v, json_array_get(ids, j));
+            hit = v != NULL && json_equal(v, json_array_get(ids, j));
         if (hit)
             json_array_remove(arr, i);
         else
