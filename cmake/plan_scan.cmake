@@ -9,7 +9,7 @@ add_library(zb_plan STATIC
 target_link_libraries(zb_plan PUBLIC zb_table_manifest zb_table_values
   zb_table_metadata zb_io zb_util m)
 
-if(ZB_BUILD_BENCH AND EXISTS ${PROJECT_SOURCE_DIR}/bench/bench_scan_plan.c)
+if(ZB_BUILD_BENCH)
   add_executable(bench_scan_plan bench/bench_scan_plan.c)
   target_link_libraries(bench_scan_plan PRIVATE zb_plan)
 endif()
