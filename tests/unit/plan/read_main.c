@@ -2,10 +2,12 @@
 #include "zbtest.h"
 
 extern const zbt_case test_plan_read_deletes[];
+extern const zbt_case test_plan_read_schema[];
 
 int main(int argc, char **argv)
 {
-    const zbt_case *const suites[] = { test_plan_read_deletes, NULL };
+    const zbt_case *const suites[] = { test_plan_read_deletes,
+                                       test_plan_read_schema, NULL };
 
     return zbt_main(argc, argv, suites);
 }

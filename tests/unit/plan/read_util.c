@@ -65,7 +65,7 @@ static void col_array(struct ArrowArray *a, const rt_col *c, size_t n)
         a->buffers[2] = data;
     } else {
         size_t w = strcmp(c->format, "i") == 0 || strcmp(c->format, "f") == 0
-                       ? 4 : 8;
+                   || strcmp(c->format, "tdD") == 0 ? 4 : 8;
         void *d = zb_malloc(w * n + 1);
         ZBT_CHECK(d != NULL);
         memcpy(d, c->values, w * n);
