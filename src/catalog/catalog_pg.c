@@ -107,13 +107,14 @@ static void quiet_notice(void *arg, const char *message)
 
 static int pg_connect(PGconn **out, zb_ctx *ctx, const pg_pool *p)
 {
-    const char *keys[] = { "connect_timeout", "dbname", NULL };
-    const char *vals[] = { PG_CONNECT_TIMEOUT_S, p->url, NULL };
+    const char *keys[] = { "connect_timeout", "application_name", "dbname",
+                           NULL };
+    const char *vals[] = { PG_CONNECT_TIMEOUT_S, "zamboni", p->url, NULL };
     char msg[200];
     PGconn *conn;
 
     *out = NULL;
-    /* expand_dbname: the URL's own settings override the timeout. */
+    /* expand_dbname: the URL's own settings override these defaults. */
     conn = PQconnectdbParams(keys, vals, 1);
     if (conn == NULL)
         return zb_fail_oom(ctx);
@@ -183,18 +184,18 @@ static int number_params(zb_buf *out, const char *sql)
     return 0;
 }
 
-static int pg_exec(void *db, zb_ctx *ctx, int write, const char *sql, int n,
+static int pg_exec(void *db, zb_ctx *ctx, int mode, const char *sql, int n,
                    const char *const *params, zb_sql_row_cb fn,
                    void *payload, int64_t *changes_out)
 {
     pg_db *d = db;
-    pg_pool *p = write || d->shared ? &d->write : &d->read;
+    pg_pool *p = mode != ZB_SQL_READ || d->shared ? &d->write : &d->read;
     PGconn *conn = NULL;
     PGresult *res = NULL;
     zb_buf q = ZB_BUF_INIT(1 << 16);
     const char *vals[PG_MAX_COLS];
     char msg[200];
-    int rc, rows, cols, i, j;
+    int rc, rows, cols, i, j, attempt;
 
     if (changes_out != NULL)
         *changes_out = 0;
@@ -202,24 +203,40 @@ static int pg_exec(void *db, zb_ctx *ctx, int write, const char *sql, int n,
         return zb_fail(ctx, ZB_EINVAL, "too many statement parameters");
     if (number_params(&q, sql) < 0)
         return zb_fail_oom(ctx);
-    if ((rc = pool_get(&conn, ctx, p)) < 0)
-        goto done;
-    res = PQexecParams(conn, q.ptr, n, NULL, params, NULL, NULL, 0);
-    if (res == NULL || (PQresultStatus(res) != PGRES_COMMAND_OK &&
-                        PQresultStatus(res) != PGRES_TUPLES_OK)) {
-        const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE)
-                                : NULL;
+    for (attempt = 0;; attempt++) {
+        if ((rc = pool_get(&conn, ctx, p)) < 0)
+            goto done;
+        res = PQexecParams(conn, q.ptr, n, NULL, params, NULL, NULL, 0);
+        if (res != NULL && (PQresultStatus(res) == PGRES_COMMAND_OK ||
+                            PQresultStatus(res) == PGRES_TUPLES_OK))
+            break;
         one_line(msg, sizeof(msg),
                  res ? PQresultErrorMessage(res) : PQerrorMessage(conn));
-        if (PQstatus(conn) != CONNECTION_OK)
-            rc = zb_fail(ctx, write ? ZB_ETIMEOUT : ZB_EIO,
+        if (PQstatus(conn) != CONNECTION_OK) {
+            /* A pooled connection the server closed (a restart, an idle
+             * timeout): a read runs again on a new one; a write may have
+             * reached the server, so its outcome is unknown. */
+            if (mode != ZB_SQL_WRITE && attempt == 0) {
+                PQclear(res);
+                res = NULL;
+                pool_put(p, conn);
+                conn = NULL;
+                continue;
+            }
+            rc = zb_fail(ctx, mode == ZB_SQL_WRITE ? ZB_ETIMEOUT : ZB_EIO,
                          "PostgreSQL (%s URL): connection lost%s: %s", p->role,
-                         write ? ", the outcome is unknown" : "", msg);
-        else if (state != NULL && (strcmp(state, "23505") == 0 ||
-                                   strcmp(state, "42P07") == 0))
-            rc = zb_fail(ctx, ZB_EEXISTS, "PostgreSQL: %s", msg);
-        else
-            rc = zb_fail(ctx, ZB_EIO, "PostgreSQL (%s URL): %s", p->role, msg);
+                         mode == ZB_SQL_WRITE ? ", the outcome is unknown"
+                                              : "", msg);
+        } else {
+            const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE)
+                                    : NULL;
+            if (state != NULL && (strcmp(state, "23505") == 0 ||
+                                  strcmp(state, "42P07") == 0))
+                rc = zb_fail(ctx, ZB_EEXISTS, "PostgreSQL: %s", msg);
+            else
+                rc = zb_fail(ctx, ZB_EIO, "PostgreSQL (%s URL): %s", p->role,
+                             msg);
+        }
         goto done;
     }
     if (changes_out != NULL) {
@@ -267,7 +284,7 @@ static int pg_now_ms(void *db, zb_ctx *ctx, int64_t *out)
     now_value v = { 0, 0 };
     int rc;
 
-    rc = pg_exec(db, ctx, 1,
+    rc = pg_exec(db, ctx, ZB_SQL_PRIMARY,
                  "SELECT CAST(floor(extract(epoch FROM now()) * 1000) AS bigint)",
                  0, NULL, now_cb, &v, NULL);
     if (rc < 0)

@@ -151,7 +151,7 @@ static int sql_list_warehouses(zb_catalog *c, zb_ctx *ctx,
     str_list l = { 0, 0, NULL, 0 };
     int rc;
 
-    rc = s->drv->exec(s->db, ctx, 0,
+    rc = s->drv->exec(s->db, ctx, ZB_SQL_READ,
                       "SELECT catalog_name FROM iceberg_tables UNION "
                       "SELECT catalog_name FROM iceberg_namespace_properties "
                       "ORDER BY 1", 0, NULL, collect_cb, &l, NULL);
@@ -172,7 +172,7 @@ static int sql_list_namespaces(zb_catalog *c, zb_ctx *ctx, const char *parent,
     size_t i, j, plen = parent ? strlen(parent) : 0;
     int rc;
 
-    rc = s->drv->exec(s->db, ctx, 0,
+    rc = s->drv->exec(s->db, ctx, ZB_SQL_READ,
                       "SELECT table_namespace FROM iceberg_tables "
                       "WHERE catalog_name = ? UNION "
                       "SELECT namespace FROM iceberg_namespace_properties "
@@ -223,7 +223,7 @@ static int sql_list_tables(zb_catalog *c, zb_ctx *ctx, const char *ns,
                        ns ? " AND table_namespace = ?" : "",
                        type_filter(s)) < 0)
         return zb_fail_oom(ctx);
-    rc = s->drv->exec(s->db, ctx, 0, q.ptr, ns ? 2 : 1, params, collect_cb,
+    rc = s->drv->exec(s->db, ctx, ZB_SQL_READ, q.ptr, ns ? 2 : 1, params, collect_cb,
                       &l, NULL);
     if ((rc = collect_rc(&l, ctx, rc)) < 0)
         zb_err_prefix(ctx, "warehouse %s: listing tables%s%s", s->warehouse,
@@ -243,7 +243,7 @@ static int sql_create_namespace(zb_catalog *c, zb_ctx *ctx, const char *ns)
 
     if (ns[0] == '\0')
         return zb_fail(ctx, ZB_EUSAGE, "an empty namespace name");
-    rc = s->drv->exec(s->db, ctx, 1,
+    rc = s->drv->exec(s->db, ctx, ZB_SQL_WRITE,
                       "INSERT INTO iceberg_namespace_properties (catalog_name, "
                       "namespace, property_key, property_value) "
                       "VALUES (?, ?, 'exists', 'true')", 2, params, NULL,
@@ -296,7 +296,8 @@ static int current_location(char **out, zb_ctx *ctx, sql_cat *s, int write,
                        "WHERE catalog_name = ? AND table_namespace = ? AND "
                        "table_name = ?%s", type_filter(s)) < 0)
         return zb_fail_oom(ctx);
-    rc = s->drv->exec(s->db, ctx, write, q.ptr, 3, params, one_cb, &v, NULL);
+    rc = s->drv->exec(s->db, ctx, write ? ZB_SQL_PRIMARY : ZB_SQL_READ, q.ptr,
+                      3, params, one_cb, &v, NULL);
     zb_buf_free(&q);
     if (v.oom)
         rc = zb_fail_oom(ctx);
@@ -352,7 +353,7 @@ static int insert_row(zb_ctx *ctx, sql_cat *s, const char *ident,
     const char *params[4] = { s->warehouse, ns, name, uri };
     int rc;
 
-    rc = s->drv->exec(s->db, ctx, 1,
+    rc = s->drv->exec(s->db, ctx, ZB_SQL_WRITE,
                       s->has_type
                           ? "INSERT INTO iceberg_tables (catalog_name, "
                             "table_namespace, table_name, metadata_location, "
@@ -553,7 +554,7 @@ static int sql_commit(zb_catalog *c, zb_ctx *ctx, const zb_table *base,
     }
     {
         const char *params[6] = { uri, cur, s->warehouse, ns, name, cur };
-        rc = s->drv->exec(s->db, ctx, 1, q.ptr, 6, params, NULL, NULL,
+        rc = s->drv->exec(s->db, ctx, ZB_SQL_WRITE, q.ptr, 6, params, NULL, NULL,
                           &changes);
     }
     if (rc == ZB_ETIMEOUT) {
@@ -611,7 +612,7 @@ static int sql_drop(zb_catalog *c, zb_ctx *ctx, const char *ident)
     }
     {
         const char *params[3] = { s->warehouse, ns, name };
-        rc = s->drv->exec(s->db, ctx, 1, q.ptr, 3, params, NULL, NULL,
+        rc = s->drv->exec(s->db, ctx, ZB_SQL_WRITE, q.ptr, 3, params, NULL, NULL,
                           &changes);
     }
     if (rc < 0)
@@ -696,7 +697,7 @@ int zb_catalog__sql_open(zb_catalog *c, zb_ctx *ctx,
          (s->warehouse_location = zb_strdup(cfg->warehouse_location)) == NULL))
         return zb_fail_oom(ctx);
     for (i = 0; i < sizeof(schema_sql) / sizeof(schema_sql[0]); i++) {
-        rc = driver->exec(db, ctx, 1, schema_sql[i], 0, NULL, NULL, NULL, NULL);
+        rc = driver->exec(db, ctx, ZB_SQL_WRITE, schema_sql[i], 0, NULL, NULL, NULL, NULL);
         /* Two processes creating the tables at once: one wins. */
         if (rc == ZB_EEXISTS) {
             zb_err_clear(&ctx->err);
@@ -707,7 +708,7 @@ int zb_catalog__sql_open(zb_catalog *c, zb_ctx *ctx,
             return rc;
         }
     }
-    rc = driver->exec(db, ctx, 0,
+    rc = driver->exec(db, ctx, ZB_SQL_READ,
                       "SELECT iceberg_type FROM iceberg_tables WHERE 1 = 0",
                       0, NULL, NULL, NULL, NULL);
     s->has_type = rc >= 0;

@@ -19,17 +19,25 @@
 /* One result row: n values, NULL for SQL NULL. Non-zero stops. */
 typedef int (*zb_sql_row_cb)(void *payload, int n, const char *const *vals);
 
+/* Where a statement runs (exec's mode). */
+enum {
+    ZB_SQL_READ = 0,     /* a read: the read pool (replicas) */
+    ZB_SQL_PRIMARY = 1,  /* a read a commit depends on: the write pool */
+    ZB_SQL_WRITE = 2     /* a change: the write pool */
+};
+
 typedef struct zb_sql_driver {
     const char *name;              /* "sqlite", "postgres" */
     /*
-     * Runs sql with n params. write: a statement that changes data (on the
-     * write pool). fn (may be NULL) gets each row; *changes_out (may be
-     * NULL) the rows changed. Codes: ZB_EEXISTS (a unique key taken),
-     * ZB_EIO (the database failed), ZB_ETIMEOUT (the connection broke
-     * after a write was sent: its outcome is unknown), or fn's non-zero
-     * value. Messages name what failed, not the catalog.
+     * Runs sql with n params; mode is ZB_SQL_READ, _PRIMARY or _WRITE.
+     * fn (may be NULL) gets each row; *changes_out (may be NULL) the rows
+     * changed. A read whose pooled connection turns out broken is run
+     * again once on a new connection. Codes: ZB_EEXISTS (a unique key
+     * taken), ZB_EIO (the database failed), ZB_ETIMEOUT (the connection
+     * broke during a ZB_SQL_WRITE: its outcome is unknown), or fn's
+     * non-zero value. Messages name what failed, not the catalog.
      */
-    int (*exec)(void *db, zb_ctx *ctx, int write, const char *sql, int n,
+    int (*exec)(void *db, zb_ctx *ctx, int mode, const char *sql, int n,
                 const char *const *params, zb_sql_row_cb fn, void *payload,
                 int64_t *changes_out);
     /* The catalog's clock in ms since the epoch (the clock rule). */

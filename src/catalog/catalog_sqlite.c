@@ -47,7 +47,7 @@ static int sqlite_rc(zb_ctx *ctx, sqlite_db *d, int src, const char *what)
                    sqlite3_errmsg(d->db));
 }
 
-static int sqlite_exec(void *db, zb_ctx *ctx, int write, const char *sql,
+static int sqlite_exec(void *db, zb_ctx *ctx, int mode, const char *sql,
                        int n, const char *const *params, zb_sql_row_cb fn,
                        void *payload, int64_t *changes_out)
 {
@@ -56,7 +56,7 @@ static int sqlite_exec(void *db, zb_ctx *ctx, int write, const char *sql,
     const char *vals[SQLITE_MAX_COLS];
     int i, src, rc = ZB_OK;
 
-    ZB_UNUSED(write);
+    ZB_UNUSED(mode);
     if (changes_out != NULL)
         *changes_out = 0;
     pthread_mutex_lock(&d->lock);

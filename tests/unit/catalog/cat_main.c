@@ -3,11 +3,12 @@
 
 extern const zbt_case test_catalog_sql[];
 extern const zbt_case test_catalog_path[];
+extern const zbt_case test_catalog_retry[];
 
 int main(int argc, char **argv)
 {
     const zbt_case *const suites[] = { test_catalog_sql, test_catalog_path,
-                                       NULL };
+                                       test_catalog_retry, NULL };
 
     return zbt_main(argc, argv, suites);
 }

@@ -316,7 +316,15 @@ static void pruning(cat_env *e)
 
 typedef struct append_payload {
     int64_t next_id;
+    int cleanups;
 } append_payload;
+
+static void count_cleanup(zb_ctx *ctx, const zb_table *t, void *payload)
+{
+    (void)ctx;
+    (void)t;
+    ((append_payload *)payload)->cleanups++;
+}
 
 static int build_append(json_t **reqs, json_t **updates, zb_ctx *ctx,
                         const zb_table *t, void *payload)
@@ -332,25 +340,33 @@ static int writer(cat_env *e, int w)
 {
     zb_catalog *cat = NULL;
     zb_ctx ctx;
-    int j, rc = 0, attempts = 0;
+    int j, rc = 0, attempts = 0, cleanups = 0;
 
     zb_ctx_init(&ctx);
     cat_env_reopen(e, &cat);
     for (j = 0; j < COMMITS_EACH && rc == 0; j++) {
-        append_payload p = { (int64_t)(w + 1) * 1000 + j };
+        append_payload p = { (int64_t)(w + 1) * 1000 + j, 0 };
         zb_catalog_retry_opts o = ZB_CATALOG_RETRY_OPTS_INIT;
+        o.cleanup = count_cleanup;
         o.num_retries = 200;
         o.min_wait_ms = 2;
         o.max_wait_ms = 100;
         rc = zb_catalog_commit_retry(cat, &ctx, "db.t", build_append, &p, &o,
                                      NULL);
         attempts += o.attempts;
+        cleanups += p.cleanups;
         if (rc != 0)
             fprintf(stderr, "writer %d: %s: %s\n", w, zb_rc_name(rc),
                     ctx.err.msg);
     }
     zb_catalog_free(cat);
     fprintf(stderr, "  writer %d: %d commits in %d attempts\n", w, j, attempts);
+    /* Every lost attempt, and only those, was cleaned up. */
+    if (rc == 0 && cleanups != attempts - COMMITS_EACH) {
+        fprintf(stderr, "writer %d: %d cleanups for %d lost attempts\n", w,
+                cleanups, attempts - COMMITS_EACH);
+        rc = 1;
+    }
     return rc == 0 ? 0 : 1;
 }
 

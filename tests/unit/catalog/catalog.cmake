@@ -3,12 +3,17 @@
 # scripts/pg-test.sh provides) and the table-folder suite on the fixtures.
 if(TARGET zb_catalog)
   add_executable(test_catalog unit/catalog/cat_main.c unit/catalog/cat_test.c
-    unit/catalog/cat_sql.c unit/catalog/cat_path.c)
+    unit/catalog/cat_sql.c unit/catalog/cat_path.c unit/catalog/cat_retry.c)
   target_include_directories(test_catalog PRIVATE
     ${CMAKE_CURRENT_SOURCE_DIR}/unit/catalog)
   target_compile_definitions(test_catalog PRIVATE
     ZB_FIXTURES_DIR="${PROJECT_SOURCE_DIR}/../shared/fixtures")
   target_link_libraries(test_catalog PRIVATE zbtest zb_catalog zb_io zb_util)
+  # libpq lets a case close the catalog's server connections.
+  if(LIBPQ_FOUND)
+    target_link_libraries(test_catalog PRIVATE PkgConfig::LIBPQ)
+    target_compile_definitions(test_catalog PRIVATE ZB_TEST_HAVE_LIBPQ=1)
+  endif()
   add_test(NAME test_catalog COMMAND test_catalog)
   set_tests_properties(test_catalog PROPERTIES LABELS unit TIMEOUT 300)
 endif()

@@ -186,8 +186,8 @@ static void test_catalog_rest__loaded(void)
         "{\"metadata\":{},\"config\":[]}",
         "{\"metadata\":{},\"storage-credentials\":{}}",
         "{\"metadata\":{},\"storage-credentials\":[{\"prefix\":\"p\"}]}",
-        "{\"metadata\":{},\"storage-credentials\":[{\"prefix\":\"p\","
-        "\"config\":{\"a\":false}}]}",
+        ("{\"metadata\":{},\"storage-credentials\":[{\"prefix\":\"p\","
+         "\"config\":{\"a\":false}}]}"),
     };
 
     zb_ctx_init(&ctx);

@@ -1,0 +1,213 @@
+/*
+ * tests/unit/catalog/cat_retry.c - the retry policy (attempts, give-up,
+ * validation conflicts that must not retry, builder errors, the cleanup
+ * hook), allocation failures while loading (each one ZB_ENOMEM, nothing
+ * leaked), and PostgreSQL connections that the server closes.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cat_test.h"
+#include "catalog/catalog_retry.h"
+#include "table/commit.h"
+#include "util/alloc.h"
+#include "util/err.h"
+
+#ifdef ZB_TEST_HAVE_LIBPQ
+#include <libpq-fe.h>
+#endif
+
+#ifndef ZB_FIXTURES_DIR
+#define ZB_FIXTURES_DIR "../shared/fixtures"
+#endif
+
+typedef struct retry_payload {
+    int builds;
+    int cleanups;
+    int mode;            /* 0 bad uuid, 1 validation conflict, 2 error,
+                            3 conflict once then fine */
+} retry_payload;
+
+static int build(json_t **reqs, json_t **updates, zb_ctx *ctx,
+                 const zb_table *t, void *payload)
+{
+    retry_payload *p = payload;
+    const char *uuid = "00000000-0000-0000-0000-000000000000";
+
+    p->builds++;
+    if (p->mode == 1)
+        return zb_err__set(&ctx->err, ZB_ECONFLICT, ICE_COMMIT_VALIDATE_MODULE,
+                           "file x is no longer live");
+    if (p->mode == 2)
+        return zb_err__set(&ctx->err, ZB_EIO, "test", "writing failed");
+    if (p->mode == 3 && p->builds > 1)
+        uuid = t->meta->table_uuid;
+    *reqs = json_array();
+    json_array_append_new(*reqs, ice_requirement_table_uuid(uuid));
+    *updates = cat_set_property("built", "yes");
+    return 0;
+}
+
+static void cleanup(zb_ctx *ctx, const zb_table *t, void *payload)
+{
+    retry_payload *p = payload;
+
+    (void)ctx;
+    (void)t;
+    p->cleanups++;
+}
+
+static void test_catalog_retry__policy(void)
+{
+    cat_env e;
+    zb_table *t = NULL;
+    ice_metadata *first = NULL;
+    retry_payload p;
+    zb_catalog_retry_opts o = ZB_CATALOG_RETRY_OPTS_INIT;
+    int64_t t0;
+
+    if (!cat_env_open(&e, ZB_CATALOG_SQLITE))
+        return;
+    first = cat_first_metadata(&e, "/unused");
+    ZBT_OK_CTX(zb_catalog_create_table(e.cat, &e.ctx, "db.t", NULL, first,
+                                       NULL), &e.ctx);
+    ice_metadata_free(first);
+    o.cleanup = cleanup;
+    o.min_wait_ms = 20;
+    o.max_wait_ms = 30;
+
+    /* A requirement that never holds: 1 + num_retries attempts, waits
+     * between them, each attempt cleaned up. */
+    memset(&p, 0, sizeof(p));
+    o.num_retries = 2;
+    t0 = cat_now_ms();
+    ZBT_RC(zb_catalog_commit_retry(e.cat, &e.ctx, "db.t", build, &p, &o, &t),
+           ZB_ECONFLICT);
+    ZBT_CHECK(cat_now_ms() - t0 >= 20 + 27);
+    ZBT_EQ_INT(o.attempts, 3);
+    ZBT_EQ_INT(p.builds, 3);
+    ZBT_EQ_INT(p.cleanups, 3);
+    ZBT_CONTAINS(e.ctx.err.msg, "gave up after 3 attempts");
+    ZBT_CHECK(t == NULL);
+
+    /* A validation conflict is not retried. */
+    memset(&p, 0, sizeof(p));
+    p.mode = 1;
+    ZBT_RC(zb_catalog_commit_retry(e.cat, &e.ctx, "db.t", build, &p, &o, &t),
+           ZB_ECONFLICT);
+    ZBT_EQ_INT(o.attempts, 1);
+    ZBT_EQ_INT(p.cleanups, 1);
+    ZBT_CONTAINS(e.ctx.err.msg, "no longer live");
+
+    /* Nor is a builder's error. */
+    memset(&p, 0, sizeof(p));
+    p.mode = 2;
+    ZBT_RC(zb_catalog_commit_retry(e.cat, &e.ctx, "db.t", build, &p, &o, &t),
+           ZB_EIO);
+    ZBT_EQ_INT(o.attempts, 1);
+
+    /* A conflict, then success on the reloaded table. */
+    memset(&p, 0, sizeof(p));
+    p.mode = 3;
+    ZBT_OK_CTX(zb_catalog_commit_retry(e.cat, &e.ctx, "db.t", build, &p, &o,
+                                       &t), &e.ctx);
+    ZBT_EQ_INT(o.attempts, 2);
+    ZBT_EQ_INT(p.cleanups, 1);
+    ZBT_EQ_STR(ice_metadata_property(t->meta, "built"), "yes");
+    zb_table_free(t);
+    t = NULL;
+
+    /* A missing table stops at the load. */
+    ZBT_RC(zb_catalog_commit_retry(e.cat, &e.ctx, "db.none", build, &p, NULL,
+                                   NULL), ZB_ENOTFOUND);
+    cat_env_close(&e);
+}
+
+/* Each allocation of a load, failed in turn: ZB_ENOMEM, nothing held. */
+static void test_catalog_retry__load_allocation_failures(void)
+{
+    zb_ctx ctx;
+    zb_io *io = NULL;
+    zb_catalog *c = NULL;
+    zb_catalog_config cfg = ZB_CATALOG_CONFIG_INIT;
+    char folder[1024];
+    uint64_t n, base;
+    int done = 0;
+
+    zb_ctx_init(&ctx);
+    ZBT_OK_CTX(zb_io_new(&io, &ctx), &ctx);
+    cfg.kind = ZB_CATALOG_PATH;
+    snprintf(folder, sizeof(folder), "%s/impala-v2-pos-delete",
+             ZB_FIXTURES_DIR);
+    base = zb_alloc_live_bytes();
+    for (n = 1; !done && n < 20000; n++) {
+        zb_table *t = NULL;
+        int rc;
+
+        zb_alloc__fail_at(n, 1);
+        rc = zb_catalog_open(&c, &ctx, io, &cfg);
+        if (rc == ZB_OK)
+            rc = zb_catalog_load_table(c, &ctx, folder, &t);
+        done = zb_alloc__fail_at(0, 0) == 0;
+        if (done)
+            ZBT_OK_CTX(rc, &ctx);
+        else {
+            if (rc != ZB_ENOMEM)
+                zbt__fail(__FILE__, __LINE__, "allocation %llu: %s (%s)",
+                          (unsigned long long)n, zb_rc_name(rc), ctx.err.msg);
+            ZBT_CHECK(t == NULL);
+        }
+        zb_table_free(t);
+        zb_catalog_free(c);
+        c = NULL;
+        ZBT_EQ_U64(zb_alloc_live_bytes(), base);
+    }
+    ZBT_CHECK(done);
+    zb_io_free(io);
+}
+
+/* The server closes the pooled connections: reads reconnect. */
+static void test_catalog_retry__pg_reconnects(void)
+{
+#ifdef ZB_TEST_HAVE_LIBPQ
+    cat_env e;
+    zb_table *t = NULL, *t2 = NULL;
+    ice_metadata *first = NULL;
+    json_t *u = NULL;
+    PGconn *admin;
+    PGresult *res;
+
+    if (!cat_env_open(&e, ZB_CATALOG_POSTGRES))
+        return;
+    first = cat_first_metadata(&e, "/unused");
+    ZBT_OK_CTX(zb_catalog_create_table(e.cat, &e.ctx, "db.t", NULL, first,
+                                       NULL), &e.ctx);
+    ice_metadata_free(first);
+    admin = PQconnectdb(cat_pg_url());
+    ZBT_CHECK(PQstatus(admin) == CONNECTION_OK);
+    res = PQexec(admin, "SELECT pg_terminate_backend(pid) FROM "
+                        "pg_stat_activity WHERE application_name = 'zamboni' "
+                        "AND pid <> pg_backend_pid()");
+    ZBT_CHECK(PQresultStatus(res) == PGRES_TUPLES_OK);
+    ZBT_CHECK(PQntuples(res) >= 1);
+    PQclear(res);
+    PQfinish(admin);
+    ZBT_OK_CTX(zb_catalog_load_table(e.cat, &e.ctx, "db.t", &t), &e.ctx);
+    u = cat_set_property("after", "restart");
+    ZBT_OK_CTX(zb_catalog_commit(e.cat, &e.ctx, t, NULL, u, &t2), &e.ctx);
+    ZBT_EQ_STR(ice_metadata_property(t2->meta, "after"), "restart");
+    json_decref(u);
+    zb_table_free(t);
+    zb_table_free(t2);
+    cat_env_close(&e);
+#else
+    printf("  (skipped: built without libpq) ");
+#endif
+}
+
+const zbt_case test_catalog_retry[] = {
+    ZBT_CASE(test_catalog_retry__policy),
+    ZBT_CASE(test_catalog_retry__load_allocation_failures),
+    ZBT_CASE(test_catalog_retry__pg_reconnects),
+    ZBT_END
+};
