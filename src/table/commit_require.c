@@ -228,8 +228,8 @@ int ice_update_set_sort_order(json_t *updates, zb_ctx *ctx,
 
 json_t *ice_update_set_ref(const ice_ref *ref)
 {
-    json_t *u = json_pack("{sssssI}", "action", "set-snapshot-ref", "ref-name",
-                          ref->name, "type",
+    json_t *u = json_pack("{sssssssI}", "action", "set-snapshot-ref",
+                          "ref-name", ref->name, "type",
                           ref->type == ICE_REF_TAG ? "tag" : "branch",
                           "snapshot-id", (json_int_t)ref->snapshot_id);
 

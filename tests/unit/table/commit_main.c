@@ -2,10 +2,12 @@
 #include "zbtest.h"
 
 extern const zbt_case test_table_commit_apply[];
+extern const zbt_case test_table_commit_snap[];
 
 int main(int argc, char **argv)
 {
-    const zbt_case *const suites[] = { test_table_commit_apply, NULL };
+    const zbt_case *const suites[] = { test_table_commit_apply,
+                                         test_table_commit_snap, NULL };
 
     return zbt_main(argc, argv, suites);
 }
