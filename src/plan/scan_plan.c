@@ -136,7 +136,8 @@ static int is_dv(const ice_data_file *f)
 {
     return f->content == ICE_CONTENT_POSITION_DELETES &&
         (f->content_offset != ICE_NULL_LONG ||
-         (f->file_format != NULL && strcasecmp(f->file_format, "puffin") == 0));
+         (f->file_format != NULL &&
+          strcasecmp(f->file_format, "puffin") == 0));
 }
 
 static int read_deletes(zb_scan_plan *p, zb_ctx *ctx)

@@ -100,7 +100,8 @@ typedef struct zb_scan_plan_opts {
 
 typedef struct zb_scan_stats {
     uint64_t data_files;          /* tasks yielded */
-    uint64_t data_files_skipped;  /* live data files the filter excluded */
+    uint64_t data_files_skipped;  /* live data files the filter excluded
+                                     (in the data manifests it read) */
     uint64_t records;             /* record_count of the yielded files */
     uint64_t data_bytes;          /* file_size_in_bytes of those */
     uint64_t pos_delete_files;    /* live delete files in the index */
@@ -130,7 +131,9 @@ int zb_scan_plan_open(zb_scan_plan **out, zb_io *io, zb_ctx *ctx,
 /*
  * 1 with *task (and everything it points at) valid until the next call
  * or zb_scan_plan_free, 0 at the end, or an rc (the message names the
- * manifest). After an error the plan only accepts free.
+ * manifest). After an error the plan only accepts free. The data file
+ * is the manifest reader's entry (not a copy: copy what you keep); the
+ * delete files are copies held by the plan until it is freed.
  */
 int zb_scan_plan_next(zb_scan_plan *p, zb_ctx *ctx, const zb_scan_task **task);
 

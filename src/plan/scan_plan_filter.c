@@ -182,7 +182,7 @@ static int is_float(ice_type_id t)
     return t == ICE_FLOAT || t == ICE_DOUBLE;
 }
 
-/* --- setup ---------------------------------------------------------------- */
+/* --- setup -------------------------------------------------------------- */
 
 int zb_scan__filter_init(zb_scan_filter *f, zb_ctx *ctx,
                          const ice_metadata *meta, const zb_scan_pred *preds,
@@ -243,7 +243,7 @@ void zb_scan__filter_free(zb_scan_filter *f)
     f->n = 0;
 }
 
-/* --- manifests -------------------------------------------------------------- */
+/* --- manifests ---------------------------------------------------------- */
 
 int zb_scan__filter_manifest(const zb_scan_filter *f, zb_ctx *ctx,
                              const ice_manifest_file *mf)
@@ -297,7 +297,7 @@ int zb_scan__filter_manifest(const zb_scan_filter *f, zb_ctx *ctx,
     return 1;
 }
 
-/* --- data files ------------------------------------------------------------- */
+/* --- data files --------------------------------------------------------- */
 
 static const ice_metric_bytes *find_bound(const ice_bytes_map *m, int32_t id)
 {

@@ -38,7 +38,7 @@
 #define FILE_PATH_FIELD_ID 2147483546
 #define INDEX_MAX_ENTRIES ((size_t)1 << 28)
 
-/* --- paths --------------------------------------------------------------- */
+/* --- paths -------------------------------------------------------------- */
 
 const char *zb_scan_path_strip(const char *path)
 {
@@ -70,7 +70,7 @@ int zb_scan_path_same(const char *a, const char *b)
     return strcmp(zb_scan_path_strip(a), zb_scan_path_strip(b)) == 0;
 }
 
-/* --- partition keys -------------------------------------------------------- */
+/* --- partition keys ----------------------------------------------------- */
 
 int zb_scan__partition_key(zb_buf *out, zb_ctx *ctx, const ice_data_file *f)
 {
@@ -231,7 +231,7 @@ static int copy_data_file(ice_data_file *dst, zb_arena *a,
     return oom ? ZB_ENOMEM : ZB_OK;
 }
 
-/* --- building ------------------------------------------------------------ */
+/* --- building ----------------------------------------------------------- */
 
 int zb_scan__index_init(zb_del_index *x, zb_ctx *ctx, size_t max_bytes)
 {
@@ -412,7 +412,7 @@ void zb_scan__index_seal(zb_del_index *x)
               cmp_global);
 }
 
-/* --- matching ------------------------------------------------------------- */
+/* --- matching ----------------------------------------------------------- */
 
 static int push(zb_vec *out, zb_ctx *ctx, zb_del_entry *d)
 {

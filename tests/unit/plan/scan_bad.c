@@ -475,7 +475,7 @@ static void test_plan_scan_bad__filter_bucket_nan(void)
     sy_free(&s);
 }
 
-/* --- damaged fixture manifests -------------------------------------------- */
+/* --- damaged fixture manifests ------------------------------------------ */
 
 static void copy_tree(const char *from, const char *to)
 {
@@ -593,7 +593,7 @@ static void test_plan_scan_bad__corrupt_bytes(void)
     ZBT_CHECK(n_err > 0);
 }
 
-/* --- allocation failure ---------------------------------------------------- */
+/* --- allocation failure ------------------------------------------------- */
 
 static void test_plan_scan_bad__alloc_torture(void)
 {
