@@ -196,6 +196,7 @@ static int path_commit(zb_catalog *c, zb_ctx *ctx, const zb_table *base,
     const char *folder = base->root;
     char *cur_uri = NULL;
     ice_metadata *next = NULL;
+    zb_table *nt = NULL;
     zb_catalog_old_log old_log = { 0, NULL };
     zb_buf next_uri = ZB_BUF_INIT(PATH_MAX_BYTES);
     zb_buf json = ZB_BUF_INIT(ICE_METADATA_MAX_BYTES);
@@ -215,6 +216,12 @@ static int path_commit(zb_catalog *c, zb_ctx *ctx, const zb_table *base,
     if ((rc = version_uri(&next_uri, ctx, folder, v + 1)) < 0 ||
         (rc = ice_metadata_write(&json, next, ctx)) < 0)
         goto fail;
+    /* Everything that may fail is done before the file appears: after
+     * that, the commit has happened and must be reported so. */
+    rc = path_table(&nt, ctx, c, folder, next_uri.ptr, next);
+    next = NULL;
+    if (rc < 0)
+        goto fail;
     rc = zb_io_write_new(c->io, ctx, next_uri.ptr, json.ptr, json.len);
     if (rc == ZB_EEXISTS) {
         rc = zb_fail(ctx, ZB_ECONFLICT, "another writer created %s first",
@@ -224,14 +231,15 @@ static int path_commit(zb_catalog *c, zb_ctx *ctx, const zb_table *base,
     if (rc < 0)
         goto fail;
     write_hint(c, ctx, folder, v + 1);
-    zb_catalog__prune(c->io, ctx, base, &old_log, next);
-    rc = path_table(out, ctx, c, folder, next_uri.ptr, next);
-    next = NULL;
+    zb_catalog__prune(c->io, ctx, base, &old_log, nt->meta);
+    *out = nt;
+    nt = NULL;
     goto done;
 fail:
     zb_err_prefix(ctx, "table folder %s: commit", folder);
 done:
     zb_free(cur_uri);
+    zb_table_free(nt);
     zb_catalog__old_log_free(&old_log);
     ice_metadata_free(next);
     zb_buf_free(&next_uri);

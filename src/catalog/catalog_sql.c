@@ -514,6 +514,7 @@ static int sql_commit(zb_catalog *c, zb_ctx *ctx, const zb_table *base,
     const char *ident = base->ident;
     char *ns = NULL, *name = NULL, *cur = NULL, *uri = NULL;
     ice_metadata *next = NULL;
+    zb_table *nt = NULL;
     zb_catalog_old_log old_log = { 0, NULL };
     zb_buf json = ZB_BUF_INIT(ICE_METADATA_MAX_BYTES);
     zb_buf q = ZB_BUF_INIT(SQL_MAX_BYTES);
@@ -545,6 +546,12 @@ static int sql_commit(zb_catalog *c, zb_ctx *ctx, const zb_table *base,
         goto done;
     }
     written = 1;
+    /* Everything that may fail is done before the swap: after it, the
+     * commit has happened and must be reported so. */
+    rc = zb_table__new(&nt, ctx, c, ident, uri, next, NULL);
+    next = NULL;
+    if (rc < 0)
+        goto done;
     if (zb_buf_appendf(&q, "UPDATE iceberg_tables SET metadata_location = ?, "
                        "previous_metadata_location = ? WHERE catalog_name = ? "
                        "AND table_namespace = ? AND table_name = ? AND "
@@ -573,10 +580,11 @@ static int sql_commit(zb_catalog *c, zb_ctx *ctx, const zb_table *base,
         goto done;
     }
     written = 0;                   /* committed: the file is the table's */
-    zb_catalog__prune(c->io, ctx, base, &old_log, next);
-    rc = zb_table__new(out, ctx, c, ident, uri, next, NULL);
-    next = NULL;
+    zb_catalog__prune(c->io, ctx, base, &old_log, nt->meta);
+    *out = nt;
+    nt = NULL;
 done:
+    zb_table_free(nt);
     if (written) {
         zb_err saved;
         zb_err_copy(&saved, &ctx->err);

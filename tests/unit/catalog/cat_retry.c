@@ -166,6 +166,87 @@ static void test_catalog_retry__load_allocation_failures(void)
     zb_io_free(io);
 }
 
+/* Each allocation of a commit, failed in turn: ZB_ENOMEM and the table
+ * as it was (same pointer, no stray metadata file), or committed. */
+static void commit_torture(zb_catalog_kind kind)
+{
+    cat_env e;
+    zb_table *t = NULL;
+    ice_metadata *first = NULL;
+    char dir[1024], folder[1024];
+    uint64_t n, base;
+    int done = 0;
+
+    if (kind == ZB_CATALOG_PATH) {
+        zb_catalog_config cfg = ZB_CATALOG_CONFIG_INIT;
+        memset(&e, 0, sizeof(e));
+        zb_ctx_init(&e.ctx);
+        ZBT_OK_CTX(zb_io_new(&e.io, &e.ctx), &e.ctx);
+        cfg.kind = ZB_CATALOG_PATH;
+        ZBT_OK_CTX(zb_catalog_open(&e.cat, &e.ctx, e.io, &cfg), &e.ctx);
+        snprintf(folder, sizeof(folder), "%s/t", zbt_tmpdir());
+        first = cat_first_metadata(&e, folder);
+        ZBT_OK_CTX(zb_catalog_create_table(e.cat, &e.ctx, folder, NULL, first,
+                                           &t), &e.ctx);
+    } else {
+        if (!cat_env_open(&e, kind))
+            return;
+        first = cat_first_metadata(&e, "/unused");
+        ZBT_OK_CTX(zb_catalog_create_table(e.cat, &e.ctx, "db.t", NULL, first,
+                                           &t), &e.ctx);
+        snprintf(folder, sizeof(folder), "db.t");
+    }
+    ice_metadata_free(first);
+    snprintf(dir, sizeof(dir), "%s/metadata", t->root);
+    base = zb_alloc_live_bytes();
+    for (n = 1; !done && n < 20000; n++) {
+        zb_table *t2 = NULL, *now = NULL;
+        json_t *u = cat_set_property("torture", "1");
+        int rc;
+
+        zb_alloc__fail_at(n, 1);
+        rc = zb_catalog_commit(e.cat, &e.ctx, t, NULL, u, &t2);
+        done = zb_alloc__fail_at(0, 0) == 0;
+        json_decref(u);
+        if (done || rc == ZB_OK) {
+            /* Committed; failures after the swap (the advisory version
+             * hint, pruning) are not the commit's. */
+            ZBT_OK_CTX(rc, &e.ctx);
+            ZBT_EQ_INT(cat_count_files(dir, ".metadata.json"), 2);
+            ZBT_OK_CTX(zb_catalog_load_table(e.cat, &e.ctx, folder, &now),
+                       &e.ctx);
+            ZBT_EQ_STR(now->metadata_location, t2->metadata_location);
+            zb_table_free(now);
+            done = 1;
+        } else {
+            if (rc != ZB_ENOMEM)
+                zbt__fail(__FILE__, __LINE__, "allocation %llu: %s (%s)",
+                          (unsigned long long)n, zb_rc_name(rc), e.ctx.err.msg);
+            ZBT_CHECK(t2 == NULL);
+            ZBT_EQ_INT(cat_count_files(dir, ".metadata.json"), 1);
+            ZBT_OK_CTX(zb_catalog_load_table(e.cat, &e.ctx, folder, &now),
+                       &e.ctx);
+            ZBT_EQ_STR(now->metadata_location, t->metadata_location);
+            zb_table_free(now);
+        }
+        zb_table_free(t2);
+        ZBT_EQ_U64(zb_alloc_live_bytes(), base);
+    }
+    ZBT_CHECK(done);
+    zb_table_free(t);
+    cat_env_close(&e);
+}
+
+static void test_catalog_retry__commit_allocation_failures_sqlite(void)
+{
+    commit_torture(ZB_CATALOG_SQLITE);
+}
+
+static void test_catalog_retry__commit_allocation_failures_path(void)
+{
+    commit_torture(ZB_CATALOG_PATH);
+}
+
 /* The server closes the pooled connections: reads reconnect. */
 static void test_catalog_retry__pg_reconnects(void)
 {
@@ -208,6 +289,8 @@ static void test_catalog_retry__pg_reconnects(void)
 const zbt_case test_catalog_retry[] = {
     ZBT_CASE(test_catalog_retry__policy),
     ZBT_CASE(test_catalog_retry__load_allocation_failures),
+    ZBT_CASE(test_catalog_retry__commit_allocation_failures_sqlite),
+    ZBT_CASE(test_catalog_retry__commit_allocation_failures_path),
     ZBT_CASE(test_catalog_retry__pg_reconnects),
     ZBT_END
 };

@@ -13,6 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include "cat_test.h"
 #include "catalog/catalog_retry.h"
 #include "table/commit.h"
@@ -520,6 +522,97 @@ static void test_catalog_sql__warehouses_apart(void)
     cat_env_close(&e);
 }
 
+/*
+ * A database as PyIceberg's SqlCatalog makes it (no iceberg_type column),
+ * with a table it registered and a namespace it created: found, listed,
+ * committed, and the row keeps the previous location.
+ */
+static void test_catalog_sql__pyiceberg_database(void)
+{
+    const char *dir = zbt_tmpdir();
+    char db_path[700], fx[1024], sql[2048], prev[1024] = "";
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    zb_ctx ctx;
+    zb_io *io = NULL;
+    zb_catalog *c = NULL;
+    zb_catalog_config cfg = ZB_CATALOG_CONFIG_INIT;
+    zb_table *t = NULL, *t2 = NULL;
+    json_t *u = NULL;
+    strs s;
+
+    snprintf(db_path, sizeof(db_path), "%s/pyiceberg.db", dir);
+    snprintf(fx, sizeof(fx), "%s/table", dir);
+    {
+        char cmd[2200];
+        snprintf(cmd, sizeof(cmd), "cp -R '%s/impala-v2-eq-delete' '%s'",
+                 ZB_FIXTURES_DIR, fx);
+        ZBT_CHECK(system(cmd) == 0);
+    }
+    ZBT_CHECK(sqlite3_open(db_path, &db) == SQLITE_OK);
+    snprintf(sql, sizeof(sql),
+             "CREATE TABLE iceberg_tables (catalog_name VARCHAR(255) NOT NULL, "
+             "table_namespace VARCHAR(255) NOT NULL, table_name VARCHAR(255) "
+             "NOT NULL, metadata_location VARCHAR(1000), "
+             "previous_metadata_location VARCHAR(1000), PRIMARY KEY "
+             "(catalog_name, table_namespace, table_name));"
+             "CREATE TABLE iceberg_namespace_properties (catalog_name "
+             "VARCHAR(255) NOT NULL, namespace VARCHAR(255) NOT NULL, "
+             "property_key VARCHAR(255) NOT NULL, property_value "
+             "VARCHAR(1000) NOT NULL, PRIMARY KEY (catalog_name, namespace, "
+             "property_key));"
+             "INSERT INTO iceberg_namespace_properties VALUES "
+             "('default', 'empty_ns', 'exists', 'true');"
+             "INSERT INTO iceberg_tables VALUES ('default', 'db', 'events', "
+             "'%s/metadata/v4.metadata.json', NULL);", fx);
+    ZBT_CHECK(sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK);
+
+    zb_ctx_init(&ctx);
+    ZBT_OK_CTX(zb_io_new(&io, &ctx), &ctx);
+    cfg.kind = ZB_CATALOG_SQLITE;
+    cfg.name = "default";
+    cfg.sqlite_path = db_path;
+    ZBT_OK_CTX(zb_catalog_open(&c, &ctx, io, &cfg), &ctx);
+    memset(&s, 0, sizeof(s));
+    ZBT_OK_CTX(zb_catalog_list_namespaces(c, &ctx, NULL, collect, &s), &ctx);
+    ZBT_EQ_INT(s.n, 2);
+    ZBT_EQ_STR(s.items[0], "db");
+    ZBT_EQ_STR(s.items[1], "empty_ns");
+    memset(&s, 0, sizeof(s));
+    ZBT_OK_CTX(zb_catalog_list_tables(c, &ctx, NULL, collect, &s), &ctx);
+    ZBT_EQ_INT(s.n, 1);
+    ZBT_EQ_STR(s.items[0], "db.events");
+    ZBT_OK_CTX(zb_catalog_load_table(c, &ctx, "db.events", &t), &ctx);
+    ZBT_CONTAINS(t->metadata_location, "v4.metadata.json");
+    /* The fixture's location is not where it lies: remaps are the
+     * caller's business in a SQL catalog, so new metadata goes to a
+     * folder of its own via write.metadata.path. */
+    {
+        char mdir[1100];
+        ice_kv kv = { "write.metadata.path", mdir };
+        snprintf(mdir, sizeof(mdir), "%s/metadata", fx);
+        u = json_array();
+        json_array_append_new(u, ice_update_set_properties(&kv, 1));
+    }
+    ZBT_OK_CTX(zb_catalog_commit(c, &ctx, t, NULL, u, &t2), &ctx);
+    json_decref(u);
+    ZBT_CONTAINS(t2->metadata_location, fx);
+    ZBT_CONTAINS(t2->metadata_location, "/metadata/00005-");
+    ZBT_CHECK(sqlite3_prepare_v2(db, "SELECT metadata_location, "
+                                 "previous_metadata_location FROM "
+                                 "iceberg_tables", -1, &st, NULL) == SQLITE_OK);
+    ZBT_CHECK(sqlite3_step(st) == SQLITE_ROW);
+    ZBT_EQ_STR((const char *)sqlite3_column_text(st, 0), t2->metadata_location);
+    snprintf(prev, sizeof(prev), "%s", (const char *)sqlite3_column_text(st, 1));
+    ZBT_EQ_STR(prev, t->metadata_location);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    zb_table_free(t);
+    zb_table_free(t2);
+    zb_catalog_free(c);
+    zb_io_free(io);
+}
+
 const zbt_case test_catalog_sql[] = {
     ZBT_CASE(test_catalog_sql__basics_sqlite),
     ZBT_CASE(test_catalog_sql__basics_pg),
@@ -539,5 +632,6 @@ const zbt_case test_catalog_sql[] = {
     ZBT_CASE(test_catalog_sql__corrupt_metadata_pg),
     ZBT_CASE(test_catalog_sql__bad_configuration),
     ZBT_CASE(test_catalog_sql__warehouses_apart),
+    ZBT_CASE(test_catalog_sql__pyiceberg_database),
     ZBT_END
 };

@@ -8,7 +8,9 @@ if(TARGET zb_catalog)
     ${CMAKE_CURRENT_SOURCE_DIR}/unit/catalog)
   target_compile_definitions(test_catalog PRIVATE
     ZB_FIXTURES_DIR="${PROJECT_SOURCE_DIR}/../shared/fixtures")
-  target_link_libraries(test_catalog PRIVATE zbtest zb_catalog zb_io zb_util)
+  # sqlite3 builds a database as PyIceberg makes it.
+  target_link_libraries(test_catalog PRIVATE zbtest zb_catalog zb_io zb_util
+    PkgConfig::SQLITE3)
   # libpq lets a case close the catalog's server connections.
   if(LIBPQ_FOUND)
     target_link_libraries(test_catalog PRIVATE PkgConfig::LIBPQ)
