@@ -57,6 +57,7 @@
 #include "table/ice_value.h"
 #include "table/manifest.h"
 #include "table/metadata.h"
+#include "util/arena.h"
 #include "zamboni/io.h"
 #include "zamboni/zamboni.h"
 
@@ -141,6 +142,14 @@ int zb_scan_plan_next(zb_scan_plan *p, zb_ctx *ctx, const zb_scan_task **task);
 void zb_scan_plan_stats(zb_scan_stats *out, const zb_scan_plan *p);
 
 void zb_scan_plan_free(zb_scan_plan *p);
+
+/*
+ * Deep-copies task into arena (data file, deletes, URIs), for callers that
+ * hold several tasks at once (a compaction group). ZB_ENOMEM when the
+ * arena is full; out is then partial and must not be used.
+ */
+int zb_scan_task_copy(zb_scan_task *out, zb_ctx *ctx, zb_arena *arena,
+                      const zb_scan_task *task);
 
 /* Whether two paths name the same file (see above). Exposed for tests
  * and for readers matching position delete rows to data files. */

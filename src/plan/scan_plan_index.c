@@ -554,3 +554,42 @@ uint64_t zb_scan__index_unused(const zb_del_index *x)
             n += !((zb_del_entry **)lists[l]->items)[i]->used;
     return n;
 }
+
+/* --- copying a task ------------------------------------------------------- */
+
+static int copy_scan_file(zb_scan_file *dst, zb_arena *a,
+                          const zb_scan_file *src)
+{
+    ice_data_file *f;
+    int oom = 0;
+
+    *dst = *src;
+    if ((f = zb_arena_alloc(a, sizeof *f)) == NULL ||
+        copy_data_file(f, a, src->file) < 0)
+        return ZB_ENOMEM;
+    dst->file = f;
+    dst->uri = dup_str(a, src->uri, &oom);
+    return oom ? ZB_ENOMEM : ZB_OK;
+}
+
+int zb_scan_task_copy(zb_scan_task *out, zb_ctx *ctx, zb_arena *arena,
+                      const zb_scan_task *task)
+{
+    zb_scan_file *dels = NULL;
+    size_t i;
+
+    ZB_ASSERT_ARG(out && ctx && arena && task);
+    memset(out, 0, sizeof *out);
+    if (task->n_deletes > 0 &&
+        (dels = zb_arena_calloc(arena, task->n_deletes,
+                                sizeof *dels)) == NULL)
+        return zb_fail_oom(ctx);
+    if (copy_scan_file(&out->data, arena, &task->data) < 0)
+        return zb_fail_oom(ctx);
+    for (i = 0; i < task->n_deletes; i++)
+        if (copy_scan_file(&dels[i], arena, &task->deletes[i]) < 0)
+            return zb_fail_oom(ctx);
+    out->n_deletes = task->n_deletes;
+    out->deletes = dels;
+    return ZB_OK;
+}

@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 
 #include "scan_test.h"
+#include "util/arena.h"
 #include "util/buf.h"
 
 typedef struct rent {
@@ -494,6 +495,56 @@ static void test_plan_scan_fixtures__older_snapshot(void)
     sfx_close(&f);
 }
 
+/* Tasks copied with zb_scan_task_copy outlive the plan and equal what
+ * the plan yielded (splan_run's own copies). */
+static void test_plan_scan_fixtures__task_copy(void)
+{
+    zb_scan_plan_opts po = ZB_SCAN_PLAN_OPTS_INIT;
+    zb_scan_plan *p = NULL;
+    const zb_scan_task *t;
+    zb_scan_task kept[8];
+    zb_arena *arena = NULL;
+    splan ref;
+    sfx f;
+    size_t n = 0, i, j;
+    int rc;
+
+    if (!sfx_open(&f, "impala-v3-deletion-vectors"))
+        return;
+    ZBT_OK_CTX(splan_run(&ref, &f, NULL, NULL, 0), &f.ctx);
+    ZBT_CHECK(zb_arena_new(&arena, 1 << 20) == 0);
+    po.manifest = &f.o;
+    ZBT_OK_CTX(zb_scan_plan_open(&p, f.io, &f.ctx, f.m,
+                                 ice_metadata_current_snapshot(f.m), &po),
+               &f.ctx);
+    while ((rc = zb_scan_plan_next(p, &f.ctx, &t)) > 0) {
+        ZBT_CHECK(n < 8);
+        ZBT_OK_CTX(zb_scan_task_copy(&kept[n++], &f.ctx, arena, t), &f.ctx);
+    }
+    ZBT_OK_CTX(rc, &f.ctx);
+    zb_scan_plan_free(p);
+    ZBT_EQ_U64(n, ref.n);
+    for (i = 0; i < n; i++) {
+        ZBT_EQ_STR(kept[i].data.file->file_path, ref.t[i].path);
+        ZBT_EQ_STR(kept[i].data.uri, ref.t[i].uri);
+        ZBT_EQ_INT(kept[i].data.data_sequence_number, ref.t[i].seq);
+        ZBT_EQ_INT(kept[i].data.file->record_count, ref.t[i].records);
+        ZBT_EQ_U64(kept[i].n_deletes, ref.t[i].n);
+        for (j = 0; j < kept[i].n_deletes; j++) {
+            const ice_data_file *d = kept[i].deletes[j].file;
+            ZBT_EQ_STR(d->file_path, ref.t[i].d[j].path);
+            ZBT_EQ_STR(kept[i].deletes[j].uri, ref.t[i].d[j].uri);
+            ZBT_EQ_INT(d->content_offset, ref.t[i].d[j].offset);
+            ZBT_CHECK(d->referenced_data_file != NULL);
+            ZBT_CHECK(zb_scan_path_same(d->referenced_data_file,
+                                        kept[i].data.file->file_path));
+        }
+    }
+    zb_arena_free(arena);
+    splan_free(&ref);
+    sfx_close(&f);
+}
+
 static void test_plan_scan_fixtures__paths(void)
 {
     ZBT_EQ_STR(zb_scan_path_strip("hdfs://localhost:20500/a/b"), "/a/b");
@@ -516,6 +567,7 @@ const zbt_case test_plan_scan_fixtures[] = {
     ZBT_CASE(test_plan_scan_fixtures__deletion_vectors),
     ZBT_CASE(test_plan_scan_fixtures__eq_deletes_by_sequence),
     ZBT_CASE(test_plan_scan_fixtures__older_snapshot),
+    ZBT_CASE(test_plan_scan_fixtures__task_copy),
     ZBT_CASE(test_plan_scan_fixtures__paths),
     ZBT_END
 };
