@@ -68,3 +68,13 @@ zb_fuzz_target(fuzz_avro_decode LINK zb_avro
 zb_fuzz_target(fuzz_table_metadata LINK zb_table_metadata
   INSTRUMENT zb_table_metadata zb_io zb_util
   EXTERNAL PkgConfig::JANSSON)
+
+# REST catalog replies (src/catalog/catalog_rest_parse.c): every parser on
+# one body. Seeds: hand-written replies in the shapes of
+# open-api/rest-catalog-open-api.yaml and Lakekeeper's warehouse list,
+# with HTML, truncated and misshapen bodies.
+if(TARGET zb_catalog_rest_parse)
+  zb_fuzz_target(fuzz_rest_response LINK zb_catalog_rest_parse
+    INSTRUMENT zb_catalog_rest_parse zb_util
+    EXTERNAL PkgConfig::JANSSON)
+endif()
