@@ -131,7 +131,20 @@ static int pg_connect(PGconn **out, zb_ctx *ctx, const pg_pool *p)
     return ZB_OK;
 }
 
-static int pool_get(PGconn **out, zb_ctx *ctx, pg_pool *p)
+/* 1 when an idle connection still answers (an empty query: one round
+ * trip), so that a write is never sent on one the server has closed. */
+static int alive(PGconn *conn)
+{
+    PGresult *res = PQexec(conn, "");
+    int ok = res != NULL && PQresultStatus(res) == PGRES_EMPTY_QUERY &&
+             PQstatus(conn) == CONNECTION_OK;
+
+    PQclear(res);
+    return ok;
+}
+
+/* A connection of pool p; check: make sure an idle one is alive. */
+static int pool_get(PGconn **out, zb_ctx *ctx, pg_pool *p, int check)
 {
     int rc;
 
@@ -141,7 +154,12 @@ static int pool_get(PGconn **out, zb_ctx *ctx, pg_pool *p)
     if (p->n_idle > 0) {
         *out = p->idle[--p->n_idle];
         pthread_mutex_unlock(&p->lock);
-        return ZB_OK;
+        if (!check || alive(*out))
+            return ZB_OK;
+        PQfinish(*out);            /* replaced below, in the same slot */
+        *out = NULL;
+        pthread_mutex_lock(&p->lock);
+        p->n_open--;
     }
     p->n_open++;
     pthread_mutex_unlock(&p->lock);
@@ -204,7 +222,7 @@ static int pg_exec(void *db, zb_ctx *ctx, int mode, const char *sql, int n,
     if (number_params(&q, sql) < 0)
         return zb_fail_oom(ctx);
     for (attempt = 0;; attempt++) {
-        if ((rc = pool_get(&conn, ctx, p)) < 0)
+        if ((rc = pool_get(&conn, ctx, p, mode == ZB_SQL_WRITE)) < 0)
             goto done;
         res = PQexecParams(conn, q.ptr, n, NULL, params, NULL, NULL, 0);
         if (res != NULL && (PQresultStatus(res) == PGRES_COMMAND_OK ||
@@ -350,11 +368,11 @@ int zb_catalog__pg_open(zb_catalog *c, zb_ctx *ctx,
         goto fail;
     /* Connect once to each now, so that a wrong host or password shows at
      * open, not at the first load. */
-    if ((rc = pool_get(&conn, ctx, &d->write)) < 0)
+    if ((rc = pool_get(&conn, ctx, &d->write, 0)) < 0)
         goto fail;
     pool_put(&d->write, conn);
     if (!d->shared) {
-        if ((rc = pool_get(&conn, ctx, &d->read)) < 0)
+        if ((rc = pool_get(&conn, ctx, &d->read, 0)) < 0)
             goto fail;
         pool_put(&d->read, conn);
     }
