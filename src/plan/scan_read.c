@@ -142,13 +142,23 @@ int zb_scan__open_file(zb_rowstream *rs, zb_ctx *ctx, pq_reader **out,
     }
     if (n_names == 0 && s->root->n_children > 0)
         names[n_names++] = s->root->children[0]->name;
+    /* The names live in the reader: copy them before it goes. */
+    rc = ZB_OK;
+    for (i = 0; i < n_names; i++)
+        if ((names[i] = zb_strdup(names[i])) == NULL) {
+            n_names = i;
+            rc = zb_fail_oom(ctx);
+        }
     pq_reader_free(r);
     r = NULL;
     o.field_ids = NULL;
     o.n_field_ids = 0;
     o.columns = names;
     o.n_columns = n_names;
-    rc = pq_reader_open(&r, rs->io, ctx, uri, &o);
+    if (rc == ZB_OK)
+        rc = pq_reader_open(&r, rs->io, ctx, uri, &o);
+    for (i = 0; i < n_names; i++)
+        zb_free((char *)names[i]);
     zb_free(names);
     if (rc < 0)
         return rc;
