@@ -190,7 +190,7 @@ static void test_table_commit_apply__properties_location_uuid(void)
 {
     zb_ctx ctx;
     ice_metadata *m = ct_parse(ct_v2, &ctx);
-    json_t *w;
+    json_t *w, *props = json_pack("{ssss}", "owner", "you", "a", "1");
 
     ZBT_OK_CTX(apply(m, &ctx, "[{\"action\":\"set-properties\",\"updates\":"
                      "{\"a\":\"1\",\"owner\":\"you\"}},"
@@ -201,8 +201,8 @@ static void test_table_commit_apply__properties_location_uuid(void)
                      "{\"action\":\"assign-uuid\",\"uuid\":"
                      "\"11111111-2222-4333-8444-555555555555\"}]"), &ctx);
     w = ct_written(m);
-    ZBT_CHECK(json_equal(json_object_get(w, "properties"),
-                         json_pack("{ssss}", "owner", "you", "a", "1")));
+    ZBT_CHECK(json_equal(json_object_get(w, "properties"), props));
+    json_decref(props);
     ZBT_EQ_STR(json_string_value(json_object_get(w, "location")),
                "s3://other/t");
     ZBT_EQ_STR(m->table_uuid, "11111111-2222-4333-8444-555555555555");

@@ -178,6 +178,13 @@ static void rm(tbl *t, ice_commit_op *op, const char *file)
     ZBT_OK_CTX(ice_commit_op_remove_file(op, &t->ctx, path), &t->ctx);
 }
 
+typedef struct seen seen;
+static size_t live(tbl *t, seen *out, size_t max);
+
+/* With ZB_COMMIT_OUT: what our iterator sees in the new snapshot, for
+ * commit_check.mjs to compare with its own reading. */
+static void dump_expected(tbl *t);
+
 /* Builds and commits op; returns the new snapshot id. */
 static int64_t run(tbl *t, ice_commit_op *op)
 {
@@ -189,6 +196,7 @@ static int64_t run(tbl *t, ice_commit_op *op)
     tbl_commit(t, &r);
     id = r.snapshot_id;
     ZBT_EQ_INT(t->m->current_snapshot_id, id);
+    dump_expected(t);
     ice_commit_result_free(&r);
     ice_commit_op_free(op);
     return id;
@@ -215,12 +223,13 @@ static const char *summary(const tbl *t, const char *key)
     } while (0)
 
 /* A live entry as the snapshot iterator gives it. */
-typedef struct seen {
+struct seen {
     char name[64];
     int status;
     int content;
     int64_t snapshot_id, seq, fseq, first_row_id;
-} seen;
+    int64_t records;
+};
 
 static size_t live(tbl *t, seen *out, size_t max)
 {
@@ -244,11 +253,38 @@ static size_t live(tbl *t, seen *out, size_t max)
         out[n].seq = e->sequence_number;
         out[n].fseq = e->file_sequence_number;
         out[n].first_row_id = e->data_file.first_row_id;
+        out[n].records = e->data_file.record_count;
         n++;
     }
     ZBT_EQ_INT(rc, 0);
     ice_snapshot_iter_free(it);
     return n;
+}
+
+static void dump_expected(tbl *t)
+{
+    const char *keep = getenv("ZB_COMMIT_OUT");
+    char path[1200];
+    seen e[64];
+    size_t i, n;
+    FILE *f;
+
+    if (keep == NULL || strncmp(t->dir, keep, strlen(keep)) != 0)
+        return;
+    n = live(t, e, 64);
+    snprintf(path, sizeof path, "%s/expected.txt", t->dir);
+    ZBT_CHECK((f = fopen(path, "a")) != NULL);
+    for (i = 0; i < n; i++) {
+        fprintf(f, "%lld %s %d %d %lld %lld %lld ",
+                (long long)t->m->current_snapshot_id, e[i].name, e[i].status,
+                e[i].content, (long long)e[i].snapshot_id,
+                (long long)e[i].seq, (long long)e[i].fseq);
+        if (e[i].first_row_id == ICE_NULL_LONG)
+            fprintf(f, "null\n");
+        else
+            fprintf(f, "%lld\n", (long long)e[i].first_row_id);
+    }
+    fclose(f);
 }
 
 static const seen *find(const seen *s, size_t n, const char *name)
