@@ -25,8 +25,7 @@ static size_t count(sfx *f, const zb_scan_pred *preds, size_t n,
     r = p.n;
     if (st)
         *st = p.st;
-    ZBT_EQ_U64(p.st.data_files + p.st.data_files_skipped +
-               0, p.st.data_files + p.st.data_files_skipped);
+    ZBT_EQ_U64(p.st.data_files, p.n);
     splan_free(&p);
     return r;
 }
