@@ -296,6 +296,26 @@ static void test_catalog_rest__commit(void)
         json_decref(reqs);
         json_decref(upds);
     }
+    /* The server prunes old metadata files when the table says so. */
+    {
+        ice_kv kv[2] = { { ICE_PROP_DELETE_AFTER_COMMIT, "true" },
+                         { ICE_PROP_PREVIOUS_VERSIONS_MAX, "1" } };
+        json_t *reqs = json_array(), *upds = json_array();
+        zbt_files files = { 0 };
+        char dir[1200];
+        json_array_append_new(upds, ice_update_set_properties(kv, 2));
+        ZBT_OK_CTX(zb_catalog_commit(f.cat, &f.ctx, t2, reqs, upds, NULL),
+                   &f.ctx);
+        for (int i = 0; i < 3; i++)
+            ZBT_OK_CTX(commit_prop(&f, t2, t->meta->table_uuid, "k", "again",
+                                   NULL), &f.ctx);
+        snprintf(dir, sizeof(dir), "%s/metadata", t->meta->location);
+        /* The current file and the one its log keeps. */
+        ZBT_EQ_INT(zbt_find_files(&files, dir, ".metadata.json"), 2);
+        zbt_files_free(&files);
+        json_decref(reqs);
+        json_decref(upds);
+    }
     zb_table_free(t);
     zb_table_free(t2);
     rest_fixture_stop(&f);

@@ -7,12 +7,14 @@
 extern const zbt_case test_catalog_rest_calls[];
 extern const zbt_case test_catalog_rest_faults[];
 extern const zbt_case test_catalog_rest_parse[];
+extern const zbt_case test_catalog_rest_writers[];
 
 int main(int argc, char **argv)
 {
     const zbt_case *const suites[] = { test_catalog_rest_calls,
                                        test_catalog_rest_faults,
-                                       test_catalog_rest_parse, NULL };
+                                       test_catalog_rest_parse,
+                                       test_catalog_rest_writers, NULL };
 
     return zbt_main(argc, argv, suites);
 }

@@ -422,6 +422,16 @@ static void route_register(rest_server *s, const char *ns, json_t *body,
     set_load_result(r, &s->tables[s->n_tables - 1], 0);
 }
 
+/* write.metadata.previous-versions-max, as ice_metadata_append_metadata_log
+ * takes it. */
+static size_t keep_versions(const ice_metadata *m)
+{
+    const char *v = ice_metadata_property(m, ICE_PROP_PREVIOUS_VERSIONS_MAX);
+    long n = v ? strtol(v, NULL, 10) : ICE_PREVIOUS_VERSIONS_MAX_DEFAULT;
+
+    return n > 0 ? (size_t)n : 1;
+}
+
 static void commit(rest_server *s, rs_table *t, json_t *body, reply *r)
 {
     json_t *reqs = json_object_get(body, "requirements");
@@ -451,7 +461,7 @@ static void commit(rest_server *s, rs_table *t, json_t *body, reply *r)
         || (rc = ice_metadata_parse(&m, &ctx, b.ptr, b.len, t->loc)) < 0
         || (rc = ice_commit_apply_updates(m, &ctx, upds)) < 0
         || (rc = ice_metadata_append_metadata_log(m, &ctx, t->loc,
-                     t->meta->last_updated_ms, 100)) < 0
+                     t->meta->last_updated_ms, keep_versions(m))) < 0
         || (rc = ice_commit_next_metadata_uri(&uri, &ctx, m, NULL, t->loc,
                                               ICE_NAMING_SEQUENTIAL)) < 0
         || (rc = write_meta(s, &ctx, m, uri)) < 0) {
@@ -462,6 +472,19 @@ static void commit(rest_server *s, rs_table *t, json_t *body, reply *r)
         return;
     }
     zb_buf_free(&b);
+    /* Old metadata files, as write.metadata.delete-after-commit says. */
+    {
+        char **old = NULL;
+        size_t n_old = 0;
+        if (ice_commit_metadata_to_prune(&old, &n_old, &ctx, t->meta, m)
+            == ZB_OK) {
+            for (size_t i = 0; i < n_old; i++) {
+                zb_io_delete(s->io, &ctx, old[i]);
+                zb_free(old[i]);
+            }
+        }
+        zb_free(old);
+    }
     ice_metadata_free(t->meta);
     t->meta = m;
     free(t->loc);

@@ -1,0 +1,143 @@
+/*
+ * tests/unit/catalog/rest_writers.c - several processes appending to one
+ * table through the REST catalog at once, each with its own catalog
+ * handle and the commit retry policy (catalog/catalog_retry.h): every
+ * append must be in main's history exactly once, each lost attempt a
+ * 409 the writer retried. The snapshots are fake (their manifest lists
+ * are not written): the catalog's part is the history.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "catalog/catalog_retry.h"
+#include "rest_server.h"
+#include "table/commit.h"
+#include "zbtest.h"
+
+#define WRITERS 4
+#define COMMITS_EACH 6
+
+typedef struct append_payload {
+    int64_t snapshot_id;
+} append_payload;
+
+/* add-snapshot + set-snapshot-ref main, asserting main's snapshot. */
+static int build_append(json_t **reqs, json_t **updates, zb_ctx *ctx,
+                        const zb_table *t, void *payload)
+{
+    const append_payload *p = payload;
+    const ice_metadata *m = t->meta;
+    char list[1024];
+    json_t *snap;
+
+    (void)ctx;
+    snprintf(list, sizeof(list), "%s/metadata/snap-%lld-fake.avro", t->root,
+             (long long)p->snapshot_id);
+    snap = json_pack("{s:I,s:I,s:I,s:s,s:{s:s},s:i}", "snapshot-id",
+                     (json_int_t)p->snapshot_id, "sequence-number",
+                     (json_int_t)(m->last_sequence_number + 1),
+                     "timestamp-ms", (json_int_t)t->meta->last_updated_ms + 1,
+                     "manifest-list", list, "summary", "operation", "append",
+                     "schema-id", 0);
+    if (m->current_snapshot_id != ICE_NO_SNAPSHOT)
+        json_object_set_new(snap, "parent-snapshot-id",
+                            json_integer(m->current_snapshot_id));
+    *updates = json_pack("[{s:s,s:o},{s:s,s:s,s:s,s:I}]", "action",
+                         "add-snapshot", "snapshot", snap, "action",
+                         "set-snapshot-ref", "ref-name", "main", "type",
+                         "branch", "snapshot-id",
+                         (json_int_t)p->snapshot_id);
+    *reqs = json_array();
+    if (!*updates || !*reqs)
+        return ZB_ENOMEM;
+    json_array_append_new(*reqs, ice_requirement_ref_snapshot_id(
+                                     "main", m->current_snapshot_id));
+    return ZB_OK;
+}
+
+static int writer(rest_fixture *f, int w)
+{
+    zb_catalog_config cfg = ZB_CATALOG_CONFIG_INIT;
+    zb_catalog *cat = NULL;
+    zb_ctx ctx;
+    int j, rc, attempts = 0;
+
+    zb_ctx_init(&ctx);
+    cfg.kind = ZB_CATALOG_REST;
+    cfg.name = "rt";
+    cfg.uri = rest_server_uri(f->srv);
+    if ((rc = zb_catalog_open(&cat, &ctx, f->io, &cfg)) < 0) {
+        fprintf(stderr, "writer %d: %s\n", w, ctx.err.msg);
+        return 1;
+    }
+    for (j = 0; j < COMMITS_EACH && rc == 0; j++) {
+        append_payload p = { (int64_t)(w + 1) * 1000 + j };
+        zb_catalog_retry_opts o = ZB_CATALOG_RETRY_OPTS_INIT;
+        o.num_retries = 200;
+        o.min_wait_ms = 2;
+        o.max_wait_ms = 50;
+        rc = zb_catalog_commit_retry(cat, &ctx, "db.t", build_append, &p, &o,
+                                     NULL);
+        attempts += o.attempts;
+        if (rc != 0)
+            fprintf(stderr, "writer %d: %s: %s\n", w, zb_rc_name(rc),
+                    ctx.err.msg);
+    }
+    zb_catalog_free(cat);
+    fprintf(stderr, "  writer %d: %d commits in %d attempts\n", w, j,
+            attempts);
+    return rc == 0 ? 0 : 1;
+}
+
+static void test_catalog_rest__concurrent_writers(void)
+{
+    rest_fixture f;
+    zb_table *t = NULL;
+    ice_metadata *first = rest_first_metadata("file:///unused");
+    const ice_snapshot *chain[WRITERS * COMMITS_EACH + 1];
+    pid_t pids[WRITERS];
+    int w, j, status, failed = 0;
+    rest_server_stats st;
+
+    rest_fixture_start(&f, NULL, NULL);
+    ZBT_OK_CTX(zb_catalog_create_namespace(f.cat, &f.ctx, "db"), &f.ctx);
+    ZBT_OK_CTX(zb_catalog_create_table(f.cat, &f.ctx, "db.t", NULL, first,
+                                       NULL), &f.ctx);
+    ice_metadata_free(first);
+    fflush(NULL);
+    for (w = 0; w < WRITERS; w++) {
+        pids[w] = fork();
+        ZBT_CHECK(pids[w] >= 0);
+        if (pids[w] == 0)
+            _exit(writer(&f, w));
+    }
+    for (w = 0; w < WRITERS; w++) {
+        ZBT_CHECK(waitpid(pids[w], &status, 0) == pids[w]);
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+            failed++;
+    }
+    ZBT_EQ_INT(failed, 0);
+    st = rest_server_get_stats(f.srv);
+    ZBT_EQ_U64(st.commits, WRITERS * COMMITS_EACH);
+    ZBT_OK_CTX(zb_catalog_load_table(f.cat, &f.ctx, "db.t", &t), &f.ctx);
+    ZBT_EQ_INT(ice_metadata_ancestors(chain, WRITERS * COMMITS_EACH + 1,
+                                      t->meta, t->meta->current_snapshot_id),
+               WRITERS * COMMITS_EACH);
+    ZBT_EQ_INT(t->meta->n_snapshots, WRITERS * COMMITS_EACH);
+    ZBT_EQ_INT(t->meta->last_sequence_number, WRITERS * COMMITS_EACH);
+    for (w = 0; w < WRITERS; w++)
+        for (j = 0; j < COMMITS_EACH; j++)
+            ZBT_CHECK(ice_metadata_snapshot(t->meta,
+                                            (int64_t)(w + 1) * 1000 + j));
+    zb_table_free(t);
+    rest_fixture_stop(&f);
+}
+
+const zbt_case test_catalog_rest_writers[] = {
+    ZBT_CASE(test_catalog_rest__concurrent_writers),
+    ZBT_END
+};
