@@ -4,8 +4,10 @@
  * format/spec.md "Scan Planning". Shared by the planner (plan/scan_plan.h)
  * and the row stream (plan/scan_read.h).
  *
- * The ice_data_file values are deep copies owned by whoever produced the
- * task (the planner's arena), valid as that producer documents.
+ * Lifetimes are the producer's: a task the planner yields is valid until
+ * its next call (the data file is the manifest reader's entry; the delete
+ * files live until the planner is freed). zb_scan_task_copy
+ * (plan/scan_plan.h) makes a deep copy to keep.
  */
 #ifndef ZB_PLAN_SCAN_TASK_H
 #define ZB_PLAN_SCAN_TASK_H
