@@ -298,7 +298,17 @@ int zb_catalog_commit(zb_catalog *c, zb_ctx *ctx, const zb_table *base,
                        "catalog %s (%s): table %s: requirements and updates "
                        "must be JSON arrays", c->name,
                        zb_catalog_kind_name(c->kind), base->ident);
-    rc = c->ops->commit(c, ctx, base, requirements, updates, &t);
+    /* NULL means none: backends always get arrays. */
+    if (requirements == NULL || updates == NULL) {
+        json_t *none = json_array();
+        if (none == NULL)
+            return zb_fail_oom(ctx);
+        rc = c->ops->commit(c, ctx, base, requirements ? requirements : none,
+                            updates ? updates : none, &t);
+        json_decref(none);
+    } else {
+        rc = c->ops->commit(c, ctx, base, requirements, updates, &t);
+    }
     if (rc >= 0 && out != NULL)
         *out = t;
     else

@@ -10,6 +10,10 @@
 
 #include "table/commit.h"
 
+#ifdef ZB_TEST_HAVE_REST_SERVER
+#include "rest_server.h"
+#endif
+
 static int env_counter;
 
 const char *cat_pg_url(void)
@@ -41,6 +45,7 @@ static void fill_config(cat_env *e, zb_catalog_config *cfg)
     cfg->pg_read_pool = 2;
     snprintf(location, sizeof(location), "%s/warehouse", e->dir);
     cfg->warehouse_location = location;
+    cfg->uri = e->rest_uri;
 }
 
 int cat_env_open(cat_env *e, zb_catalog_kind kind)
@@ -58,6 +63,20 @@ int cat_env_open(cat_env *e, zb_catalog_kind kind)
     snprintf(e->warehouse, sizeof(e->warehouse), "w%ld_%d_%lld",
              (long)getpid(), ++env_counter, (long long)cat_now_ms());
     snprintf(e->db_path, sizeof(e->db_path), "%s/catalog.db", e->dir);
+    if (kind == ZB_CATALOG_REST) {
+#ifdef ZB_TEST_HAVE_REST_SERVER
+        rest_server *srv = NULL;
+        char root[700];
+        snprintf(root, sizeof(root), "%s/rest", e->dir);
+        ZBT_CHECK(rest_server_start(&srv, root, NULL) == 0);
+        e->rest = srv;
+        snprintf(e->rest_uri, sizeof(e->rest_uri), "%s",
+                 rest_server_uri(srv));
+#else
+        printf("  (skipped: no REST test server) ");
+        return 0;
+#endif
+    }
     ZBT_OK_CTX(zb_io_new(&e->io, &e->ctx), &e->ctx);
     fill_config(e, &cfg);
     ZBT_OK_CTX(zb_catalog_open(&e->cat, &e->ctx, e->io, &cfg), &e->ctx);
@@ -78,6 +97,10 @@ void cat_env_close(cat_env *e)
     zb_io_free(e->io);
     e->cat = NULL;
     e->io = NULL;
+#ifdef ZB_TEST_HAVE_REST_SERVER
+    rest_server_stop(e->rest);
+#endif
+    e->rest = NULL;
 }
 
 ice_metadata *cat_first_metadata(cat_env *e, const char *location)

@@ -1,7 +1,8 @@
 /*
  * tests/unit/catalog/cat_test.h - helpers shared by the catalog suites:
  * a catalog of a given kind in a fresh temporary folder (PostgreSQL from
- * $ZB_TEST_PG_URL, each case in a warehouse of its own), a first table
+ * $ZB_TEST_PG_URL, each case in a warehouse of its own; REST on the test
+ * server of rest_server.c, started for the case), a first table
  * metadata, and fake snapshots for commits.
  */
 #ifndef CAT_TEST_H
@@ -20,6 +21,8 @@ typedef struct cat_env {
     char dir[512];                 /* the case's temporary folder */
     char warehouse[64];
     char db_path[600];             /* SQLite file */
+    void *rest;                    /* REST: the test server (rest_server) */
+    char rest_uri[128];
 } cat_env;
 
 /* The PostgreSQL URL of the tests, or NULL (PostgreSQL cases skip). */

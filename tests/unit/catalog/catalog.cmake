@@ -16,6 +16,15 @@ if(TARGET zb_catalog)
     target_link_libraries(test_catalog PRIVATE PkgConfig::LIBPQ)
     target_compile_definitions(test_catalog PRIVATE ZB_TEST_HAVE_LIBPQ=1)
   endif()
+  # The REST client's test server (rest_server.c) runs the cases that
+  # hold for every catalog against REST too.
+  pkg_check_modules(MHD IMPORTED_TARGET libmicrohttpd)
+  if(MHD_FOUND AND EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/unit/catalog/rest_server.c)
+    target_sources(test_catalog PRIVATE unit/catalog/rest_server.c)
+    target_link_libraries(test_catalog PRIVATE PkgConfig::MHD zb_table_commit)
+    target_compile_definitions(test_catalog PRIVATE
+      ZB_TEST_HAVE_REST_SERVER=1)
+  endif()
   add_test(NAME test_catalog COMMAND test_catalog)
   set_tests_properties(test_catalog PROPERTIES LABELS unit TIMEOUT 300)
 endif()
