@@ -184,13 +184,20 @@ static int stopped(const zb_keyset *ks, zb_ctx *ctx)
     return ZB_OK;
 }
 
-/* Memory a table needs for n entries holding key_bytes of keys. */
+/*
+ * Memory a table needs for n entries holding key_bytes of keys, loaded
+ * with presize: the slots, the entries, the unused tail of the chunks (one
+ * chunk for a small table; for large ones, the last chunk and what entries
+ * leave at the end of each) and the chunk list.
+ */
 uint64_t zb_keyset__table_need(uint64_t n, uint64_t key_bytes)
 {
-    return zb_keyset__slots_for(n) * sizeof(ks_slot) + key_bytes +
-           n * KS_ENTRY_HEADER + KS_CHUNK_BYTES +
-           (n * KS_ENTRY_HEADER + key_bytes) / KS_CHUNK_BYTES * sizeof(void *) +
-           64 * sizeof(void *);
+    uint64_t entries = n * KS_ENTRY_HEADER + key_bytes;
+    uint64_t slack = entries < KS_CHUNK_BYTES ? KS_CHUNK_MIN
+                                              : KS_CHUNK_BYTES + entries / 32;
+
+    return zb_keyset__slots_for(n) * sizeof(ks_slot) + entries + slack +
+           (entries / KS_CHUNK_BYTES + 16) * sizeof(void *);
 }
 
 static unsigned part_of(unsigned bits, uint64_t hash)
@@ -249,6 +256,19 @@ static void free_parts(unsigned bits, zb_spill **parts, uint64_t *keys,
     zb_free(bytes);
 }
 
+/* Buffer size of each of 2^bits files being written: all of them take a
+ * quarter of what the set holds, within [512 B, 64 KiB]. */
+static size_t spill_buf_for(uint64_t held, unsigned bits)
+{
+    uint64_t buf = held / 4 >> bits;
+
+    if (buf > ZB_SPILL_DEFAULT_BUF_BYTES)
+        buf = ZB_SPILL_DEFAULT_BUF_BYTES;
+    if (buf < MIN_SPILL_BUF)
+        buf = MIN_SPILL_BUF;
+    return (size_t)buf;
+}
+
 static unsigned ceil_log2(uint64_t x)
 {
     unsigned b = 0;
@@ -285,11 +305,7 @@ static int start_spill(zb_keyset *ks, zb_ctx *ctx)
         bits = 1;
     if (bits > MAX_BITS)
         bits = MAX_BITS;
-    buf = (size_t)(held / 4 >> bits);
-    if (buf > ZB_SPILL_DEFAULT_BUF_BYTES)
-        buf = ZB_SPILL_DEFAULT_BUF_BYTES;
-    if (buf < MIN_SPILL_BUF)
-        buf = MIN_SPILL_BUF;
+    buf = spill_buf_for(held, bits);
     ks->bits = bits;
     ks->spill_buf = buf;
     ks->spilled = 1;
@@ -343,20 +359,20 @@ static uint64_t max_need(const zb_keyset *ks)
     return m;
 }
 
-/* What a loaded partition may take: the reservation less the buffers. */
+/*
+ * What a loaded partition may take: the reservation less the buffer it
+ * is read through (the others are dropped by then).
+ */
 static uint64_t part_room(const zb_keyset *ks)
 {
-    uint64_t buffers = (uint64_t)ks->spill_buf << ks->bits;
-
-    return ks->res.bytes > buffers ? ks->res.bytes - buffers : 0;
+    return ks->res.bytes > ks->spill_buf ? ks->res.bytes - ks->spill_buf : 0;
 }
 
 /* Splits every partition file into two by the next bit of the hash. */
 static int split(zb_keyset *ks, zb_ctx *ctx)
 {
     unsigned bits = ks->bits + 1, p, n = 1u << ks->bits;
-    size_t buf = ks->spill_buf / 2 < MIN_SPILL_BUF ? MIN_SPILL_BUF
-                                                   : ks->spill_buf / 2;
+    size_t buf = spill_buf_for(ks->res.bytes, bits);
     zb_spill **parts = NULL;
     uint64_t *keys = NULL, *bytes = NULL, i;
     uint8_t head[RECORD_HEADER], *key = NULL;
@@ -437,6 +453,10 @@ int zb_keyset_seal(zb_keyset *ks, zb_ctx *ctx)
         if ((rc = split(ks, ctx)) < 0)
             return rc;
     }
+    /* Files wait to be read, one at a time: no buffers meanwhile. */
+    for (p = 0; p < (1u << ks->bits); p++)
+        if ((rc = zb_spill_drop_buffer(ks->parts[p], ctx)) < 0)
+            return zb_err_prefix(ctx, "key set");
     return ZB_OK;
 }
 
@@ -462,7 +482,7 @@ int zb_keyset_load_partition(zb_keyset *ks, zb_ctx *ctx, unsigned p)
     zb_keyset__table_clear(&ks->t);
     ks->loaded = -1;
     need = zb_keyset__table_need(ks->part_keys[p], ks->part_bytes[p]) +
-           ((uint64_t)ks->spill_buf << ks->bits);
+           ks->spill_buf;
     if (need > ks->res.bytes && ks->budget) {
         /* Keys that share one hash cannot be split: wait for room. */
         if (zb_budget_try_grow(&ks->res, ks->budget, need) != ZB_OK &&
@@ -474,7 +494,8 @@ int zb_keyset_load_partition(zb_keyset *ks, zb_ctx *ctx, unsigned p)
     } else if (need > ks->res.bytes) {
         ks->res.bytes = need;
     }
-    if ((rc = zb_keyset__table_presize(&ks->t, ks->part_keys[p])) < 0)
+    if ((rc = zb_keyset__table_presize(&ks->t, ks->part_keys[p],
+                                       ks->part_bytes[p])) < 0)
         return zb_fail_oom(ctx);
     f = ks->parts[p];
     if ((rc = zb_spill_rewind(f, ctx)) < 0)
@@ -505,6 +526,8 @@ int zb_keyset_load_partition(zb_keyset *ks, zb_ctx *ctx, unsigned p)
             goto fail;
         zb_keyset__table_commit_staged(&ks->t, len, hash, value);
     }
+    if ((rc = zb_spill_drop_buffer(f, ctx)) < 0)
+        goto fail;
     ks->loaded = (int)p;
     return ZB_OK;
 fail:

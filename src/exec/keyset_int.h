@@ -14,7 +14,8 @@
 #include "util/err.h"
 
 #define KS_ENTRY_HEADER 12               /* u64 value, u32 length */
-#define KS_CHUNK_BYTES (256 * 1024)      /* key storage is allocated so */
+#define KS_CHUNK_BYTES (256 * 1024)      /* largest chunk of key storage */
+#define KS_CHUNK_MIN 4096                /* first chunk; they double */
 #define KS_REFUSED 1                     /* insert: the reservation said no */
 
 typedef struct ks_slot {
@@ -32,6 +33,7 @@ typedef struct ks_table {
     size_t nchunks, chunks_cap;
     size_t last_used;    /* bytes used in chunks[nchunks - 1] */
     size_t last_size;    /* and its size */
+    size_t next_chunk;   /* size of the next chunk; 0: KS_CHUNK_MIN */
     uint64_t mem;        /* bytes allocated: slots, chunks, chunk list */
 } ks_table;
 
@@ -79,8 +81,11 @@ int zb_keyset__table_find(const ks_table *t, const void *key, size_t len,
 /* Frees everything the table holds; it is then empty and usable. */
 void zb_keyset__table_clear(ks_table *t);
 
-/* Allocates the slots for n keys in an empty table. ZB_ENOMEM. */
-int zb_keyset__table_presize(ks_table *t, uint64_t n);
+/*
+ * Allocates the slots for n keys of key_bytes in an empty table, and
+ * sizes its chunks for them. ZB_ENOMEM.
+ */
+int zb_keyset__table_presize(ks_table *t, uint64_t n, uint64_t key_bytes);
 
 /*
  * Loading without copies: stage makes room for an entry of len key bytes

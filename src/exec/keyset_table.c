@@ -95,12 +95,13 @@ static int resize(ks_table *t, uint64_t nslots)
     return ZB_OK;
 }
 
-/* Bytes a new chunk for an entry of len key bytes takes, list included. */
-static size_t chunk_bytes(size_t len)
+/* Size of the next chunk, for an entry of len key bytes. */
+static size_t chunk_bytes(const ks_table *t, size_t len)
 {
     size_t need = KS_ENTRY_HEADER + len;
+    size_t size = t->next_chunk ? t->next_chunk : KS_CHUNK_MIN;
 
-    return need > KS_CHUNK_BYTES ? need : KS_CHUNK_BYTES;
+    return need > size ? need : size;
 }
 
 static int new_chunk(ks_table *t, size_t size)
@@ -122,6 +123,10 @@ static int new_chunk(ks_table *t, size_t size)
     t->last_used = 0;
     t->last_size = size;
     t->mem += size;
+    if (t->next_chunk == 0)
+        t->next_chunk = KS_CHUNK_MIN;
+    if (t->next_chunk < KS_CHUNK_BYTES)
+        t->next_chunk *= 2;
     return ZB_OK;
 }
 
@@ -135,7 +140,7 @@ int zb_keyset__table_stage(ks_table *t, size_t len, void **dst)
 {
     int rc;
 
-    if (need_chunk(t, len) && (rc = new_chunk(t, chunk_bytes(len))) < 0)
+    if (need_chunk(t, len) && (rc = new_chunk(t, chunk_bytes(t, len))) < 0)
         return rc;
     *dst = t->chunks[t->nchunks - 1] + t->last_used + KS_ENTRY_HEADER;
     return ZB_OK;
@@ -190,7 +195,7 @@ int zb_keyset__table_insert(ks_table *t, const void *key, size_t len,
         extra += grow_to * sizeof(ks_slot);
     }
     if (need_chunk(t, len))
-        extra += chunk_bytes(len) +
+        extra += chunk_bytes(t, len) +
                  (t->nchunks == t->chunks_cap
                       ? (t->chunks_cap ? t->chunks_cap : 16) * sizeof(void *)
                       : 0);
@@ -206,8 +211,14 @@ int zb_keyset__table_insert(ks_table *t, const void *key, size_t len,
     return ZB_OK;
 }
 
-int zb_keyset__table_presize(ks_table *t, uint64_t n)
+int zb_keyset__table_presize(ks_table *t, uint64_t n, uint64_t key_bytes)
 {
+    uint64_t entries = n * KS_ENTRY_HEADER + key_bytes;
+
+    /* One chunk for a small partition, the largest ones otherwise. */
+    t->next_chunk = entries < KS_CHUNK_MIN ? KS_CHUNK_MIN
+                  : entries < KS_CHUNK_BYTES ? (size_t)entries
+                  : KS_CHUNK_BYTES;
     return resize(t, zb_keyset__slots_for(n));
 }
 
@@ -223,6 +234,7 @@ void zb_keyset__table_clear(ks_table *t)
     t->nslots = t->count = t->key_bytes = t->mem = 0;
     t->chunks = NULL;
     t->nchunks = t->chunks_cap = t->last_used = t->last_size = 0;
+    t->next_chunk = 0;
 }
 
 int zb_keyset__table_each(ks_table *t, zb_ctx *ctx, ks_each_fn fn)

@@ -172,12 +172,38 @@ int zb_spill_flush(zb_spill *s, zb_ctx *ctx)
     return rc;
 }
 
+/* Allocates the buffer again after zb_spill_drop_buffer. */
+static int have_buffer(zb_spill *s, zb_ctx *ctx)
+{
+    if (s->buf == NULL && (s->buf = zb_malloc(s->buf_bytes)) == NULL)
+        return zb_fail_oom(ctx);
+    return ZB_OK;
+}
+
+int zb_spill_drop_buffer(zb_spill *s, zb_ctx *ctx)
+{
+    int rc;
+
+    if ((rc = zb_spill_flush(s, ctx)) < 0)
+        return rc;
+    zb_free(s->buf);
+    s->buf = NULL;
+    /* Whatever was read ahead is read again. */
+    if (s->reading) {
+        s->read_off -= s->buf_len - s->buf_pos;
+        s->buf_len = s->buf_pos = 0;
+    }
+    return ZB_OK;
+}
+
 int zb_spill_write(zb_spill *s, zb_ctx *ctx, const void *data, size_t n)
 {
     const char *p = data;
     int rc;
 
     ZB_ASSERT_ARG(s && !s->reading);
+    if ((rc = have_buffer(s, ctx)) < 0)
+        return rc;
     if (n <= s->buf_bytes - s->buf_len) {
         memcpy(s->buf + s->buf_len, p, n);
         s->buf_len += n;
@@ -230,6 +256,8 @@ int zb_spill_read(zb_spill *s, zb_ctx *ctx, void *dst, size_t n,
     int rc;
 
     ZB_ASSERT_ARG(s && s->reading && got);
+    if ((rc = have_buffer(s, ctx)) < 0)
+        return rc;
     while (done < n) {
         if (s->buf_pos == s->buf_len) {
             if (s->read_off >= s->file_bytes)

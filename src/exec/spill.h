@@ -71,6 +71,13 @@ int zb_spill_read_full(zb_spill *s, zb_ctx *ctx, void *dst, size_t n);
 int zb_spill_pread(zb_spill *s, zb_ctx *ctx, void *dst, size_t n,
                    uint64_t offset);
 
+/*
+ * Writes out and frees the buffer, for a file that waits to be read while
+ * many others are worked on; the next read or write allocates it again
+ * (and may then fail with ZB_ENOMEM). ZB_OK, ZB_ENOMEM (limit), ZB_EIO.
+ */
+int zb_spill_drop_buffer(zb_spill *s, zb_ctx *ctx);
+
 /* Bytes written so far (buffered ones included). */
 uint64_t zb_spill_size(const zb_spill *s);
 

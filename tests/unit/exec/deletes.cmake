@@ -7,7 +7,8 @@ if(NOT TARGET PkgConfig::ZLIB)
   pkg_check_modules(ZLIB REQUIRED IMPORTED_TARGET zlib)
 endif()
 add_executable(test_exec_deletes unit/exec/deletes_main.c
-  unit/exec/deletes_roaring.c unit/exec/deletes_spill.c)
+  unit/exec/deletes_roaring.c unit/exec/deletes_spill.c
+  unit/exec/deletes_keyset.c)
 target_include_directories(test_exec_deletes PRIVATE
   ${CMAKE_CURRENT_SOURCE_DIR}/unit/exec)
 target_link_libraries(test_exec_deletes PRIVATE zbtest zb_exec zb_io zb_util

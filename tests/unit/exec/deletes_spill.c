@@ -27,20 +27,9 @@ static int dir_entries(const char *dir)
     return n;
 }
 
-/* Points TMPDIR at a fresh directory for this case. */
-static const char *use_tmpdir(void)
-{
-    const char *dir;
-
-    unsetenv("TMPDIR");          /* an earlier case's folder is gone */
-    dir = zbt_tmpdir();
-    setenv("TMPDIR", dir, 1);
-    return dir;
-}
-
 static void test_exec_spill__write_read(void)
 {
-    const char *dir = use_tmpdir();
+    const char *dir = zbt_spill_tmpdir();
     static const size_t sizes[] = { 1, 7, 511, 512, 513, 1000, 5000, 100000 };
     uint8_t *data, *back;
     size_t total = 0, i, got, k;
@@ -102,7 +91,7 @@ static void test_exec_spill__limit(void)
     zb_ctx ctx;
     int i, rc = ZB_OK;
 
-    use_tmpdir();
+    zbt_spill_tmpdir();
     zb_ctx_init(&ctx);
     memset(block, 0xAB, sizeof block);
     ZBT_EQ_U64(zb_spill_used_bytes(), 0);
@@ -157,7 +146,7 @@ static void test_exec_spill__alloc_failures(void)
     uint64_t n, base = zb_alloc_live_bytes();
     int done = 0;
 
-    use_tmpdir();
+    zbt_spill_tmpdir();
     for (n = 1; !done && n < 100; n++) {
         zb_spill *s = NULL;
         zb_ctx ctx;

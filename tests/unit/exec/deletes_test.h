@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "zamboni/zamboni.h"
 #include "zbtest.h"
@@ -39,6 +40,20 @@ static inline size_t zbt_unhex(uint8_t *out, size_t cap, const char *hex)
         hex += 2;
     }
     return n;
+}
+
+/*
+ * Points TMPDIR, where spill files go, at a fresh folder that is removed
+ * when the case ends (an earlier case's folder is gone by then).
+ */
+static inline const char *zbt_spill_tmpdir(void)
+{
+    const char *dir;
+
+    unsetenv("TMPDIR");
+    dir = zbt_tmpdir();
+    setenv("TMPDIR", dir, 1);
+    return dir;
 }
 
 #endif
