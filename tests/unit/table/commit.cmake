@@ -1,9 +1,11 @@
 # Tests of table part commits: requirements, every TableUpdate action,
 # all or nothing, allocation-failure torture (commit_apply.c); the
 # snapshot producer on tables in a temporary folder, v1 to v3
-# (commit_snap.c).
+# (commit_snap.c); new table metadata, file names, pruning and the
+# update builders (commit_create.c).
 add_executable(test_table_commit unit/table/commit_main.c
-  unit/table/commit_apply.c unit/table/commit_snap.c)
+  unit/table/commit_apply.c unit/table/commit_snap.c
+  unit/table/commit_create.c)
 target_include_directories(test_table_commit PRIVATE
   ${CMAKE_CURRENT_SOURCE_DIR}/unit/table)
 target_link_libraries(test_table_commit PRIVATE zbtest zb_table_commit

@@ -1,13 +1,16 @@
-/* test_table_commit: the commit suites (commit_apply.c, commit_snap.c). */
+/* test_table_commit: the commit suites (commit_apply.c, commit_snap.c,
+ * commit_create.c). */
 #include "zbtest.h"
 
 extern const zbt_case test_table_commit_apply[];
 extern const zbt_case test_table_commit_snap[];
+extern const zbt_case test_table_commit_create[];
 
 int main(int argc, char **argv)
 {
     const zbt_case *const suites[] = { test_table_commit_apply,
-                                         test_table_commit_snap, NULL };
+                                         test_table_commit_snap,
+                                         test_table_commit_create, NULL };
 
     return zbt_main(argc, argv, suites);
 }
