@@ -638,6 +638,61 @@ static void test_table_commit_snap__refused(void)
     tbl_free(&t);
 }
 
+static size_t count_files(const char *dir)
+{
+    zbt_files f = { 0 };
+    size_t n = zbt_find_files(&f, dir, ".avro");
+
+    zbt_files_free(&f);
+    return n;
+}
+
+/* Every allocation of a replace build failing in turn: ZB_ENOMEM, the
+ * files it wrote listed (and deleted), the base untouched; then it runs. */
+static void test_table_commit_snap__torture(void)
+{
+    tbl t;
+    ice_commit_op *op;
+    ice_commit_result r = ICE_COMMIT_RESULT_INIT;
+    char meta[1200];
+    size_t before;
+    uint64_t n;
+    int rc = ZB_ENOMEM;
+
+    tbl_create(&t, 2, zbt_tmpdir(), NULL);
+    snprintf(meta, sizeof meta, "%s/metadata", t.dir);
+    op = new_op(&t, ICE_OP_APPEND);
+    add(&t, op, "A.parquet", "a", ICE_CONTENT_DATA, 10, NULL);
+    add(&t, op, "B.parquet", "b", ICE_CONTENT_DATA, 20, NULL);
+    run(&t, op);
+    before = count_files(meta);
+    op = new_op(&t, ICE_OP_REPLACE);
+    rm(&t, op, "A.parquet");
+    add(&t, op, "C.parquet", "a", ICE_CONTENT_DATA, 10, NULL);
+    for (n = 1; n < 100000; n++) {
+        zb_ctx_init(&t.ctx);
+        zb_alloc__fail_at(n, 1);
+        rc = ice_commit_op_build(op, &t.ctx, t.m, &r);
+        zb_alloc__fail_at(0, 0);
+        if (rc == ZB_OK)
+            break;
+        if (rc != ZB_ENOMEM)
+            zbt__fail(__FILE__, __LINE__, "fault %llu: %s (%s)",
+                      (unsigned long long)n, zb_rc_name(rc), t.ctx.err.msg);
+        ZBT_CHECK(r.updates == NULL);
+        ice_commit_result_delete_files(&r, t.io, &t.ctx);
+        ice_commit_result_free(&r);
+        ZBT_EQ_INT(count_files(meta), before);
+    }
+    ZBT_EQ_INT(rc, ZB_OK);
+    ZBT_CHECK(n > 10);
+    tbl_commit(&t, &r);
+    ice_commit_result_free(&r);
+    ice_commit_op_free(op);
+    SUM(&t, "total-records", "30");
+    tbl_free(&t);
+}
+
 const zbt_case test_table_commit_snap[] = {
     ZBT_CASE(test_table_commit_snap__v1),
     ZBT_CASE(test_table_commit_snap__v2),
@@ -645,5 +700,6 @@ const zbt_case test_table_commit_snap[] = {
     ZBT_CASE(test_table_commit_snap__retry),
     ZBT_CASE(test_table_commit_snap__rolling),
     ZBT_CASE(test_table_commit_snap__refused),
+    ZBT_CASE(test_table_commit_snap__torture),
     ZBT_END
 };
