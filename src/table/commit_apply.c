@@ -16,7 +16,7 @@
  *   - v1 documents also carry the deprecated "schema" and
  *     "partition-spec", kept equal to the current schema and default
  *     spec; a v1 document that has only those gets the list forms first
- *     (norm_v1), which is also the first step of upgrade-format-version;
+ *     (these actions live in commit_evolve.c);
  *   - snapshots and refs: add-snapshot checks ids, sequence numbers and
  *     (v3) row ids; set-snapshot-ref of "main" moves current-snapshot-id
  *     and logs it; remove-snapshots drops refs and statistics that point
@@ -29,24 +29,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "table/commit_int.h"
+#include "table/commit_apply_int.h"
 #include "util/err.h"
 
-typedef struct apply_state {
-    zb_ctx *ctx;
-    size_t i;                      /* the update being applied */
-    const char *action;
-    int has_schema, has_spec, has_order;
-    int64_t last_schema, last_spec, last_order;  /* added last */
-    json_t *added_snaps;           /* ids of snapshots added here */
-    int added, removed;
-    int64_t last_snap_ts;
-    int64_t now_ms;
-} apply_state;
-
-static int bad(apply_state *a, int code, const char *fmt, ...) ZB_PRINTF(3, 4);
-
-static int bad(apply_state *a, int code, const char *fmt, ...)
+int ice_ap__bad(apply_state *a, int code, const char *fmt, ...)
 {
     char msg[200];
     va_list ap;
@@ -57,13 +43,13 @@ static int bad(apply_state *a, int code, const char *fmt, ...)
     return zb_fail(a->ctx, code, "update %zu (%s): %s", a->i, a->action, msg);
 }
 
-static int version_of(const json_t *doc)
+int ice_ap__version_of(const json_t *doc)
 {
     return (int)json_integer_value(json_object_get(doc, "format-version"));
 }
 
 /* doc[key] as an array or object, created when absent. */
-static json_t *child(apply_state *a, json_t *doc, const char *key, int array)
+json_t *ice_ap__child(apply_state *a, json_t *doc, const char *key, int array)
 {
     json_t *c = json_object_get(doc, key);
 
@@ -75,7 +61,7 @@ static json_t *child(apply_state *a, json_t *doc, const char *key, int array)
 }
 
 /* The index of the object in arr whose key equals id, or -1. */
-static long find_id(const json_t *arr, const char *key, int64_t id)
+long ice_ap__find_id(const json_t *arr, const char *key, int64_t id)
 {
     size_t i;
 
@@ -89,7 +75,7 @@ static long find_id(const json_t *arr, const char *key, int64_t id)
 }
 
 /* The highest key among arr's objects, or dflt when there is none. */
-static int64_t max_id(const json_t *arr, const char *key, int64_t dflt)
+int64_t ice_ap__max_id(const json_t *arr, const char *key, int64_t dflt)
 {
     size_t i;
 
@@ -103,35 +89,35 @@ static int64_t max_id(const json_t *arr, const char *key, int64_t dflt)
 }
 
 /* The integer a->update[key], required. */
-static int need_int(int64_t *out, apply_state *a, const json_t *u,
+int ice_ap__need_int(int64_t *out, apply_state *a, const json_t *u,
                     const char *key)
 {
     const json_t *v = json_object_get(u, key);
 
     if (!json_is_integer(v))
-        return bad(a, ZB_EINVAL, "\"%s\" must be an integer", key);
+        return ice_ap__bad(a, ZB_EINVAL, "\"%s\" must be an integer", key);
     *out = json_integer_value(v);
     return ZB_OK;
 }
 
-static int need_str(const char **out, apply_state *a, const json_t *u,
+int ice_ap__need_str(const char **out, apply_state *a, const json_t *u,
                     const char *key)
 {
     if ((*out = json_string_value(json_object_get(u, key))) == NULL)
-        return bad(a, ZB_EINVAL, "\"%s\" must be a string", key);
+        return ice_ap__bad(a, ZB_EINVAL, "\"%s\" must be a string", key);
     return ZB_OK;
 }
 
-static int need_obj(const json_t **out, apply_state *a, const json_t *u,
+int ice_ap__need_obj(const json_t **out, apply_state *a, const json_t *u,
                     const char *key)
 {
     if (!json_is_object(*out = json_object_get(u, key)))
-        return bad(a, ZB_EINVAL, "\"%s\" must be an object", key);
+        return ice_ap__bad(a, ZB_EINVAL, "\"%s\" must be an object", key);
     return ZB_OK;
 }
 
 /* a and b equal apart from key (either may lack it). */
-static int equal_except(zb_ctx *ctx, const json_t *a, const json_t *b,
+int ice_ap__equal_except(zb_ctx *ctx, const json_t *a, const json_t *b,
                         const char *key, int *eq)
 {
     json_t *ca = json_copy((json_t *)a), *cb = json_copy((json_t *)b);
@@ -149,497 +135,39 @@ static int equal_except(zb_ctx *ctx, const json_t *a, const json_t *b,
     return ZB_OK;
 }
 
-/* ---- v1 documents -------------------------------------------------------- */
-
-/* Deprecated v1 "schema" / "partition-spec" = the current ones. */
-static int sync_v1(apply_state *a, json_t *doc)
-{
-    const json_t *schemas = json_object_get(doc, "schemas");
-    const json_t *specs = json_object_get(doc, "partition-specs");
-    int64_t cur = json_integer_value(json_object_get(doc, "current-schema-id"));
-    int64_t spec = json_integer_value(json_object_get(doc, "default-spec-id"));
-    long k;
-    int rc;
-
-    if (version_of(doc) != 1)
-        return ZB_OK;
-    if (json_object_get(doc, "schema") != NULL &&
-        (k = find_id(schemas, "schema-id", cur)) >= 0 &&
-        (rc = ice_cj__set(a->ctx, doc, "schema",
-                          json_deep_copy(json_array_get(schemas, (size_t)k)))) < 0)
-        return rc;
-    if (json_object_get(doc, "partition-spec") != NULL &&
-        (k = find_id(specs, "spec-id", spec)) >= 0 &&
-        (rc = ice_cj__set(a->ctx, doc, "partition-spec",
-                          json_deep_copy(json_object_get(
-                              json_array_get(specs, (size_t)k), "fields")))) < 0)
-        return rc;
-    return ZB_OK;
-}
-
-/* Gives a v1 document the list forms of schemas, specs and orders. */
-static int norm_v1(apply_state *a, json_t *doc)
-{
-    zb_ctx *ctx = a->ctx;
-    json_t *v;
-    int rc;
-
-    if (json_object_get(doc, "schemas") == NULL) {
-        const json_t *s = json_object_get(doc, "schema");
-        int64_t id = 0;
-
-        if (!json_is_object(s))
-            return bad(a, ZB_EINVAL, "v1 metadata without a schema");
-        ice_cj__int(&id, ctx, doc, "current-schema-id", "metadata");
-        if ((v = json_deep_copy(s)) == NULL ||
-            (rc = ice_cj__set(ctx, v, "schema-id", json_integer(id))) < 0 ||
-            (rc = ice_cj__set(ctx, doc, "current-schema-id",
-                              json_integer(id))) < 0 ||
-            (rc = ice_cj__set(ctx, doc, "schemas", json_pack("[o]", v))) < 0) {
-            if (v == NULL)
-                return zb_fail_oom(ctx);
-            return rc;
-        }
-    }
-    if (json_object_get(doc, "partition-specs") == NULL) {
-        const json_t *f = json_object_get(doc, "partition-spec");
-        json_t *fields = f ? json_deep_copy(f) : json_array();
-        int64_t last = 999;
-        size_t i;
-
-        if (fields == NULL)
-            return zb_fail_oom(ctx);
-        for (i = 0; i < json_array_size(fields); i++) {
-            json_t *pf = json_array_get(fields, i);
-            int64_t fid = 1000 + (int64_t)i;
-
-            if (json_object_get(pf, "field-id") == NULL &&
-                json_object_set_new(pf, "field-id", json_integer(fid)) < 0) {
-                json_decref(fields);
-                return zb_fail_oom(ctx);
-            }
-            ice_cj__int(&fid, ctx, pf, "field-id", "partition field");
-            if (fid > last)
-                last = fid;
-        }
-        if ((rc = ice_cj__set(ctx, doc, "partition-specs",
-                              json_pack("[{sIso}]", "spec-id", (json_int_t)0,
-                                        "fields", fields))) < 0 ||
-            (rc = ice_cj__set(ctx, doc, "default-spec-id",
-                              json_integer(0))) < 0)
-            return rc;
-        if (json_object_get(doc, "last-partition-id") == NULL &&
-            (rc = ice_cj__set(ctx, doc, "last-partition-id",
-                              json_integer(last))) < 0)
-            return rc;
-    }
-    if (json_object_get(doc, "sort-orders") == NULL &&
-        ((rc = ice_cj__set(ctx, doc, "sort-orders",
-                           json_pack("[{sIs[]}]", "order-id", (json_int_t)0,
-                                     "fields"))) < 0 ||
-         (rc = ice_cj__set(ctx, doc, "default-sort-order-id",
-                           json_integer(0))) < 0))
-        return rc;
-    return ZB_OK;
-}
-
-/* ---- actions ---------------------------------------------------------- */
-
-static int do_upgrade(apply_state *a, json_t *doc, const json_t *u)
-{
-    int64_t to = 0;
-    int from = version_of(doc), rc;
-
-    if ((rc = need_int(&to, a, u, "format-version")) < 0)
-        return rc;
-    if (to > 3)
-        return bad(a, ZB_EUNSUPPORTED, "format-version %lld is not "
-                   "supported (1 to 3 are)", (long long)to);
-    if (to < from)
-        return bad(a, ZB_EINVAL, "cannot downgrade from v%d to v%lld", from,
-                   (long long)to);
-    if (to == from)
-        return ZB_OK;
-    if (from == 1) {
-        if ((rc = norm_v1(a, doc)) < 0)
-            return rc;
-        json_object_del(doc, "schema");
-        json_object_del(doc, "partition-spec");
-        if (json_object_get(doc, "last-sequence-number") == NULL &&
-            (rc = ice_cj__set(a->ctx, doc, "last-sequence-number",
-                              json_integer(0))) < 0)
-            return rc;
-        if (!json_is_string(json_object_get(doc, "table-uuid"))) {
-            char uuid[37];
-
-            ice_commit_uuid(uuid);
-            if ((rc = ice_cj__set(a->ctx, doc, "table-uuid",
-                                  json_string(uuid))) < 0)
-                return rc;
-        }
-    }
-    if (to >= 3 && json_object_get(doc, "next-row-id") == NULL &&
-        (rc = ice_cj__set(a->ctx, doc, "next-row-id", json_integer(0))) < 0)
-        return rc;
-    return ice_cj__set(a->ctx, doc, "format-version", json_integer(to));
-}
-
-/* The highest field id anywhere in a type (struct, list, map). */
-static int64_t type_max_id(const json_t *t, int depth)
-{
-    int64_t best = 0, v;
-    const char *keys[] = { "element-id", "key-id", "value-id" };
-    const char *subs[] = { "element", "key", "value" };
-    size_t i;
-
-    if (!json_is_object(t) || depth > ICE_MAX_TYPE_DEPTH)
-        return 0;
-    for (i = 0; i < 3; i++) {
-        v = json_integer_value(json_object_get(t, keys[i]));
-        if (v > best)
-            best = v;
-        if ((v = type_max_id(json_object_get(t, subs[i]), depth + 1)) > best)
-            best = v;
-    }
-    for (i = 0; i < json_array_size(json_object_get(t, "fields")); i++) {
-        const json_t *f = json_array_get(json_object_get(t, "fields"), i);
-
-        if ((v = json_integer_value(json_object_get(f, "id"))) > best)
-            best = v;
-        if ((v = type_max_id(json_object_get(f, "type"), depth + 1)) > best)
-            best = v;
-    }
-    return best;
-}
-
-/* Whether a type holds field id (a struct field, element, key, value). */
-static int type_has_id(const json_t *t, int64_t id, int depth)
-{
-    const char *keys[] = { "element-id", "key-id", "value-id" };
-    const char *subs[] = { "element", "key", "value" };
-    const json_t *fields;
-    size_t i;
-
-    if (!json_is_object(t) || depth > ICE_MAX_TYPE_DEPTH)
-        return 0;
-    for (i = 0; i < 3; i++)
-        if (json_integer_value(json_object_get(t, keys[i])) == id ||
-            type_has_id(json_object_get(t, subs[i]), id, depth + 1))
-            return 1;
-    fields = json_object_get(t, "fields");
-    for (i = 0; i < json_array_size(fields); i++) {
-        const json_t *f = json_array_get(fields, i);
-
-        if (json_integer_value(json_object_get(f, "id")) == id ||
-            type_has_id(json_object_get(f, "type"), id, depth + 1))
-            return 1;
-    }
-    return 0;
-}
-
-/* Source ids of spec or sort fields must be in the current schema, as
- * Java binds a new spec or order to it. */
-static int check_sources(apply_state *a, const json_t *doc,
-                         const json_t *fields, const char *what)
-{
-    const json_t *schemas = json_object_get(doc, "schemas");
-    long k = find_id(schemas, "schema-id",
-                     json_integer_value(json_object_get(doc,
-                                                        "current-schema-id")));
-    const json_t *cur = k >= 0 ? json_array_get(schemas, (size_t)k) : NULL;
-    size_t i, j;
-
-    for (i = 0; i < json_array_size(fields); i++) {
-        const json_t *f = json_array_get(fields, i);
-        const json_t *ids = json_object_get(f, "source-ids");
-        const json_t *one = json_object_get(f, "source-id");
-
-        for (j = 0; j < (ids ? json_array_size(ids) : 1); j++) {
-            const json_t *id = ids ? json_array_get(ids, j) : one;
-
-            if (!json_is_integer(id))
-                return bad(a, ZB_EINVAL, "%s field %zu has no source id",
-                           what, i);
-            if (!type_has_id(cur, json_integer_value(id), 0))
-                return bad(a, ZB_EINVAL, "%s field %zu: source id %lld is "
-                           "not in the current schema", what, i,
-                           (long long)json_integer_value(id));
-        }
-    }
-    return ZB_OK;
-}
-
-static int do_add_schema(apply_state *a, json_t *doc, const json_t *u)
-{
-    const json_t *s;
-    json_t *schemas, *copy;
-    int64_t last = 0, given = 0, id, mx;
-    size_t i;
-    int rc, eq;
-
-    if ((rc = need_obj(&s, a, u, "schema")) < 0 || (rc = norm_v1(a, doc)) < 0)
-        return rc;
-    if (!json_is_array(json_object_get(s, "fields")))
-        return bad(a, ZB_EINVAL, "the schema has no \"fields\"");
-    if ((schemas = child(a, doc, "schemas", 1)) == NULL)
-        return ZB_ENOMEM;
-    ice_cj__int(&last, a->ctx, doc, "last-column-id", "metadata");
-    if ((rc = ice_cj__int(&given, a->ctx, u, "last-column-id", "update")) < 0)
-        return rc;
-    mx = type_max_id(s, 0);
-    if (mx > last)
-        last = mx;
-    if (given > last)
-        last = given;
-    if ((rc = ice_cj__set(a->ctx, doc, "last-column-id",
-                          json_integer(last))) < 0)
-        return rc;
-    for (i = 0; i < json_array_size(schemas); i++) {
-        const json_t *old = json_array_get(schemas, i);
-
-        if ((rc = equal_except(a->ctx, old, s, "schema-id", &eq)) < 0)
-            return rc;
-        if (eq) {
-            a->has_schema = 1;
-            a->last_schema = json_integer_value(json_object_get(old,
-                                                                "schema-id"));
-            return ZB_OK;
-        }
-    }
-    id = max_id(schemas, "schema-id", -1) + 1;
-    if ((copy = json_deep_copy(s)) == NULL)
-        return zb_fail_oom(a->ctx);
-    if ((rc = ice_cj__set(a->ctx, copy, "schema-id", json_integer(id))) < 0) {
-        json_decref(copy);
-        return rc;
-    }
-    if ((rc = ice_cj__push(a->ctx, schemas, copy)) < 0)
-        return rc;
-    a->has_schema = 1;
-    a->last_schema = id;
-    return ZB_OK;
-}
-
-/* Resolves -1 to the id added last; checks the id is in arr. */
-static int pick_id(int64_t *id, apply_state *a, const json_t *u,
-                   const char *key, int has_last, int64_t last,
-                   const json_t *arr, const char *arr_key)
-{
-    int rc;
-
-    if ((rc = need_int(id, a, u, key)) < 0)
-        return rc;
-    if (*id == -1) {
-        if (!has_last)
-            return bad(a, ZB_EINVAL, "%s -1 but nothing was added before it",
-                       key);
-        *id = last;
-    }
-    if (find_id(arr, arr_key, *id) < 0)
-        return bad(a, ZB_EINVAL, "%s %lld does not exist", key,
-                   (long long)*id);
-    return ZB_OK;
-}
-
-static int do_set_schema(apply_state *a, json_t *doc, const json_t *u)
-{
-    int64_t id = 0;
-    int rc;
-
-    if ((rc = norm_v1(a, doc)) < 0 ||
-        (rc = pick_id(&id, a, u, "schema-id", a->has_schema, a->last_schema,
-                      json_object_get(doc, "schemas"), "schema-id")) < 0 ||
-        (rc = ice_cj__set(a->ctx, doc, "current-schema-id",
-                          json_integer(id))) < 0)
-        return rc;
-    return sync_v1(a, doc);
-}
-
-/* Partition field ids of a new spec: kept, reused, or assigned. */
-static int spec_field_ids(apply_state *a, json_t *doc, json_t *fields)
-{
-    const json_t *specs = json_object_get(doc, "partition-specs");
-    int64_t last = 999, fid;
-    size_t i, j, k;
-    int rc;
-
-    ice_cj__int(&last, a->ctx, doc, "last-partition-id", "metadata");
-    for (i = 0; i < json_array_size(fields); i++) {
-        json_t *f = json_array_get(fields, i);
-
-        if (!json_is_object(f))
-            return bad(a, ZB_EINVAL, "partition field %zu is not an object", i);
-        if ((rc = ice_cj__int(&fid, a->ctx, f, "field-id", "field")) < 0)
-            return rc;
-        if (rc == 0) {
-            /* The same source and transform in an older spec: its id. */
-            fid = -1;
-            for (j = 0; fid < 0 && j < json_array_size(specs); j++) {
-                const json_t *of = json_object_get(json_array_get(specs, j),
-                                                   "fields");
-
-                for (k = 0; fid < 0 && k < json_array_size(of); k++) {
-                    const json_t *o = json_array_get(of, k);
-
-                    if (json_equal(json_object_get(o, "source-id"),
-                                   json_object_get(f, "source-id")) &&
-                        json_equal(json_object_get(o, "transform"),
-                                   json_object_get(f, "transform")) &&
-                        json_is_integer(json_object_get(o, "field-id")))
-                        fid = json_integer_value(json_object_get(o,
-                                                                 "field-id"));
-                }
-            }
-            if (fid < 0)
-                fid = ++last;
-            if ((rc = ice_cj__set(a->ctx, f, "field-id",
-                                  json_integer(fid))) < 0)
-                return rc;
-        }
-        if (fid > last)
-            last = fid;
-    }
-    return ice_cj__set(a->ctx, doc, "last-partition-id", json_integer(last));
-}
-
-static int do_add_spec(apply_state *a, json_t *doc, const json_t *u)
-{
-    const json_t *s;
-    json_t *specs, *copy = NULL, *fields;
-    int64_t id;
-    size_t i;
-    int rc;
-
-    if ((rc = need_obj(&s, a, u, "spec")) < 0 || (rc = norm_v1(a, doc)) < 0)
-        return rc;
-    if (!json_is_array(json_object_get(s, "fields")))
-        return bad(a, ZB_EINVAL, "the spec has no \"fields\"");
-    if ((rc = check_sources(a, doc, json_object_get(s, "fields"),
-                            "partition")) < 0)
-        return rc;
-    if ((specs = child(a, doc, "partition-specs", 1)) == NULL)
-        return ZB_ENOMEM;
-    if ((fields = json_deep_copy(json_object_get(s, "fields"))) == NULL)
-        return zb_fail_oom(a->ctx);
-    if ((rc = spec_field_ids(a, doc, fields)) < 0)
-        goto done;
-    for (i = 0; i < json_array_size(specs); i++) {
-        const json_t *old = json_array_get(specs, i);
-
-        if (json_equal(json_object_get(old, "fields"), fields)) {
-            a->has_spec = 1;
-            a->last_spec = json_integer_value(json_object_get(old, "spec-id"));
-            goto done;
-        }
-    }
-    id = max_id(specs, "spec-id", -1) + 1;
-    copy = json_pack("{sIsO}", "spec-id", (json_int_t)id, "fields", fields);
-    if ((rc = ice_cj__push(a->ctx, specs, copy)) < 0)
-        goto done;
-    a->has_spec = 1;
-    a->last_spec = id;
-done:
-    json_decref(fields);
-    return rc;
-}
-
-static int do_set_spec(apply_state *a, json_t *doc, const json_t *u)
-{
-    int64_t id = 0;
-    int rc;
-
-    if ((rc = norm_v1(a, doc)) < 0 ||
-        (rc = pick_id(&id, a, u, "spec-id", a->has_spec, a->last_spec,
-                      json_object_get(doc, "partition-specs"), "spec-id")) < 0 ||
-        (rc = ice_cj__set(a->ctx, doc, "default-spec-id",
-                          json_integer(id))) < 0)
-        return rc;
-    return sync_v1(a, doc);
-}
-
-static int do_add_order(apply_state *a, json_t *doc, const json_t *u)
-{
-    const json_t *o, *fields;
-    json_t *orders;
-    int64_t id;
-    size_t i;
-    int rc;
-
-    if ((rc = need_obj(&o, a, u, "sort-order")) < 0 ||
-        (rc = norm_v1(a, doc)) < 0)
-        return rc;
-    if (!json_is_array(fields = json_object_get(o, "fields")))
-        return bad(a, ZB_EINVAL, "the sort order has no \"fields\"");
-    if ((rc = check_sources(a, doc, fields, "sort")) < 0)
-        return rc;
-    if ((orders = child(a, doc, "sort-orders", 1)) == NULL)
-        return ZB_ENOMEM;
-    for (i = 0; i < json_array_size(orders); i++) {
-        const json_t *old = json_array_get(orders, i);
-
-        if (json_equal(json_object_get(old, "fields"), fields)) {
-            a->has_order = 1;
-            a->last_order = json_integer_value(json_object_get(old,
-                                                               "order-id"));
-            return ZB_OK;
-        }
-    }
-    id = json_array_size(fields) == 0 ? 0
-       : max_id(orders, "order-id", 0) + 1;
-    if ((rc = ice_cj__push(a->ctx, orders,
-                           json_pack("{sIsO}", "order-id", (json_int_t)id,
-                                     "fields", fields))) < 0)
-        return rc;
-    a->has_order = 1;
-    a->last_order = id;
-    return ZB_OK;
-}
-
-static int do_set_order(apply_state *a, json_t *doc, const json_t *u)
-{
-    int64_t id = 0;
-    int rc;
-
-    if ((rc = norm_v1(a, doc)) < 0 ||
-        (rc = pick_id(&id, a, u, "sort-order-id", a->has_order, a->last_order,
-                      json_object_get(doc, "sort-orders"), "order-id")) < 0)
-        return rc;
-    return ice_cj__set(a->ctx, doc, "default-sort-order-id", json_integer(id));
-}
-
 static int do_add_snapshot(apply_state *a, json_t *doc, const json_t *u)
 {
     const json_t *s;
     json_t *snaps;
     int64_t id = 0, seq = 0, last_seq = 0, ts = 0, parent = -1;
-    int v = version_of(doc), rc;
+    int v = ice_ap__version_of(doc), rc;
 
-    if ((rc = need_obj(&s, a, u, "snapshot")) < 0 ||
-        (rc = need_int(&id, a, s, "snapshot-id")) < 0 ||
-        (rc = need_int(&ts, a, s, "timestamp-ms")) < 0 ||
+    if ((rc = ice_ap__need_obj(&s, a, u, "snapshot")) < 0 ||
+        (rc = ice_ap__need_int(&id, a, s, "snapshot-id")) < 0 ||
+        (rc = ice_ap__need_int(&ts, a, s, "timestamp-ms")) < 0 ||
         (rc = ice_cj__int(&seq, a->ctx, s, "sequence-number", "snapshot")) < 0 ||
         (rc = ice_cj__int(&parent, a->ctx, s, "parent-snapshot-id",
                           "snapshot")) < 0)
         return rc;
-    if ((snaps = child(a, doc, "snapshots", 1)) == NULL)
+    if ((snaps = ice_ap__child(a, doc, "snapshots", 1)) == NULL)
         return ZB_ENOMEM;
-    if (find_id(snaps, "snapshot-id", id) >= 0)
-        return bad(a, ZB_EINVAL, "snapshot %lld already exists",
+    if (ice_ap__find_id(snaps, "snapshot-id", id) >= 0)
+        return ice_ap__bad(a, ZB_EINVAL, "snapshot %lld already exists",
                    (long long)id);
     ice_cj__int(&last_seq, a->ctx, doc, "last-sequence-number", "metadata");
     if (v >= 2 && seq <= last_seq && parent >= 0)
-        return bad(a, ZB_EINVAL, "snapshot %lld has sequence number %lld, "
+        return ice_ap__bad(a, ZB_EINVAL, "snapshot %lld has sequence number %lld, "
                    "not above the table's last %lld", (long long)id,
                    (long long)seq, (long long)last_seq);
     if (v >= 3) {
         int64_t first = 0, added = 0, next = 0;
 
-        if ((rc = need_int(&first, a, s, "first-row-id")) < 0 ||
-            (rc = need_int(&added, a, s, "added-rows")) < 0)
+        if ((rc = ice_ap__need_int(&first, a, s, "first-row-id")) < 0 ||
+            (rc = ice_ap__need_int(&added, a, s, "added-rows")) < 0)
             return rc;
         ice_cj__int(&next, a->ctx, doc, "next-row-id", "metadata");
         if (first < next || added < 0)
-            return bad(a, ZB_EINVAL, "snapshot %lld: first-row-id %lld is "
+            return ice_ap__bad(a, ZB_EINVAL, "snapshot %lld: first-row-id %lld is "
                        "below next-row-id %lld", (long long)id,
                        (long long)first, (long long)next);
         if ((rc = ice_cj__set(a->ctx, doc, "next-row-id",
@@ -670,18 +198,18 @@ static int do_set_ref(apply_state *a, json_t *doc, const json_t *u)
     size_t i;
     int rc;
 
-    if ((rc = need_str(&name, a, u, "ref-name")) < 0 ||
-        (rc = need_str(&type, a, u, "type")) < 0 ||
-        (rc = need_int(&id, a, u, "snapshot-id")) < 0)
+    if ((rc = ice_ap__need_str(&name, a, u, "ref-name")) < 0 ||
+        (rc = ice_ap__need_str(&type, a, u, "type")) < 0 ||
+        (rc = ice_ap__need_int(&id, a, u, "snapshot-id")) < 0)
         return rc;
     if (strcmp(type, "branch") != 0 && strcmp(type, "tag") != 0)
-        return bad(a, ZB_EINVAL, "unknown ref type \"%.40s\"", type);
+        return ice_ap__bad(a, ZB_EINVAL, "unknown ref type \"%.40s\"", type);
     if (strcmp(name, "main") == 0 && strcmp(type, "branch") != 0)
-        return bad(a, ZB_EINVAL, "main must be a branch");
-    if ((k = find_id(snaps, "snapshot-id", id)) < 0)
-        return bad(a, ZB_EINVAL, "ref %.60s: snapshot %lld does not exist",
+        return ice_ap__bad(a, ZB_EINVAL, "main must be a branch");
+    if ((k = ice_ap__find_id(snaps, "snapshot-id", id)) < 0)
+        return ice_ap__bad(a, ZB_EINVAL, "ref %.60s: snapshot %lld does not exist",
                    name, (long long)id);
-    if ((refs = child(a, doc, "refs", 0)) == NULL)
+    if ((refs = ice_ap__child(a, doc, "refs", 0)) == NULL)
         return ZB_ENOMEM;
     if ((ref = json_pack("{sIss}", "snapshot-id", (json_int_t)id, "type",
                          type)) == NULL)
@@ -711,7 +239,7 @@ static int do_set_ref(apply_state *a, json_t *doc, const json_t *u)
                 json_array_get(snaps, (size_t)k), "timestamp-ms"));
     if ((rc = ice_cj__set(a->ctx, doc, "current-snapshot-id",
                           json_integer(id))) < 0 ||
-        (log = child(a, doc, "snapshot-log", 1)) == NULL)
+        (log = ice_ap__child(a, doc, "snapshot-log", 1)) == NULL)
         return rc < 0 ? rc : ZB_ENOMEM;
     return ice_cj__push(a->ctx, log,
                         json_pack("{sIsI}", "timestamp-ms", (json_int_t)ts,
@@ -724,7 +252,7 @@ static int do_remove_ref(apply_state *a, json_t *doc, const json_t *u)
     const char *name;
     int rc;
 
-    if ((rc = need_str(&name, a, u, "ref-name")) < 0)
+    if ((rc = ice_ap__need_str(&name, a, u, "ref-name")) < 0)
         return rc;
     if (json_is_object(refs))
         json_object_del(refs, name);
@@ -764,10 +292,10 @@ static int do_remove_snapshots(apply_state *a, json_t *doc, const json_t *u)
     size_t j;
 
     if (!json_is_array(ids))
-        return bad(a, ZB_EINVAL, "\"snapshot-ids\" must be an array");
+        return ice_ap__bad(a, ZB_EINVAL, "\"snapshot-ids\" must be an array");
     for (j = 0; j < json_array_size(ids); j++)
         if (!json_is_integer(json_array_get(ids, j)))
-            return bad(a, ZB_EINVAL, "snapshot id %zu is not an integer", j);
+            return ice_ap__bad(a, ZB_EINVAL, "snapshot id %zu is not an integer", j);
     drop_matching(doc, "snapshots", "snapshot-id", ids);
     drop_matching(doc, "statistics", "snapshot-id", ids);
     drop_matching(doc, "partition-statistics", "snapshot-id", ids);
@@ -802,7 +330,7 @@ static void trim_snapshot_log(json_t *doc)
                                            "snapshot-id");
 
         if (!json_is_integer(id) ||
-            find_id(snaps, "snapshot-id", json_integer_value(id)) < 0)
+            ice_ap__find_id(snaps, "snapshot-id", json_integer_value(id)) < 0)
             cut = i + 1;
     }
     while (cut-- > 0)
@@ -812,7 +340,7 @@ static void trim_snapshot_log(json_t *doc)
 static int do_properties(apply_state *a, json_t *doc, const json_t *u,
                          int set)
 {
-    json_t *props = child(a, doc, "properties", 0);
+    json_t *props = ice_ap__child(a, doc, "properties", 0);
     const json_t *v;
     const char *k;
     size_t i;
@@ -824,10 +352,10 @@ static int do_properties(apply_state *a, json_t *doc, const json_t *u,
         const json_t *up = json_object_get(u, "updates");
 
         if (!json_is_object(up))
-            return bad(a, ZB_EINVAL, "\"updates\" must be an object");
+            return ice_ap__bad(a, ZB_EINVAL, "\"updates\" must be an object");
         json_object_foreach((json_t *)up, k, v) {
             if (!json_is_string(v))
-                return bad(a, ZB_EINVAL, "property %.60s is not a string", k);
+                return ice_ap__bad(a, ZB_EINVAL, "property %.60s is not a string", k);
             if ((rc = ice_cj__set(a->ctx, props, k, json_deep_copy(v))) < 0)
                 return rc;
         }
@@ -835,10 +363,10 @@ static int do_properties(apply_state *a, json_t *doc, const json_t *u,
     }
     v = json_object_get(u, "removals");
     if (!json_is_array(v))
-        return bad(a, ZB_EINVAL, "\"removals\" must be an array");
+        return ice_ap__bad(a, ZB_EINVAL, "\"removals\" must be an array");
     for (i = 0; i < json_array_size(v); i++) {
         if (!json_is_string(json_array_get(v, i)))
-            return bad(a, ZB_EINVAL, "removal %zu is not a string", i);
+            return ice_ap__bad(a, ZB_EINVAL, "removal %zu is not a string", i);
         json_object_del(props, json_string_value(json_array_get(v, i)));
     }
     return ZB_OK;
@@ -853,12 +381,12 @@ static int do_put(apply_state *a, json_t *doc, const json_t *u,
     size_t i;
     int rc;
 
-    if ((rc = need_obj(&obj, a, u, field)) < 0)
+    if ((rc = ice_ap__need_obj(&obj, a, u, field)) < 0)
         return rc;
     id = json_object_get(obj, id_key);
     if (id == NULL || json_is_null(id))
-        return bad(a, ZB_EINVAL, "%s has no \"%s\"", field, id_key);
-    if ((arr = child(a, doc, list, 1)) == NULL)
+        return ice_ap__bad(a, ZB_EINVAL, "%s has no \"%s\"", field, id_key);
+    if ((arr = ice_ap__child(a, doc, list, 1)) == NULL)
         return ZB_ENOMEM;
     for (i = 0; i < json_array_size(arr); i++)
         if (json_equal(json_object_get(json_array_get(arr, i), id_key), id)) {
@@ -877,7 +405,7 @@ static int do_drop(apply_state *a, json_t *doc, const json_t *u,
     const json_t *id = json_object_get(u, key);
 
     if (id == NULL || json_is_null(id))
-        return bad(a, ZB_EINVAL, "\"%s\" is missing", key);
+        return ice_ap__bad(a, ZB_EINVAL, "\"%s\" is missing", key);
     if ((ids = json_pack("[O]", id)) == NULL)
         return zb_fail_oom(a->ctx);
     drop_matching(doc, list, key, ids);
@@ -895,15 +423,15 @@ static int do_remove_ids(apply_state *a, json_t *doc, const json_t *u,
     size_t j;
     int rc;
 
-    if ((rc = norm_v1(a, doc)) < 0)
+    if ((rc = ice_ap__norm_v1(a, doc)) < 0)
         return rc;
     if (!json_is_array(ids))
-        return bad(a, ZB_EINVAL, "\"%s\" must be an array", key);
+        return ice_ap__bad(a, ZB_EINVAL, "\"%s\" must be an array", key);
     for (j = 0; j < json_array_size(ids); j++) {
         if (!json_is_integer(json_array_get(ids, j)))
-            return bad(a, ZB_EINVAL, "%s entry %zu is not an integer", key, j);
+            return ice_ap__bad(a, ZB_EINVAL, "%s entry %zu is not an integer", key, j);
         if (json_equal(json_array_get(ids, j), cur))
-            return bad(a, ZB_EINVAL, "cannot remove the %s %lld", current,
+            return ice_ap__bad(a, ZB_EINVAL, "cannot remove the %s %lld", current,
                        (long long)json_integer_value(cur));
     }
     drop_matching(doc, list, id_key, ids);
@@ -918,24 +446,24 @@ static int apply_one(apply_state *a, json_t *doc, const json_t *u)
     if (strcmp(act, "assign-uuid") == 0) {
         const char *uuid;
 
-        if ((rc = need_str(&uuid, a, u, "uuid")) < 0)
+        if ((rc = ice_ap__need_str(&uuid, a, u, "uuid")) < 0)
             return rc;
         return ice_cj__set(a->ctx, doc, "table-uuid", json_string(uuid));
     }
     if (strcmp(act, "upgrade-format-version") == 0)
-        return do_upgrade(a, doc, u);
+        return ice_ap__upgrade(a, doc, u);
     if (strcmp(act, "add-schema") == 0)
-        return do_add_schema(a, doc, u);
+        return ice_ap__add_schema(a, doc, u);
     if (strcmp(act, "set-current-schema") == 0)
-        return do_set_schema(a, doc, u);
+        return ice_ap__set_schema(a, doc, u);
     if (strcmp(act, "add-spec") == 0)
-        return do_add_spec(a, doc, u);
+        return ice_ap__add_spec(a, doc, u);
     if (strcmp(act, "set-default-spec") == 0)
-        return do_set_spec(a, doc, u);
+        return ice_ap__set_spec(a, doc, u);
     if (strcmp(act, "add-sort-order") == 0)
-        return do_add_order(a, doc, u);
+        return ice_ap__add_order(a, doc, u);
     if (strcmp(act, "set-default-sort-order") == 0)
-        return do_set_order(a, doc, u);
+        return ice_ap__set_order(a, doc, u);
     if (strcmp(act, "add-snapshot") == 0)
         return do_add_snapshot(a, doc, u);
     if (strcmp(act, "set-snapshot-ref") == 0)
@@ -947,7 +475,7 @@ static int apply_one(apply_state *a, json_t *doc, const json_t *u)
     if (strcmp(act, "set-location") == 0) {
         const char *loc;
 
-        if ((rc = need_str(&loc, a, u, "location")) < 0)
+        if ((rc = ice_ap__need_str(&loc, a, u, "location")) < 0)
             return rc;
         return ice_cj__set(a->ctx, doc, "location", json_string(loc));
     }
