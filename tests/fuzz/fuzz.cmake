@@ -78,3 +78,8 @@ if(TARGET zb_catalog_rest_parse)
     INSTRUMENT zb_catalog_rest_parse zb_util
     EXTERNAL PkgConfig::JANSSON)
 endif()
+
+# Roaring bitmaps and deletion-vector blobs (exec/roaring_io.c). Seeds:
+# the fixture DV (apache/impala, Apache-2.0) and sets written by our
+# serializer (arrays, runs with offsets, bitmaps, many 32-bit keys).
+zb_fuzz_target(fuzz_roaring LINK zb_exec INSTRUMENT zb_exec zb_io zb_util)
