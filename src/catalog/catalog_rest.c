@@ -152,6 +152,12 @@ static int call(json_t **doc_out, zb_rest *r, zb_ctx *ctx, const char *method,
         snprintf(label, sizeof(label), "%s (%s %s)", what, method, url);
         rc = zb_rest__parse_object(doc_out, ctx, label, resp.body.ptr,
                                    resp.body.len);
+        if (rc < 0 && kind == ZB_REST_COMMIT) {
+            char msg[ZB_ERR_MSG_SIZE];
+            snprintf(msg, sizeof(msg), "%s", ctx->err.msg);
+            rc = zb_fail(ctx, ZB_ETIMEOUT, "%s (commit outcome unknown)",
+                         msg);
+        }
     }
     zb_buf_free(&resp.body);
     zb_free(text);
@@ -771,7 +777,8 @@ static int rest_commit(zb_catalog *c, zb_ctx *ctx, const zb_table *base,
     zb_buf url = ZB_BUF_INIT(URL_MAX_BYTES);
     char *ns = NULL, *name = NULL;
     json_t *body = json_object(), *id = json_object(), *arr = NULL;
-    char what[300];
+    json_t *reply = NULL;
+    char what[300], label[700];
     int rc;
 
     snprintf(what, sizeof(what), "commit to table %s", base->ident);
@@ -786,16 +793,22 @@ static int rest_commit(zb_catalog *c, zb_ctx *ctx, const zb_table *base,
         rc = zb_fail_oom(ctx);
         goto done;
     }
-    if ((rc = url_table(&url, ctx, c->backend, ns, name)) == ZB_OK)
-        rc = table_call(out, c, ctx, base->ident, "POST", url.ptr, body,
-                        ZB_REST_COMMIT, what, base);
-    /* A 2xx whose body does not read: the commit happened or not. */
-    if (rc == ZB_ECORRUPT) {
+    if ((rc = url_table(&url, ctx, c->backend, ns, name)) < 0
+        || (rc = call(&reply, c->backend, ctx, "POST", url.ptr, body,
+                      ZB_REST_COMMIT, what)) < 0)
+        goto done;
+    snprintf(label, sizeof(label), "%s (POST %s)", what, url.ptr);
+    /* The server answered 2xx, but a reply that does not read (or no
+     * memory to read it) leaves the caller not knowing the new state:
+     * outcome unknown, nothing it references may be deleted. */
+    if ((rc = table_from_reply(out, c, ctx, base->ident, label, reply,
+                               base)) < 0) {
         char msg[ZB_ERR_MSG_SIZE];
         snprintf(msg, sizeof(msg), "%s", ctx->err.msg);
         rc = zb_fail(ctx, ZB_ETIMEOUT, "%s (commit outcome unknown)", msg);
     }
 done:
+    json_decref(reply);
     json_decref(arr);
     json_decref(id);
     json_decref(body);

@@ -106,7 +106,9 @@ static size_t on_body(char *data, size_t size, size_t n, void *p)
     exchange *x = p;
 
     if (zb_buf_append(&x->resp->body, data, size * n) < 0) {
-        x->too_big = 1;
+        /* 1: over the cap; 2: the allocation failed */
+        x->too_big = size * n > x->resp->body.max_bytes - x->resp->body.len
+                         ? 1 : 2;
         return 0;    /* CURLE_WRITE_ERROR */
     }
     return size * n;
@@ -165,7 +167,8 @@ typedef enum outcome {
     OUT_TOO_BIG,
     OUT_NOT_SENT,       /* failed before the request went out */
     OUT_SENT_FAILED,    /* failed after it may have been received */
-    OUT_OOM
+    OUT_OOM,            /* before sending */
+    OUT_OOM_READING     /* while reading the reply */
 } outcome;
 
 static int add_header(struct curl_slist **list, const char *line)
@@ -262,9 +265,19 @@ static outcome perform_once(zb_rest *r, const zb_rest_req *req,
     }
     if (!errbuf[0])
         snprintf(errbuf, CURL_ERROR_SIZE, "%s", curl_easy_strerror(cc));
+    {
+        long os_errno = 0;
+        size_t n = strlen(errbuf);
+        curl_easy_getinfo(h, CURLINFO_OS_ERRNO, &os_errno);
+        if (os_errno != 0 && n + 4 < CURL_ERROR_SIZE) {
+            char reason[96];
+            if (strerror_r((int)os_errno, reason, sizeof(reason)) == 0)
+                snprintf(errbuf + n, CURL_ERROR_SIZE - n, " (%s)", reason);
+        }
+    }
     *timed_out = cc == CURLE_OPERATION_TIMEDOUT;
     if (x.too_big)
-        out = OUT_TOO_BIG;
+        out = x.too_big == 1 ? OUT_TOO_BIG : OUT_OOM_READING;
     else if (cc == CURLE_URL_MALFORMAT || cc == CURLE_UNSUPPORTED_PROTOCOL)
         out = OUT_BAD_URL;
     else if (cc == CURLE_COULDNT_RESOLVE_HOST || cc == CURLE_COULDNT_CONNECT
@@ -467,14 +480,23 @@ static int request_locked(zb_rest *r, zb_ctx *ctx, const zb_rest_req *req,
         switch (out) {
         case OUT_OOM:
             return zb_fail_oom(ctx);
-        case OUT_BAD_URL:
-            return zb_fail(ctx, ZB_EUSAGE, "%s: bad URL \"%s\": %s",
-                           req->what, req->url, errbuf);
+        case OUT_OOM_READING:
         case OUT_TOO_BIG:
+            if (req->kind != ZB_REST_READ)
+                return zb_fail(ctx, ZB_ETIMEOUT,
+                               "%s (%s %s): the reply could not be read (%s); "
+                               "outcome unknown", req->what, req->method,
+                               req->url, out == OUT_TOO_BIG
+                                             ? "too large" : "out of memory");
+            if (out == OUT_OOM_READING)
+                return zb_fail_oom(ctx);
             return zb_fail(ctx, ZB_ENOMEM,
                            "%s (%s %s): reply larger than %zu bytes",
                            req->what, req->method, req->url,
                            resp->body.max_bytes);
+        case OUT_BAD_URL:
+            return zb_fail(ctx, ZB_EUSAGE, "%s: bad URL \"%s\": %s",
+                           req->what, req->url, errbuf);
         case OUT_NOT_SENT:
             if (attempt < r->max_retries)
                 break;

@@ -8,6 +8,8 @@
  * expiry and after a 401, extra headers.
  */
 #include <arpa/inet.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
@@ -21,6 +23,7 @@
 #include "catalog/catalog_rest_int.h"
 #include "rest_server.h"
 #include "table/commit.h"
+#include "util/alloc.h"
 #include "zbtest.h"
 
 static zb_table *setup_table(rest_fixture *f)
@@ -374,7 +377,118 @@ static void test_catalog_rest__stop_flag(void)
     rest_fixture_stop(&f);
 }
 
+/* The load table's metadata location and its "k" property. */
+static void table_state(rest_fixture *f, char *loc, size_t size)
+{
+    zb_table *t = NULL;
+
+    ZBT_OK_CTX(zb_catalog_load_table(f->cat, &f->ctx, "db.t", &t), &f->ctx);
+    snprintf(loc, size, "%s", t->metadata_location);
+    zb_table_free(t);
+}
+
+/*
+ * Each allocation of open, load and commit fails in turn: ZB_ENOMEM
+ * (for a commit, only when the table did not change) or, for a commit
+ * whose reply could not be read, ZB_ETIMEOUT; never a leak. The server
+ * runs in a child process here, since the allocation fault hook is
+ * process-wide.
+ */
+static void test_catalog_rest__alloc_failures(void)
+{
+    rest_fixture f;
+    zb_table *t, *t2 = NULL;
+    uint64_t n, failed;
+    int rc, n_oom = 0, n_unknown = 0, pfd[2];
+    char uri[128] = "", before[1024], after[1024];
+    zb_catalog_config cfg = ZB_CATALOG_CONFIG_INIT;
+    pid_t pid;
+
+    memset(&f, 0, sizeof(f));
+    zb_ctx_init(&f.ctx);
+    ZBT_OK_CTX(zb_io_new(&f.io, &f.ctx), &f.ctx);
+    ZBT_EQ_INT(pipe(pfd), 0);
+    fflush(NULL);
+    pid = fork();
+    ZBT_CHECK(pid >= 0);
+    if (pid == 0) {
+        rest_server *srv = NULL;
+        alarm(120);   /* never outlives a failed test for long */
+        close(pfd[0]);
+        if (rest_server_start(&srv, zbt_tmpdir(), NULL) != 0)
+            _exit(1);
+        if (write(pfd[1], rest_server_uri(srv), strlen(rest_server_uri(srv)))
+            <= 0)
+            _exit(1);
+        close(pfd[1]);
+        for (;;)
+            pause();
+    }
+    close(pfd[1]);
+    ZBT_CHECK(read(pfd[0], uri, sizeof(uri) - 1) > 0);
+    close(pfd[0]);
+    cfg.uri = uri;
+    ZBT_OK_CTX(rest_fixture_open(&f, &cfg), &f.ctx);
+    t = setup_table(&f);
+
+    for (n = 1;; n++) {
+        zb_alloc__fail_at(n, 0);
+        rc = rest_fixture_open(&f, &cfg);
+        failed = zb_alloc__fail_at(0, 0);
+        if (rc != ZB_OK && rc != ZB_ENOMEM)
+            zbt__fail(__FILE__, __LINE__, "open, allocation %llu: %s",
+                      (unsigned long long)n, f.ctx.err.msg);
+        if (failed == 0)
+            break;
+        ZBT_CHECK(n < 20000);
+    }
+    ZBT_OK_CTX(rc, &f.ctx);
+    for (n = 1;; n++) {
+        zb_alloc__fail_at(n, 0);
+        rc = zb_catalog_load_table(f.cat, &f.ctx, "db.t", &t2);
+        failed = zb_alloc__fail_at(0, 0);
+        zb_table_free(t2);
+        t2 = NULL;
+        if (rc != ZB_OK && rc != ZB_ENOMEM)
+            zbt__fail(__FILE__, __LINE__, "load, allocation %llu: %s",
+                      (unsigned long long)n, f.ctx.err.msg);
+        if (failed == 0)
+            break;
+        ZBT_CHECK(n < 20000);
+    }
+    for (n = 1;; n++) {
+        table_state(&f, before, sizeof(before));
+        zb_alloc__fail_at(n, 0);
+        rc = commit_prop(&f, t, "torture", &t2);
+        failed = zb_alloc__fail_at(0, 0);
+        zb_table_free(t2);
+        t2 = NULL;
+        if (rc == ZB_ENOMEM) {
+            n_oom++;
+            table_state(&f, after, sizeof(after));
+            ZBT_EQ_STR(after, before);
+        } else if (rc == ZB_ETIMEOUT) {
+            n_unknown++;
+            ZBT_CONTAINS(f.ctx.err.msg, "unknown");
+        } else if (rc != ZB_OK)
+            zbt__fail(__FILE__, __LINE__, "commit, allocation %llu: %s",
+                      (unsigned long long)n, f.ctx.err.msg);
+        if (failed == 0)
+            break;
+        ZBT_CHECK(n < 20000);
+    }
+    fprintf(stderr, "  commit: %llu allocations: %d ENOMEM, %d unknown\n",
+            (unsigned long long)n - 1, n_oom, n_unknown);
+    ZBT_CHECK(n_oom > 0 && n_unknown > 0);
+    zb_table_free(t);
+    zb_catalog_free(f.cat);
+    zb_io_free(f.io);
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+}
+
 const zbt_case test_catalog_rest_faults[] = {
+    ZBT_CASE(test_catalog_rest__alloc_failures),
     ZBT_CASE(test_catalog_rest__read_faults),
     ZBT_CASE(test_catalog_rest__read_timeout),
     ZBT_CASE(test_catalog_rest__commit_faults),
