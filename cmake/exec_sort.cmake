@@ -4,4 +4,5 @@
 # arrow_take.c), the external merge sort (xsort.c) and a thread pool with
 # the cgroup-derived core count (pool.c).
 target_sources(zb_exec PRIVATE src/exec/sortkey.c src/exec/arrow_spill.c
-  src/exec/arrow_take.c src/exec/pool.c)
+  src/exec/arrow_take.c src/exec/pool.c src/exec/xsort.c
+  src/exec/xsort_merge.c)

@@ -104,7 +104,8 @@ typedef struct zb_arrow_rowref {
 /*
  * Builds *out, a new array of n rows: row i is row refs[i].row of
  * srcs[refs[i].src]. All sources share schema and passed
- * zb_arrow_check. Returns ZB_OK or ZB_ENOMEM (out released).
+ * zb_arrow_check; entries of srcs that no ref names may be NULL.
+ * Returns ZB_OK or ZB_ENOMEM (out released).
  */
 int zb_arrow_take(struct ArrowArray *out, const struct ArrowSchema *schema,
                   const struct ArrowArray *const *srcs,

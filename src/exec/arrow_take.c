@@ -54,7 +54,7 @@ static int child_srcs(const struct ArrowArray ***out,
     if ((t = zb_malloc((nsrc ? nsrc : 1) * sizeof *t)) == NULL)
         return ZB_ENOMEM;
     for (i = 0; i < nsrc; i++)
-        t[i] = srcs[i]->children[c];
+        t[i] = srcs[i] ? srcs[i]->children[c] : NULL;
     *out = t;
     return ZB_OK;
 }
@@ -73,7 +73,8 @@ static int take_validity(struct ArrowArray *out,
         return ZB_OK;
     }
     for (i = 0; i < nsrc && !any; i++)
-        any = srcs[i]->null_count != 0 && srcs[i]->buffers[0] != NULL;
+        any = srcs[i] && srcs[i]->null_count != 0 &&
+              srcs[i]->buffers[0] != NULL;
     out->null_count = 0;
     if (!any)
         return ZB_OK;

@@ -1,0 +1,484 @@
+/*
+ * exec/xsort.c - external merge sort: input, sorted runs, the API
+ * (exec/xsort.h); the merge lives in xsort_merge.c.
+ *
+ * Input phase. Each added batch is kept as it came, with its keys
+ * (zb_sortkey_build) in a key buffer of its own, and one 32-byte index
+ * entry per row: the key's first 8 bytes as a big-endian integer (most
+ * comparisons end there), a pointer to the key, its length, and the row's
+ * batch and row number. Before a batch is kept, the memory it brings
+ * (batch, keys, index growth, twice: the merge sort's scratch array is
+ * sized with the index) plus the margin needed to write a run is
+ * reserved with a try-grow; when that is refused, the rows held so far
+ * become a run: the index is sorted (stable bottom-up merge sort with
+ * insertion-sorted chunks of 32), the rows are gathered in key order into
+ * blocks of about block_target bytes (zb_arrow_take) and each block is
+ * framed into the run file (zb_arrow_spill_write); then the batches and
+ * keys are freed and the index reused.
+ *
+ * finish() sorts what is left. With no run spilled, next() gathers output
+ * batches straight from the sorted index; otherwise the last rows become
+ * a run too, and xsort_merge.c merges.
+ *
+ * Memory: `used` counts what the sort holds; the reservation is grown
+ * ahead of it and never shrunk until free (the budget has no shrink).
+ */
+#define ZB_MODULE "xsort"
+
+#include <string.h>
+
+#include "exec/xsort_int.h"
+#include "util/alloc.h"
+#include "util/err.h"
+
+#define DEFAULT_OUT_ROWS 65536
+#define GROW_CHUNK (1u << 20)
+#define BLOCK_MIN (32u << 10)
+#define BLOCK_MAX (4u << 20)
+#define BASIS_UNBOUNDED (64u << 20)
+
+typedef struct xs_held {
+    struct ArrowArray a;
+    zb_keybuf kb;
+    uint64_t bytes;              /* batch + keys, as counted */
+} xs_held;
+
+typedef struct xs_ent {
+    uint64_t prefix;             /* key bytes 0..7, big-endian, 0-padded */
+    const uint8_t *key;
+    uint32_t klen;
+    uint32_t src;
+    uint32_t row;
+} xs_ent;
+
+/* ---- memory ------------------------------------------------------------ */
+
+void zb_xsort__account(zb_xsort *xs, int64_t delta)
+{
+    xs->used = (uint64_t)((int64_t)xs->used + delta);
+    if (xs->used > xs->st.peak_used_bytes)
+        xs->st.peak_used_bytes = xs->used;
+}
+
+static void note_peak(zb_xsort *xs)
+{
+    if (xs->res.bytes > xs->st.peak_reserved_bytes)
+        xs->st.peak_reserved_bytes = xs->res.bytes;
+}
+
+int zb_xsort__ensure(zb_xsort *xs, zb_ctx *ctx, uint64_t need, int must)
+{
+    uint64_t cap = xs->opts.max_memory_bytes, want;
+    int rc;
+
+    if (need <= xs->res.bytes)
+        return ZB_OK;
+    if (!must && cap && need > cap)
+        return 1;
+    if (xs->budget == NULL)
+        return ZB_OK;
+    want = need + (need / 8 > GROW_CHUNK ? need / 8 : GROW_CHUNK);
+    if (cap && want > cap)
+        want = cap > need ? cap : need;
+    if (zb_budget_try_grow(&xs->res, xs->budget, want) == ZB_OK ||
+        zb_budget_try_grow(&xs->res, xs->budget, need) == ZB_OK) {
+        note_peak(xs);
+        return ZB_OK;
+    }
+    if (!must)
+        return 1;
+    if (xs->res.bytes == 0)
+        rc = zb_budget_reserve(&xs->res, xs->budget, need, ctx->stop);
+    else
+        rc = zb_budget_grow(&xs->res, need, ctx->stop);
+    if (rc == ZB_ECANCELED)
+        return zb_fail(ctx, rc, "sort stopped while waiting for memory");
+    if (rc < 0)
+        return zb_fail(ctx, rc,
+                       "sort needs %llu bytes of memory and the budget "
+                       "cannot give them (every holder is waiting)",
+                       (unsigned long long)need);
+    note_peak(xs);
+    return ZB_OK;
+}
+
+/* ---- index sort -------------------------------------------------------- */
+
+static inline int ent_cmp(const xs_ent *a, const xs_ent *b)
+{
+    uint32_t m;
+    int r;
+
+    if (a->prefix != b->prefix)
+        return a->prefix < b->prefix ? -1 : 1;
+    m = a->klen < b->klen ? a->klen : b->klen;
+    if (m > 8 && (r = memcmp(a->key + 8, b->key + 8, m - 8)) != 0)
+        return r;
+    return (a->klen > b->klen) - (a->klen < b->klen);
+}
+
+static void insertion_sort(xs_ent *a, size_t n)
+{
+    size_t i, j;
+    xs_ent t;
+
+    for (i = 1; i < n; i++) {
+        t = a[i];
+        for (j = i; j > 0 && ent_cmp(&a[j - 1], &t) > 0; j--)
+            a[j] = a[j - 1];
+        a[j] = t;
+    }
+}
+
+/* Stable: on ties the left (earlier) entry goes first. */
+static void merge_into(xs_ent *dst, const xs_ent *a, size_t na,
+                       const xs_ent *b, size_t nb)
+{
+    size_t i = 0, j = 0, k = 0;
+
+    while (i < na && j < nb)
+        dst[k++] = ent_cmp(&b[j], &a[i]) < 0 ? b[j++] : a[i++];
+    memcpy(dst + k, a + i, (na - i) * sizeof *a);
+    k += na - i;
+    memcpy(dst + k, b + j, (nb - j) * sizeof *b);
+}
+
+static void sort_ents(zb_xsort *xs)
+{
+    xs_ent *src = xs->ents, *dst = xs->tmp, *t;
+    size_t n = xs->nents, lo, w;
+
+    for (lo = 0; lo < n; lo += 32)
+        insertion_sort(src + lo, n - lo < 32 ? n - lo : 32);
+    for (w = 32; w < n; w *= 2) {
+        for (lo = 0; lo < n; lo += 2 * w) {
+            size_t mid = lo + w < n ? lo + w : n;
+            size_t hi = lo + 2 * w < n ? lo + 2 * w : n;
+            if (mid == hi || ent_cmp(&src[mid - 1], &src[mid]) <= 0)
+                memcpy(dst + lo, src + lo, (hi - lo) * sizeof *src);
+            else
+                merge_into(dst + lo, src + lo, mid - lo, src + mid, hi - mid);
+        }
+        t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != xs->ents)
+        memcpy(xs->ents, src, n * sizeof *src);
+}
+
+/* ---- runs -------------------------------------------------------------- */
+
+static void drop_held(zb_xsort *xs)
+{
+    size_t i;
+
+    for (i = 0; i < xs->nheld; i++) {
+        zb_arrow_array_release(&xs->held[i].a);
+        zb_keybuf_free(&xs->held[i].kb);
+        zb_xsort__account(xs, -(int64_t)xs->held[i].bytes);
+    }
+    xs->nheld = 0;
+    xs->nents = 0;
+    xs->held_bytes = 0;
+}
+
+static int grow_refs(zb_xsort *xs, zb_ctx *ctx, size_t n)
+{
+    zb_arrow_rowref *r;
+
+    if (n <= xs->cap_refs)
+        return ZB_OK;
+    if ((r = zb_realloc(xs->refs, n * sizeof *r)) == NULL)
+        return zb_fail_oom(ctx);
+    zb_xsort__account(xs, (int64_t)((n - xs->cap_refs) * sizeof *r));
+    xs->refs = r;
+    xs->cap_refs = n;
+    return ZB_OK;
+}
+
+/* Rows of a block for the rows held now. */
+static size_t block_rows(const zb_xsort *xs)
+{
+    double rb = xs->avg_row_bytes > 1 ? xs->avg_row_bytes : 1;
+    double r = (double)xs->block_target / rb;
+
+    return r < 1 ? 1 : r > 1048576 ? 1048576 : (size_t)r;
+}
+
+/* Gathers entries [lo, lo + n) of the sorted index into *out. */
+static int gather(struct ArrowArray *out, zb_xsort *xs, zb_ctx *ctx,
+                  size_t lo, size_t n)
+{
+    const struct ArrowArray *srcs_small[64];
+    const struct ArrowArray **srcs = srcs_small;
+    size_t i;
+    int rc;
+
+    if ((rc = grow_refs(xs, ctx, n)) < 0)
+        return rc;
+    if (xs->nheld > 64 &&
+        (srcs = zb_malloc(xs->nheld * sizeof *srcs)) == NULL)
+        return zb_fail_oom(ctx);
+    for (i = 0; i < xs->nheld; i++)
+        srcs[i] = &xs->held[i].a;
+    for (i = 0; i < n; i++) {
+        xs->refs[i].src = xs->ents[lo + i].src;
+        xs->refs[i].row = xs->ents[lo + i].row;
+    }
+    rc = zb_arrow_take(out, xs->schema, srcs, xs->refs, n);
+    if (srcs != srcs_small)
+        zb_free(srcs);
+    if (rc < 0)
+        return zb_fail(ctx, rc, "sort: gathering %zu rows failed", n);
+    return ZB_OK;
+}
+
+static int spill_run(zb_xsort *xs, zb_ctx *ctx)
+{
+    struct ArrowArray blk;
+    size_t lo, n, per = block_rows(xs), first = xs->rf.nblocks;
+    int rc;
+
+    sort_ents(xs);
+    for (lo = 0; lo < xs->nents; lo += n) {
+        if (zb_ctx_stopped(ctx))
+            return zb_fail(ctx, ZB_ECANCELED, "sort stopped");
+        n = xs->nents - lo < per ? xs->nents - lo : per;
+        if ((rc = gather(&blk, xs, ctx, lo, n)) < 0)
+            return rc;
+        rc = zb_xsort__write_block(xs, ctx, &xs->rf, &blk);
+        zb_arrow_array_release(&blk);
+        if (rc < 0)
+            return rc;
+    }
+    if ((rc = zb_xsort__end_run(xs, ctx, &xs->rf, first)) < 0)
+        return rc;
+    xs->st.runs++;
+    drop_held(xs);
+    return ZB_OK;
+}
+
+/* ---- API --------------------------------------------------------------- */
+
+int zb_xsort_new(zb_xsort **out, zb_ctx *ctx,
+                 const struct ArrowSchema *schema, const zb_xsort_opts *opts)
+{
+    zb_xsort *xs;
+    uint64_t basis;
+    int rc;
+
+    *out = NULL;
+    ZB_ASSERT_ARG(opts && opts->version == ZB_XSORT_OPTS_VERSION);
+    if ((xs = zb_calloc(1, sizeof *xs)) == NULL)
+        return zb_fail_oom(ctx);
+    xs->schema = schema;
+    xs->opts = *opts;
+    xs->opts.key.cols = NULL;     /* the resolved copy lives in key */
+    if (xs->opts.out_batch_rows == 0)
+        xs->opts.out_batch_rows = DEFAULT_OUT_ROWS;
+    xs->budget = ctx->budget;
+    if ((rc = zb_sortkey_new(&xs->key, ctx, &opts->key, schema)) < 0) {
+        zb_free(xs);
+        return rc;
+    }
+    basis = opts->max_memory_bytes;
+    if (xs->budget && zb_budget_limit_bytes(xs->budget) &&
+        (basis == 0 || zb_budget_limit_bytes(xs->budget) < basis))
+        basis = zb_budget_limit_bytes(xs->budget);
+    if (basis == 0)
+        basis = BASIS_UNBOUNDED;
+    xs->block_target = basis / 64;
+    if (xs->block_target < BLOCK_MIN)
+        xs->block_target = BLOCK_MIN;
+    if (xs->block_target > BLOCK_MAX)
+        xs->block_target = BLOCK_MAX;
+    *out = xs;
+    return ZB_OK;
+}
+
+static int add_batch(zb_xsort *xs, zb_ctx *ctx, struct ArrowArray *a)
+{
+    zb_keybuf kb = ZB_KEYBUF_INIT;
+    uint64_t bytes, need, kbytes;
+    size_t n = (size_t)a->length, cap, i;
+    int64_t ents_extra;
+    xs_held *h;
+    int rc;
+
+    if ((rc = zb_arrow_check(ctx, xs->schema, a)) < 0)
+        return rc;
+    if (a->length == 0)
+        return ZB_OK;
+    if ((uint64_t)a->length > UINT32_MAX || xs->nheld >= UINT32_MAX)
+        return zb_fail(ctx, ZB_EINVAL, "sort: batch of %lld rows is too "
+                       "large", (long long)a->length);
+    bytes = zb_arrow_array_bytes(xs->schema, a);
+    if ((rc = zb_sortkey_build(&kb, ctx, xs->key, a)) < 0)
+        return rc;
+    kbytes = zb_keybuf_bytes(&kb);
+    for (;;) {
+        cap = xs->cap_ents ? xs->cap_ents : 1024;
+        while (cap < xs->nents + n)
+            cap *= 2;
+        ents_extra = (int64_t)((cap - xs->cap_ents) * 2 * sizeof(xs_ent));
+        need = xs->used + bytes + kbytes + (uint64_t)ents_extra +
+               2 * xs->block_target +
+               block_rows(xs) * sizeof(zb_arrow_rowref);
+        rc = zb_xsort__ensure(xs, ctx, need, xs->nents == 0);
+        if (rc <= 0)
+            break;
+        if ((rc = spill_run(xs, ctx)) < 0)
+            break;
+    }
+    if (rc < 0)
+        goto fail;
+    if (cap > xs->cap_ents) {
+        xs_ent *e, *t;
+        if ((e = zb_realloc(xs->ents, cap * sizeof *e)) == NULL)
+            goto oom;
+        xs->ents = e;
+        if ((t = zb_realloc(xs->tmp, cap * sizeof *t)) == NULL)
+            goto oom;
+        xs->tmp = t;
+        zb_xsort__account(xs, ents_extra);
+        xs->cap_ents = cap;
+    }
+    if (xs->nheld == xs->cap_held) {
+        size_t c = xs->cap_held ? xs->cap_held * 2 : 16;
+        xs_held *hh = zb_realloc(xs->held, c * sizeof *hh);
+        if (hh == NULL)
+            goto oom;
+        /* entries point into key buffers, not into held: moving is fine */
+        xs->held = hh;
+        xs->cap_held = c;
+    }
+    h = &xs->held[xs->nheld];
+    h->a = *a;
+    a->release = NULL;
+    h->kb = kb;
+    h->bytes = bytes + kbytes;
+    for (i = 0; i < n; i++) {
+        xs_ent *e = &xs->ents[xs->nents + i];
+        const uint8_t *k = kb.data + kb.offs[i];
+        uint32_t len = (uint32_t)(kb.offs[i + 1] - kb.offs[i]), j;
+        uint64_t p = 0;
+        for (j = 0; j < 8; j++)
+            p = p << 8 | (j < len ? k[j] : 0);
+        e->prefix = p;
+        e->key = k;
+        e->klen = len;
+        e->src = (uint32_t)xs->nheld;
+        e->row = (uint32_t)i;
+    }
+    xs->nheld++;
+    xs->nents += n;
+    xs->held_bytes += h->bytes;
+    zb_xsort__account(xs, (int64_t)h->bytes);
+    xs->st.rows += n;
+    xs->avg_row_bytes = (xs->avg_row_bytes * (double)(xs->st.rows - n) +
+                         (double)bytes) / (double)xs->st.rows;
+    xs->avg_key_bytes = (xs->avg_key_bytes * (double)(xs->st.rows - n) +
+                         (double)kb.len) / (double)xs->st.rows;
+    return ZB_OK;
+oom:
+    rc = zb_fail_oom(ctx);
+fail:
+    zb_keybuf_free(&kb);
+    return rc;
+}
+
+int zb_xsort_add(zb_xsort *xs, zb_ctx *ctx, struct ArrowArray *batch)
+{
+    struct ArrowArray a = *batch;
+    int rc;
+
+    batch->release = NULL;
+    if (xs->failed || xs->finished)
+        rc = zb_fail(ctx, ZB_EINVAL, "sort: add after %s",
+                     xs->failed ? "a failure" : "finish");
+    else if (zb_ctx_stopped(ctx))
+        rc = zb_fail(ctx, ZB_ECANCELED, "sort stopped");
+    else
+        rc = add_batch(xs, ctx, &a);
+    zb_arrow_array_release(&a);
+    if (rc < 0 && rc != ZB_EINVAL && rc != ZB_EUNSUPPORTED)
+        xs->failed = 1;
+    return rc;
+}
+
+int zb_xsort_finish(zb_xsort *xs, zb_ctx *ctx)
+{
+    int rc = ZB_OK;
+
+    if (xs->failed || xs->finished)
+        return zb_fail(ctx, ZB_EINVAL, "sort: finish after %s",
+                       xs->failed ? "a failure" : "finish");
+    if (zb_ctx_stopped(ctx))
+        rc = zb_fail(ctx, ZB_ECANCELED, "sort stopped");
+    else if (xs->rf.nruns == 0) {
+        sort_ents(xs);
+        xs->in_memory = 1;
+    } else if (xs->nents == 0 || (rc = spill_run(xs, ctx)) == ZB_OK) {
+        zb_free(xs->ents);
+        zb_free(xs->tmp);
+        zb_xsort__account(xs, -(int64_t)(xs->cap_ents * 2 * sizeof(xs_ent)));
+        xs->ents = xs->tmp = NULL;
+        xs->cap_ents = 0;
+        rc = zb_xsort__merge(xs, ctx);
+    }
+    xs->finished = 1;
+    if (rc < 0)
+        xs->failed = 1;
+    return rc;
+}
+
+int zb_xsort_next(struct ArrowArray *out, zb_xsort *xs, zb_ctx *ctx)
+{
+    size_t n;
+    int rc;
+
+    memset(out, 0, sizeof *out);
+    if (!xs->finished || xs->failed)
+        return zb_fail(ctx, ZB_EINVAL, "sort: next %s",
+                       xs->failed ? "after a failure" : "before finish");
+    if (zb_ctx_stopped(ctx)) {
+        xs->failed = 1;
+        return zb_fail(ctx, ZB_ECANCELED, "sort stopped");
+    }
+    if (!xs->in_memory)
+        rc = zb_xsort__final_next(out, xs, ctx);
+    else if (xs->mem_pos >= xs->nents)
+        return ZB_OK;
+    else {
+        n = xs->nents - xs->mem_pos;
+        if (n > xs->opts.out_batch_rows)
+            n = xs->opts.out_batch_rows;
+        if ((rc = gather(out, xs, ctx, xs->mem_pos, n)) == ZB_OK)
+            xs->mem_pos += n;
+    }
+    if (rc < 0)
+        xs->failed = 1;
+    return rc;
+}
+
+void zb_xsort_stats_get(zb_xsort_stats *out, const zb_xsort *xs)
+{
+    *out = xs->st;
+}
+
+void zb_xsort_free(zb_xsort *xs)
+{
+    if (xs == NULL)
+        return;
+    zb_xsort__merger_free(xs, xs->final);
+    drop_held(xs);
+    zb_free(xs->held);
+    zb_free(xs->ents);
+    zb_free(xs->tmp);
+    zb_free(xs->refs);
+    zb_xsort__runfile_free(xs, &xs->rf);
+    zb_sortkey_free(xs->key);
+    zb_budget_release(&xs->res);
+    zb_free(xs);
+}

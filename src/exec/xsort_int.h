@@ -1,0 +1,97 @@
+/*
+ * exec/xsort_int.h - private parts of the external sort shared by
+ * xsort.c (input, runs, API) and xsort_merge.c (run files, merging).
+ */
+#ifndef ZB_EXEC_XSORT_INT_H
+#define ZB_EXEC_XSORT_INT_H
+
+#include "exec/xsort.h"
+#include "exec/arrow_spill.h"
+#include "exec/spill.h"
+#include "zamboni/budget.h"
+
+/* A block: one serialized batch of a run, at off in its run file. */
+typedef struct xs_block {
+    uint64_t off;
+    uint64_t bytes;
+    uint32_t rows;
+} xs_block;
+
+/* A run: blocks [first, first + n) of its file, in key order. */
+typedef struct xs_run {
+    size_t first, n;
+} xs_run;
+
+/* A spill file of runs written one after the other. */
+typedef struct xs_runfile {
+    zb_spill *sp;
+    xs_block *blocks;
+    size_t nblocks, cap_blocks;
+    xs_run *runs;
+    size_t nruns, cap_runs;
+    uint64_t max_frame;          /* largest block, bytes */
+    uint32_t max_rows;           /* largest block, rows */
+} xs_runfile;
+
+typedef struct xs_merger xs_merger;
+
+struct zb_xsort {
+    const struct ArrowSchema *schema;
+    zb_sortkey *key;
+    zb_xsort_opts opts;
+    zb_budget *budget;           /* NULL: only opts.max_memory_bytes */
+    zb_reservation res;
+    uint64_t used;               /* bytes counted as held */
+    uint64_t block_target;       /* bytes per spilled block */
+    double avg_row_bytes;        /* of the input, for block sizing */
+    double avg_key_bytes;
+    zb_xsort_stats st;
+    int finished, failed, in_memory;
+
+    /* input phase: batches held, their keys, the sort index */
+    struct xs_held *held;
+    size_t nheld, cap_held;
+    struct xs_ent *ents, *tmp;
+    size_t nents, cap_ents;
+    uint64_t held_bytes;         /* batches + keys */
+    size_t mem_pos;              /* in-memory output: next entry */
+    zb_arrow_rowref *refs;       /* in-memory output / run writing */
+    size_t cap_refs;
+
+    xs_runfile rf;               /* spilled runs */
+    xs_merger *final;            /* the last merge, feeding next() */
+};
+
+/*
+ * Makes the reservation hold need bytes. must == 0: only if that fits at
+ * once (under opts.max_memory_bytes and the budget): returns 1 when
+ * refused. must != 0: waits for the budget if it has to. Returns ZB_OK,
+ * 1, ZB_ENOMEM or ZB_ECANCELED.
+ */
+int zb_xsort__ensure(zb_xsort *xs, zb_ctx *ctx, uint64_t need, int must);
+
+/* Adds delta (may be negative) to the bytes in use, tracking the peak. */
+void zb_xsort__account(zb_xsort *xs, int64_t delta);
+
+/* Appends a block (the batch arr) to the run being written to rf. */
+int zb_xsort__write_block(zb_xsort *xs, zb_ctx *ctx, xs_runfile *rf,
+                          const struct ArrowArray *arr);
+
+/* Ends the run whose blocks start at block first. */
+int zb_xsort__end_run(zb_xsort *xs, zb_ctx *ctx, xs_runfile *rf,
+                      size_t first);
+
+void zb_xsort__runfile_free(zb_xsort *xs, xs_runfile *rf);
+
+/*
+ * Merges xs->rf's runs: passes over groups until one merge can take them
+ * all, then leaves xs->final ready for zb_xsort__final_next.
+ */
+int zb_xsort__merge(zb_xsort *xs, zb_ctx *ctx);
+
+/* The final merge's next batch (released at the end). */
+int zb_xsort__final_next(struct ArrowArray *out, zb_xsort *xs, zb_ctx *ctx);
+
+void zb_xsort__merger_free(zb_xsort *xs, xs_merger *m);
+
+#endif
