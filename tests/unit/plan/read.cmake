@@ -4,7 +4,8 @@
 # through the planner, checked against facts of their README and of the
 # files themselves (read_fixtures.c).
 add_executable(test_plan_read unit/plan/read_main.c unit/plan/read_util.c
-  unit/plan/read_deletes.c unit/plan/read_schema.c)
+  unit/plan/read_deletes.c unit/plan/read_schema.c
+  unit/plan/read_fixtures.c)
 target_include_directories(test_plan_read PRIVATE
   ${CMAKE_CURRENT_SOURCE_DIR}/unit/plan)
 target_link_libraries(test_plan_read PRIVATE zbtest zb_plan zb_parquet

@@ -148,8 +148,9 @@ ice_data_file rt_file(ice_file_content content, const char *path,
     return f;
 }
 
-static char out_text[1 << 20];
-static size_t out_len;
+/* Grows as needed; kept for the life of the test process. */
+static char *out_text;
+static size_t out_len, out_cap;
 
 static void put(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void put(const char *fmt, ...)
@@ -157,10 +158,17 @@ static void put(const char *fmt, ...)
     va_list ap;
     int w;
 
-    va_start(ap, fmt);
-    w = vsnprintf(out_text + out_len, sizeof out_text - out_len, fmt, ap);
-    va_end(ap);
-    ZBT_CHECK(w >= 0 && out_len + (size_t)w < sizeof out_text);
+    for (;;) {
+        va_start(ap, fmt);
+        w = vsnprintf(out_text + out_len, out_cap - out_len, fmt, ap);
+        va_end(ap);
+        ZBT_CHECK(w >= 0);
+        if (out_len + (size_t)w < out_cap)
+            break;
+        out_cap = 2 * (out_cap + (size_t)w);
+        out_text = realloc(out_text, out_cap);
+        ZBT_CHECK(out_text != NULL);
+    }
     out_len += (size_t)w;
 }
 
@@ -226,6 +234,11 @@ static int read_stream(zb_io *io, zb_ctx *ctx, const zb_rowstream_opts *o,
     int64_t i, k;
     int rc;
 
+    if (out_text == NULL) {
+        out_cap = 1 << 16;
+        out_text = malloc(out_cap);
+        ZBT_CHECK(out_text != NULL);
+    }
     out_len = 0;
     out_text[0] = '\0';
     memset(&s, 0, sizeof s);
