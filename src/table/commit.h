@@ -162,9 +162,12 @@ int ice_commit_append(json_t *arr, zb_ctx *ctx, json_t *v);
  * 0, field ids from 1000; the sort order (NULL: unsorted) with order id
  * 1 (0 if it has no fields); a random table-uuid; location as given (no
  * trailing '/'); properties (may be NULL; "format-version" among them is
- * taken as the version when format_version is 0, and not stored);
- * format_version 0: 2. Source ids in spec and order refer to the given
- * schema's ids.
+ * taken as the version when format_version is 0; it and Java's other
+ * reserved keys, "uuid", "snapshot-count", "current-*", "default-*", are
+ * not stored; write.parquet.compression-codec is zstd unless given, as
+ * Java sets for new tables); format_version 0: 2. Source ids in spec and
+ * order refer to the given schema's ids. ZB_EINVAL for a malformed
+ * schema, a duplicate id, or a source id not in the schema.
  */
 int ice_metadata_create(ice_metadata **out, zb_ctx *ctx,
                         const json_t *schema, const json_t *spec,

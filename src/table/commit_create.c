@@ -177,6 +177,21 @@ static int remap_sources(fresh *f, json_t *arr, const char *what)
     return ZB_OK;
 }
 
+/* Iceberg Java's TableProperties.RESERVED_PROPERTIES. */
+static int reserved(const char *key)
+{
+    static const char *const keys[] = {
+        "format-version", "uuid", "snapshot-count", "current-snapshot-id",
+        "current-snapshot-summary", "current-snapshot-timestamp-ms",
+        "current-schema", "default-partition-spec", "default-sort-order" };
+    size_t i;
+
+    for (i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (strcmp(key, keys[i]) == 0)
+            return 1;
+    return 0;
+}
+
 /* Everything but the document's skeleton: the fresh pieces. */
 typedef struct pieces {
     json_t *schema, *spec_fields, *order_fields, *props;
@@ -224,10 +239,14 @@ static int build_pieces(pieces *p, fresh *f, const json_t *schema,
                        "new table: the sort order needs \"fields\"");
     if ((rc = remap_sources(f, p->order_fields, "sort order")) < 0)
         return rc;
-    if ((p->props = json_object()) == NULL)
+    /* Java's persistedProperties: zstd for Parquet unless given, and
+     * the reserved keys (table facts, not settings) left out. */
+    if ((p->props = json_object()) == NULL ||
+        (rc = ice_cj__set(ctx, p->props, "write.parquet.compression-codec",
+                          json_string("zstd"))) < 0)
         return zb_fail_oom(ctx);
     for (i = 0; i < n_props; i++)
-        if (strcmp(props[i].key, "format-version") != 0 &&
+        if (!reserved(props[i].key) &&
             (rc = ice_cj__set(ctx, p->props, props[i].key,
                               json_string(props[i].value))) < 0)
             return rc;

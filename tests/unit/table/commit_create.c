@@ -36,14 +36,15 @@ static void test_table_commit_create__fresh_ids(void)
     json_t *order = ct_json("{\"order-id\":9,\"fields\":[{\"transform\":"
                             "\"identity\",\"source-id\":9,\"direction\":"
                             "\"asc\",\"null-order\":\"nulls-first\"}]}");
-    const ice_kv props[] = { { "format-version", "3" }, { "owner", "x" } };
+    const ice_kv props[] = { { "format-version", "3" }, { "owner", "x" },
+                             { "current-snapshot-id", "7" } };
     const ice_schema *s;
     const ice_type *loc, *tags, *attrs;
     json_t *w;
 
     zb_ctx_init(&ctx);
     ZBT_OK_CTX(ice_metadata_create(&m, &ctx, schema, spec, order,
-                                   "s3://b/db/t/", props, 2, 0), &ctx);
+                                   "s3://b/db/t/", props, 3, 0), &ctx);
     ZBT_EQ_INT(m->format_version, 3);
     ZBT_EQ_STR(m->location, "s3://b/db/t");
     ZBT_CHECK(m->table_uuid != NULL && strlen(m->table_uuid) == 36);
@@ -74,6 +75,9 @@ static void test_table_commit_create__fresh_ids(void)
     ZBT_EQ_INT(ice_metadata_sort_order(m, 1)->fields[0].source_id, 3);
     ZBT_EQ_STR(ice_metadata_property(m, "owner"), "x");
     ZBT_CHECK(ice_metadata_property(m, "format-version") == NULL);
+    ZBT_CHECK(ice_metadata_property(m, "current-snapshot-id") == NULL);
+    ZBT_EQ_STR(ice_metadata_property(m, "write.parquet.compression-codec"),
+               "zstd");
     ZBT_CHECK(m->has_next_row_id && m->next_row_id == 0);
     ZBT_EQ_INT(m->current_snapshot_id, ICE_NO_SNAPSHOT);
     w = ct_written(m);
