@@ -7,8 +7,8 @@
  * Steps: parse the arguments; load the table through the PATH catalog
  * (catalog/catalog.h: newest metadata file, remaps, the recorded location
  * resolved into the folder); pick the snapshot (--snapshot, else the
- * current one) and its schema (the snapshot's schema-id, else the current
- * schema); plan it (plan/scan_plan.h) and read each task's live rows
+ * current one) and its schema (the table's current schema; with
+ * --snapshot, the schema-id that snapshot records, as time travel reads); plan it (plan/scan_plan.h) and read each task's live rows
  * (plan/scan_read.h), printing each batch (cli/scan_print.h) or adding
  * its length.
  *
@@ -57,8 +57,9 @@ const char zb_cli_scan_help[] =
     "\n"
     "Options:\n"
     "  --snapshot ID        read this snapshot instead of the current one, with\n"
-    "                       the schema it was written with; an ID the table\n"
-    "                       does not have fails (exit 1)\n"
+    "                       the schema it records (without it: the table's\n"
+    "                       current schema); an ID the table does not have\n"
+    "                       fails (exit 1)\n"
     "  --count              print only the number of live rows\n"
     "  --format FORMAT      jsonl (default): one JSON object a row, keyed by\n"
     "                       column name, each value in the Iceberg spec's JSON\n"
@@ -340,8 +341,10 @@ static int scan_table(scan_run *r, zb_ctx *ctx)
     } else {
         r->snap = ice_metadata_current_snapshot(m);
     }
+    /* time travel reads with the snapshot's schema; a plain scan with
+     * the table's current one (as Iceberg's readers do) */
     r->schema = NULL;
-    if (r->snap && r->snap->has_schema_id)
+    if (r->args->have_snapshot && r->snap->has_schema_id)
         r->schema = ice_metadata_schema(m, r->snap->schema_id);
     if (r->schema == NULL)
         r->schema = ice_metadata_current_schema(m);

@@ -36,8 +36,8 @@
 // file lacks takes its identity-partition value from the manifest, else
 // its initial-default, else null.
 //
-// The schema scanned is the snapshot's own (its schema-id), else the
-// table's current schema.
+// The schema scanned is the table's current schema; with --snapshot ID,
+// the schema that snapshot records (its schema-id), as time travel reads.
 //
 // Usage:
 //   node scan_reference.mjs [--remap OLD=NEW]... [--snapshot ID] [--count]
@@ -613,10 +613,11 @@ export function planTasks(meta, entries) {
 
 // ------------------------------------------------------------ reading
 
-// The schema a snapshot is read with.
-export function scanSchema(meta, snap) {
+// The schema a scan reads with: the table's current schema, or, for a
+// snapshot chosen by id (time travel), the schema that snapshot records.
+export function scanSchema(meta, snap, byId = false) {
   const schemas = meta.schemas || [meta.schema];
-  let id = snap && snap['schema-id'] !== undefined ? snap['schema-id'] : meta['current-schema-id'];
+  let id = byId && snap && snap['schema-id'] !== undefined ? snap['schema-id'] : meta['current-schema-id'];
   if (id === undefined) id = schemas[0]['schema-id'];
   return schemas.find((s) => s['schema-id'] === id) || schemas[schemas.length - 1];
 }
@@ -740,7 +741,7 @@ export function snapshotOf(meta, snapshotId) {
 export async function referenceScan(dir, opts = {}) {
   const { meta, resolve } = loadTable(dir, opts);
   const snap = snapshotOf(meta, opts.snapshotId ?? null);
-  const schema = scanSchema(meta, snap);
+  const schema = scanSchema(meta, snap, opts.snapshotId !== undefined && opts.snapshotId !== null);
   const stats = { dataFiles: 0, read: 0, byPos: 0, byEq: 0 };
   const rows = [];
   if (!snap) return { schema, rows, stats };
