@@ -176,7 +176,8 @@ static uint8_t choose(const rb_container *c, uint64_t *words, size_t *bytes)
 
     to_words(c, words);
     run = 2 + 4 * (size_t)count_runs(words);
-    if (run < std) {
+    /* Runs on a tie, as CRoaring's run optimisation chooses. */
+    if (run <= std) {
         *bytes = run;
         return RB_RUN;
     }

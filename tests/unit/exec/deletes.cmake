@@ -17,3 +17,17 @@ target_compile_definitions(test_exec_deletes PRIVATE
   ZB_FIXTURES_DIR="${PROJECT_SOURCE_DIR}/../shared/fixtures")
 add_test(NAME test_exec_deletes COMMAND test_exec_deletes)
 set_tests_properties(test_exec_deletes PROPERTIES LABELS unit TIMEOUT 300)
+
+# zb-roaring-tool and the comparison with CRoaring (npm roaring-wasm) in
+# both directions: deletes_roaring_wasm.mjs, label unit (needs node and
+# scripts/install-deps.sh; fails loudly without them).
+add_executable(zb-roaring-tool unit/exec/deletes_roaring_tool.c)
+target_link_libraries(zb-roaring-tool PRIVATE zb_exec zb_util)
+find_program(ZB_NODE NAMES node nodejs)
+if(ZB_NODE)
+  add_test(NAME interop_roaring_croaring
+    COMMAND ${ZB_NODE} ${CMAKE_CURRENT_SOURCE_DIR}/unit/exec/deletes_roaring_wasm.mjs
+      $<TARGET_FILE:zb-roaring-tool> ${CMAKE_BINARY_DIR}/roaring-interop)
+  set_tests_properties(interop_roaring_croaring PROPERTIES LABELS unit
+    TIMEOUT 120)
+endif()
