@@ -237,7 +237,9 @@ typedef struct ice_commit_op_opts {
     /* Path resolution for manifests read from the base (zb_table.paths).
      * Copied; its strings must outlive the op. May be NULL. */
     const ice_manifest_opts *paths;
-    const char *branch;             /* NULL: "main" */
+    /* NULL: "main". A branch that does not exist yet is created from
+     * the current snapshot (its manifests carried over). */
+    const char *branch;
     int64_t snapshot_id;            /* 0: random, not in the base */
     int64_t timestamp_ms;           /* 0: the clock */
     /* 0: commit.manifest.target-size-bytes, else 8 MiB. Manifest sizes
@@ -300,7 +302,9 @@ typedef struct ice_commit_result {
  * and fills out. Manifests left with no live entry are dropped. The
  * summary has Iceberg Java's keys (added-data-files, added-records,
  * added-files-size, deleted-data-files, removed-delete-files, ...,
- * changed-partition-count, total-*). Each call is a new attempt: it may be
+ * changed-partition-count, total-*; totals carried from the parent's
+ * summary, and left out when the parent has none). Each call is a new
+ * attempt: it may be
  * run again with a newer base after a conflict. On failure, out holds
  * the files written so far (delete them) and no JSON.
  */

@@ -607,8 +607,8 @@ static int make_json(bst *b, int64_t added_rows)
         return rc;
     return ice_cj__push(ctx, r->requirements,
                         ice_requirement_ref_snapshot_id(
-                            b->op->o.branch, b->parent ? b->parent->snapshot_id
-                                                       : ICE_NO_SNAPSHOT));
+                            b->op->o.branch, b->head ? b->head->snapshot_id
+                                                     : ICE_NO_SNAPSHOT));
 }
 
 /* ---- the build ------------------------------------------------------------ */
@@ -638,8 +638,10 @@ static int setup(bst *b)
     if (b->head != NULL && b->head->type != ICE_REF_BRANCH)
         return zb_fail(b->ctx, ZB_EINVAL, "%s: %s is a tag, not a branch",
                        m->location, op->o.branch);
+    /* A new branch starts from the current snapshot, as Java's
+     * SnapshotUtil.latestSnapshot has it. */
     b->parent = b->head ? ice_metadata_snapshot(m, b->head->snapshot_id)
-                        : NULL;
+                        : ice_metadata_current_snapshot(m);
     if (b->head != NULL && b->parent == NULL)
         return zb_fail(b->ctx, ZB_ECORRUPT, "%s: branch %s points at a "
                        "missing snapshot", m->location, op->o.branch);

@@ -568,6 +568,68 @@ static void test_table_commit_snap__retry(void)
     tbl_free(&t);
 }
 
+/* A commit to a new branch starts from the current snapshot. */
+static void test_table_commit_snap__branch(void)
+{
+    tbl t;
+    ice_commit_op *op;
+    ice_commit_op_opts o = ICE_COMMIT_OP_OPTS_INIT;
+    ice_commit_result r = ICE_COMMIT_RESULT_INIT;
+    int64_t main_id;
+    const ice_ref *dev;
+    char *req;
+
+    tbl_create(&t, 2, zbt_tmpdir(), NULL);
+    op = new_op(&t, ICE_OP_APPEND);
+    add(&t, op, "A.parquet", "a", ICE_CONTENT_DATA, 10, NULL);
+    main_id = run(&t, op);
+    o.kind = ICE_OP_APPEND;
+    o.io = t.io;
+    o.root = t.dir;
+    o.branch = "dev";
+    ZBT_OK_CTX(ice_commit_op_new(&op, &t.ctx, &o), &t.ctx);
+    add(&t, op, "B.parquet", "b", ICE_CONTENT_DATA, 5, NULL);
+    ZBT_OK_CTX(ice_commit_op_build(op, &t.ctx, t.m, &r), &t.ctx);
+    req = json_dumps(r.requirements, JSON_COMPACT);
+    ZBT_CONTAINS(req, "\"ref\":\"dev\",\"snapshot-id\":null");
+    free(req);
+    ZBT_OK_CTX(ice_commit_check_requirements(t.m, &t.ctx, r.requirements),
+               &t.ctx);
+    ZBT_OK_CTX(ice_commit_apply_updates(t.m, &t.ctx, r.updates), &t.ctx);
+    ZBT_EQ_INT(t.m->current_snapshot_id, main_id);
+    ZBT_CHECK((dev = ice_metadata_ref(t.m, "dev")) != NULL);
+    ZBT_EQ_INT(dev->snapshot_id, r.snapshot_id);
+    ZBT_EQ_INT(ice_metadata_snapshot(t.m, r.snapshot_id)->parent_snapshot_id,
+               main_id);
+    {
+        const ice_snapshot *s = ice_metadata_snapshot(t.m, r.snapshot_id);
+        size_t i;
+
+        for (i = 0; i < s->n_summary; i++)
+            if (strcmp(s->summary[i].key, "total-data-files") == 0)
+                ZBT_EQ_STR(s->summary[i].value, "2");
+    }
+    {
+        ice_snapshot_iter *it = NULL;
+        const ice_manifest_entry *e;
+        const ice_manifest_file *mf;
+        int rc, n = 0;
+
+        ZBT_OK_CTX(ice_snapshot_iter_open(&it, t.io, &t.ctx, t.m,
+                                          ice_metadata_snapshot(t.m,
+                                                                r.snapshot_id),
+                                          NULL), &t.ctx);
+        while ((rc = ice_snapshot_iter_next(it, &t.ctx, &e, &mf)) > 0)
+            n++;
+        ZBT_EQ_INT(rc, 0);
+        ZBT_EQ_INT(n, 2);
+        ice_snapshot_iter_free(it);
+    }
+    ice_commit_result_free(&r);
+    ice_commit_op_free(op);
+    tbl_free(&t);
+}
+
 /* Manifests roll at commit.manifest.target-size-bytes. */
 static void test_table_commit_snap__rolling(void)
 {
@@ -698,6 +760,7 @@ const zbt_case test_table_commit_snap[] = {
     ZBT_CASE(test_table_commit_snap__v2),
     ZBT_CASE(test_table_commit_snap__v3),
     ZBT_CASE(test_table_commit_snap__retry),
+    ZBT_CASE(test_table_commit_snap__branch),
     ZBT_CASE(test_table_commit_snap__rolling),
     ZBT_CASE(test_table_commit_snap__refused),
     ZBT_CASE(test_table_commit_snap__torture),
