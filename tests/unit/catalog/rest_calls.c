@@ -57,6 +57,7 @@ static void test_catalog_rest__config_prefix(void)
     rest_items it = { "", 0 };
 
     o.prefix = "ws/main";
+    o.ns_separator = '|';
     o.warehouse = "wh-a";
     cfg.warehouse = "wh-a";
     rest_fixture_start(&f, &o, &cfg);
@@ -64,7 +65,7 @@ static void test_catalog_rest__config_prefix(void)
     ZBT_EQ_STR(zb_catalog_name(f.cat), "rt");
     r = f.cat->backend;
     ZBT_EQ_STR(r->prefix, "ws/main/");
-    ZBT_EQ_STR(r->sep, "%1F");
+    ZBT_EQ_STR(r->sep, "%7C");
     /* defaults < client < overrides */
     ZBT_EQ_STR(json_string_value(json_object_get(r->props, "test.default")),
                "d");
@@ -74,9 +75,26 @@ static void test_catalog_rest__config_prefix(void)
                "wh-a");
     /* The server answers only under the prefix. */
     ZBT_OK_CTX(zb_catalog_create_namespace(f.cat, &f.ctx, "db"), &f.ctx);
+    ZBT_OK_CTX(zb_catalog_create_namespace(f.cat, &f.ctx, "db.sub"), &f.ctx);
     ZBT_OK_CTX(zb_catalog_list_namespaces(f.cat, &f.ctx, NULL, rest_items_cb,
                                           &it), &f.ctx);
     ZBT_EQ_STR(it.text, "db");
+    /* Nested namespaces travel with the announced separator. */
+    it.text[0] = '\0';
+    it.n = 0;
+    ZBT_OK_CTX(zb_catalog_list_namespaces(f.cat, &f.ctx, "db", rest_items_cb,
+                                          &it), &f.ctx);
+    ZBT_EQ_STR(it.text, "db.sub");
+    {
+        ice_metadata *first = rest_first_metadata("file:///x");
+        zb_table *t = NULL;
+        ZBT_OK_CTX(zb_catalog_create_table(f.cat, &f.ctx, "db.sub.t", NULL,
+                                           first, NULL), &f.ctx);
+        ice_metadata_free(first);
+        ZBT_OK_CTX(zb_catalog_load_table(f.cat, &f.ctx, "db.sub.t", &t),
+                   &f.ctx);
+        zb_table_free(t);
+    }
     /* A warehouse the server does not know. */
     cfg.warehouse = "nope";
     ZBT_RC(rest_fixture_open(&f, &cfg), ZB_ENOTFOUND);
@@ -223,6 +241,13 @@ static void test_catalog_rest__register_drop(void)
     t2 = NULL;
     ZBT_RC(zb_catalog_register_table(f.cat, &f.ctx, "db.copy",
                                      t->metadata_location, &t2), ZB_EEXISTS);
+    {
+        char missing[1200];
+        snprintf(missing, sizeof(missing), "%s/none.metadata.json", f.dir);
+        ZBT_RC(zb_catalog_register_table(f.cat, &f.ctx, "db.gone", missing,
+                                         &t2), ZB_ENOTFOUND);
+        ZBT_CONTAINS(f.ctx.err.msg, "register table db.gone");
+    }
     ZBT_OK_CTX(zb_catalog_drop_table(f.cat, &f.ctx, "db.copy"), &f.ctx);
     ZBT_RC(zb_catalog_load_table(f.cat, &f.ctx, "db.copy", &t2),
            ZB_ENOTFOUND);
@@ -347,6 +372,7 @@ static void test_catalog_rest__escaping(void)
 static void test_catalog_rest__warehouses(void)
 {
     rest_server_opts o = { 0 };
+    zb_catalog_config cfg = ZB_CATALOG_CONFIG_INIT;
     rest_fixture f;
     rest_items it = { "", 0 };
 
@@ -357,6 +383,18 @@ static void test_catalog_rest__warehouses(void)
     ZBT_OK_CTX(zb_catalog_list_warehouses(f.cat, &f.ctx, rest_items_cb, &it),
                &f.ctx);
     ZBT_EQ_STR(it.text, "wh-a,wh-b");
+    rest_fixture_stop(&f);
+
+    /* A Lakekeeper that serves the catalog at <base>/catalog: the
+     * management API is found at <base>/management. */
+    o.warehouse = "wh-x";
+    cfg.warehouse = "wh-x";
+    rest_fixture_start(&f, &o, &cfg);
+    it.text[0] = '\0';
+    it.n = 0;
+    ZBT_OK_CTX(zb_catalog_list_warehouses(f.cat, &f.ctx, rest_items_cb, &it),
+               &f.ctx);
+    ZBT_EQ_STR(it.text, "wh-x");
     rest_fixture_stop(&f);
 
     rest_fixture_start(&f, NULL, NULL);

@@ -184,12 +184,13 @@ static void set_load_result(reply *r, const rs_table *t, int with_config)
 
 /* ---- routes ---- */
 
-/* "a\x1fb" -> "a.b" (copied). */
-static char *ns_from_path(const char *p, size_t n)
+/* "a\x1fb" -> "a.b" (copied), or with the configured separator. */
+static char *ns_from_path(const rest_server *s, const char *p, size_t n)
 {
+    char sep = s->o.ns_separator ? s->o.ns_separator : 0x1f;
     char *out = strndup(p, n);
     for (char *c = out; c && *c; c++)
-        if (*c == 0x1f)
+        if (*c == sep)
             *c = '.';
     return out;
 }
@@ -251,7 +252,7 @@ static void route_namespaces(rest_server *s, struct MHD_Connection *c,
                                                      "parent");
 
     if (strcmp(method, "GET") == 0) {
-        char *par = parent ? ns_from_path(parent, strlen(parent)) : NULL;
+        char *par = parent ? ns_from_path(s, parent, strlen(parent)) : NULL;
         json_t *all = json_array(), *doc = json_object();
         size_t pl = par ? strlen(par) : 0;
         if (par && find_ns(s, par) < 0) {
@@ -410,7 +411,10 @@ static void route_register(rest_server *s, const char *ns, json_t *body,
         return;
     }
     if (ice_metadata_load(&m, s->io, &ctx, loc) < 0) {
-        set_error(r, 400, "BadRequestException", ctx.err.msg);
+        if (ctx.err.code == ZB_ENOTFOUND)
+            set_error(r, 404, "NotFoundException", ctx.err.msg);
+        else
+            set_error(r, 400, "BadRequestException", ctx.err.msg);
         return;
     }
     t.ns = strdup(ns);
@@ -635,6 +639,15 @@ static void route(rest_server *s, struct MHD_Connection *c, const char *url,
                   "Not authorized to make this request");
         return;
     }
+    if (strcmp(url, "/management/v1/warehouse") == 0 && s->o.lakekeeper
+        && s->o.warehouse) {
+        set_json(r, 200, json_pack("{s:[{s:s,s:s,s:s,s:s}]}", "warehouses",
+            "id", "0199c9a1-0000-7000-8000-000000000003",
+            "name", s->o.warehouse,
+            "project-id", "00000000-0000-0000-0000-000000000000",
+            "status", "active"));
+        return;
+    }
     if (strcmp(url, "/management/v1/warehouse") == 0 && s->o.lakekeeper) {
         set_json(r, 200, json_pack(
             "{s:[{s:s,s:s,s:s,s:s},{s:s,s:s,s:s,s:s}]}", "warehouses",
@@ -658,6 +671,12 @@ static void route(rest_server *s, struct MHD_Connection *c, const char *url,
         ov = json_pack("{s:s}", "test.override", "o");
         if (s->o.prefix)
             json_object_set_new(ov, "prefix", json_string(s->o.prefix));
+        if (s->o.ns_separator) {
+            char enc[4];
+            snprintf(enc, sizeof(enc), "%%%02X",
+                     (unsigned)(unsigned char)s->o.ns_separator);
+            json_object_set_new(ov, "namespace-separator", json_string(enc));
+        }
         set_json(r, 200, json_pack("{s:{s:s,s:s},s:o}", "defaults",
                                    "test.default", "d", "test.override",
                                    "from-defaults", "overrides", ov));
@@ -682,7 +701,7 @@ static void route(rest_server *s, struct MHD_Connection *c, const char *url,
         route_namespaces(s, c, method, body, r);
     } else if (*p == '/') {
         const char *ns0 = p + 1, *slash = strchr(ns0, '/');
-        char *ns = ns_from_path(ns0, slash ? (size_t)(slash - ns0)
+        char *ns = ns_from_path(s, ns0, slash ? (size_t)(slash - ns0)
                                            : strlen(ns0));
         if (!slash)
             set_error(r, 405, "BadRequestException",

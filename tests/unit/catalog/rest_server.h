@@ -28,6 +28,8 @@ typedef struct rest_server rest_server;
 typedef struct rest_server_opts {
     const char *prefix;          /* config override "prefix"; NULL: none */
     int page_size;               /* items per page when asked; <= 0: 2 */
+    /* Namespace separator announced in /v1/config (0: none, 0x1F). */
+    char ns_separator;
     const char *warehouse;       /* non-NULL: /v1/config requires it */
     /* Auth: none when both are NULL. */
     const char *client_id;       /* with client_secret: OAuth2 tokens */
@@ -35,7 +37,9 @@ typedef struct rest_server_opts {
     const char *static_token;    /* a bearer token always accepted */
     long token_ttl_s;            /* expires_in of issued tokens; <= 0: 3600 */
     const char *required_header; /* "Name: value" every request must send */
-    int lakekeeper;              /* serve /management/v1/warehouse */
+    /* Serve /management/v1/warehouse: the warehouse above, or wh-a and
+     * wh-b when there is none. */
+    int lakekeeper;
 } rest_server_opts;
 
 typedef enum rest_fault {
