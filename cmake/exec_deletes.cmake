@@ -5,3 +5,12 @@
 # refuses it room (keyset.c).
 target_sources(zb_exec PRIVATE src/exec/roaring.c src/exec/roaring_io.c
   src/exec/spill.c src/exec/keyset.c src/exec/keyset_table.c)
+
+# bench_keyset: build and probe keys/s and peak RSS of a 5M-key set with
+# the budget ample and at 1/20 of the set (spilled).
+if(ZB_BUILD_BENCH)
+  add_executable(bench_keyset bench/bench_keyset.c)
+  target_link_libraries(bench_keyset PRIVATE zb_exec zb_util)
+  set_target_properties(bench_keyset PROPERTIES
+    RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bench)
+endif()

@@ -299,7 +299,7 @@ static int start_spill(zb_keyset *ks, zb_ctx *ctx)
     if (ks->expected_keys &&
         zb_keyset__table_need(ks->expected_keys, ks->expected_bytes) > est)
         est = zb_keyset__table_need(ks->expected_keys, ks->expected_bytes);
-    per_part = held / 2;
+    per_part = held / 4 * 3;
     bits = ceil_log2((est + per_part - 1) / per_part);
     if (bits < 1)
         bits = 1;
