@@ -543,11 +543,19 @@ done:
 int ice_commit_apply_updates(ice_metadata *m, zb_ctx *ctx,
                              const json_t *updates)
 {
+    int rc;
+
     ZB_ASSERT_ARG(m && ctx);
     if (updates == NULL || (json_is_array(updates) &&
                             json_array_size(updates) == 0))
         return ZB_OK;
     if (!json_is_array(updates))
         return zb_fail(ctx, ZB_EINVAL, "updates must be a JSON array");
-    return ice_metadata__edit(m, ctx, edit_all, (void *)updates);
+    rc = ice_metadata__edit(m, ctx, edit_all, (void *)updates);
+    if (rc == ZB_ECORRUPT) {
+        /* The rebuild refused the result: the updates are at fault. */
+        zb_err_prefix(ctx, "the updates would make invalid metadata");
+        ctx->err.code = rc = ZB_EINVAL;
+    }
+    return rc;
 }

@@ -69,6 +69,18 @@ zb_fuzz_target(fuzz_table_metadata LINK zb_table_metadata
   INSTRUMENT zb_table_metadata zb_io zb_util
   EXTERNAL PkgConfig::JANSSON)
 
+# Commit requirements and update lists (src/table/commit_*.c) on a fixed
+# v1 or v2 table: a failed apply leaves the metadata unchanged, a
+# successful one writes metadata that parses again. Seeds: hand-written
+# lists in the shapes of open-api/rest-catalog-open-api.yaml.
+if(TARGET zb_table_commit)
+  zb_fuzz_target(fuzz_commit_apply LINK zb_table_commit
+    INSTRUMENT zb_table_commit zb_table_manifest zb_table_metadata
+               zb_table_values zb_avro zb_io zb_util
+    EXTERNAL PkgConfig::JANSSON PkgConfig::ZSTD PkgConfig::SNAPPY
+             PkgConfig::ZLIB)
+endif()
+
 # REST catalog replies (src/catalog/catalog_rest_parse.c): every parser on
 # one body. Seeds: hand-written replies in the shapes of
 # open-api/rest-catalog-open-api.yaml and Lakekeeper's warehouse list,

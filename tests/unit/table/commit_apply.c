@@ -493,6 +493,13 @@ static void test_table_commit_apply__refused(void)
     ZBT_RC(apply(m, &ctx, "[{\"action\":\"add-schema\"}]"), ZB_EINVAL);
     ZBT_CONTAINS(ctx.err.msg, "update 0 (add-schema)");
     ZBT_RC(apply(m, &ctx, "{}"), ZB_EINVAL);
+    /* refused by the rebuild (a v2 snapshot needs a summary) */
+    ZBT_RC(apply(m, &ctx, "[{\"action\":\"add-snapshot\",\"snapshot\":{"
+                 "\"snapshot-id\":3,\"parent-snapshot-id\":2,"
+                 "\"sequence-number\":3,\"timestamp-ms\":1,"
+                 "\"manifest-list\":\"x\"}}]"), ZB_EINVAL);
+    ZBT_CONTAINS(ctx.err.msg, "invalid metadata");
+    ZBT_CONTAINS(ctx.err.msg, "summary");
     ice_metadata_free(m);
 }
 
