@@ -16,6 +16,7 @@ if(TARGET zb_catalog)
     PkgConfig::JANSSON)
   target_sources(zb_catalog PRIVATE
     ${PROJECT_SOURCE_DIR}/src/catalog/catalog_rest.c
+    ${PROJECT_SOURCE_DIR}/src/catalog/catalog_rest_table.c
     ${PROJECT_SOURCE_DIR}/src/catalog/catalog_rest_http.c)
   target_link_libraries(zb_catalog PUBLIC zb_catalog_rest_parse
     PRIVATE PkgConfig::CURL)

@@ -138,7 +138,8 @@ static size_t on_header(char *data, size_t size, size_t n, void *p)
     while (i < len && (data[i] == ' ' || data[i] == '\t'))
         i++;
     vlen = len - i;
-    while (vlen > 0 && (data[i + vlen - 1] == '\r' || data[i + vlen - 1] == '\n'
+    while (vlen > 0 && (data[i + vlen - 1] == '\r'
+                        || data[i + vlen - 1] == '\n'
                         || data[i + vlen - 1] == ' '))
         vlen--;
     if (vlen == 0 || vlen >= sizeof(value))

@@ -164,4 +164,36 @@ const json_t *zb_rest__pick_credential(const json_t *credentials,
 int zb_rest__parse_token(char **token_out, long *expires_in_out,
                          zb_ctx *ctx, const char *what, const json_t *doc);
 
+/* catalog_rest.c: URLs and requests shared with catalog_rest_table.c. */
+#define ZB_REST_URL_MAX_BYTES ((size_t)64 << 10)
+/* <uri>/v1/<prefix>namespaces[/<ns>] into b (cleared). */
+int zb_rest__url_namespaces(zb_buf *b, zb_ctx *ctx, const zb_rest *r,
+                            const char *ns);
+/* <uri>/v1/<prefix>namespaces/<ns>/tables[/<name>] into b (cleared). */
+int zb_rest__url_table(zb_buf *b, zb_ctx *ctx, const zb_rest *r,
+                       const char *ns, const char *name);
+/* ["a", "b"] from "a.b"; NULL: out of memory. */
+json_t *zb_rest__namespace_array(const char *ns);
+/*
+ * Sends body (may be NULL) as JSON and parses the reply as an object
+ * into *doc_out (doc_out NULL: the reply is not read). For a commit, a
+ * 2xx reply that does not parse is ZB_ETIMEOUT (outcome unknown).
+ */
+int zb_rest__call(json_t **doc_out, zb_rest *r, zb_ctx *ctx,
+                  const char *method, const char *url, const json_t *body,
+                  zb_rest_kind kind, const char *what);
+
+/* catalog_rest_table.c: the table ops of the backend. */
+int zb_rest__load_table(zb_catalog *c, zb_ctx *ctx, const char *ident,
+                        zb_table **out);
+int zb_rest__create_table(zb_catalog *c, zb_ctx *ctx, const char *ident,
+                          const char *location, const ice_metadata *first,
+                          zb_table **out);
+int zb_rest__register_table(zb_catalog *c, zb_ctx *ctx, const char *ident,
+                            const char *metadata_location, zb_table **out);
+int zb_rest__commit(zb_catalog *c, zb_ctx *ctx, const zb_table *base,
+                    const json_t *requirements, const json_t *updates,
+                    zb_table **out);
+int zb_rest__drop_table(zb_catalog *c, zb_ctx *ctx, const char *ident);
+
 #endif
