@@ -11,15 +11,18 @@
  * when its key, prefixed by any of its task's scopes, is in the set.
  *
  * In memory the set is probed while reading. When it spilled into P
- * partitions, each partition is loaded in turn and the key columns of
- * every data file with equality deletes are read once per partition,
- * marking the deleted positions in a bitmap per task; the final read then
+ * partitions, the key columns of every data file with equality deletes
+ * are read once and each row's key is written to the spill file of its
+ * hash partition (Grace hash join); then each partition of the set is
+ * loaded in turn and its file of data keys looked up, marking deleted
+ * positions in a bitmap per task (a bit per row); the final read then
  * only looks at the marks.
  */
 #define ZB_MODULE "plan"
 
 #include <string.h>
 
+#include "exec/spill.h"
 #include "plan/scan_read_int.h"
 #include "util/alloc.h"
 #include "util/err.h"
@@ -294,14 +297,16 @@ done:
 }
 
 /*
- * Marks in del (0 -> 2) the rows of the batch deleted in the task's
- * scopes. With partition >= 0, only keys of that partition are looked up
- * and marks go to the task's bitmap at base + i instead.
+ * In memory: marks in del (0 -> 2) the rows of the batch deleted in one of
+ * the task's scopes. Spilled (spills != NULL): writes each live row's
+ * keys, one per scope, to the spill file of its hash partition as
+ * (u32 task, u64 position, u64 hash, u32 length, key bytes), to be looked
+ * up partition by partition later.
  */
 static int probe_batch(zb_rowstream *rs, zb_ctx *ctx, size_t ti,
                        const zb_proj_file *pf, const struct ArrowSchema *ss,
                        const struct ArrowArray *sa, uint8_t *del, size_t n,
-                       int partition, uint64_t base)
+                       zb_spill **spills, uint64_t base)
 {
     zb_task_state *t = &rs->ts[ti];
     keycols kc;
@@ -320,10 +325,7 @@ static int probe_batch(zb_rowstream *rs, zb_ctx *ctx, size_t ti,
             (rc = keycols_fill(&kc, rs, ctx, es, pf, ss, sa, n)) < 0)
             goto done;
         for (i = 0; i < n; i++) {
-            if (del && del[i] != 0)
-                continue;
-            if (partition >= 0 && t->eq_marks &&
-                zb_arrow_bit(t->eq_marks, (int64_t)(base + i)))
+            if (del[i] != 0)
                 continue;
             if ((rc = row_key(&rs->key, es, &kc, (int64_t)i)) < 0) {
                 rc = zb_fail_oom(ctx);
@@ -336,14 +338,23 @@ static int probe_batch(zb_rowstream *rs, zb_ctx *ctx, size_t ti,
                     continue;
                 set_scope(&rs->key, sc->id);
                 h = zb_keyset_hash(rs->key.ptr, rs->key.len, HASH_SEED);
-                if (partition >= 0 &&
-                    zb_keyset_partition_of(rs->ks, h) != (unsigned)partition)
-                    continue;
-                if (zb_keyset_contains(rs->ks, rs->key.ptr, rs->key.len, h)) {
-                    if (partition < 0)
-                        del[i] = 2;
-                    else
-                        zb_arrow_set_bit(t->eq_marks, (int64_t)(base + i));
+                if (spills) {
+                    uint8_t hdr[24];
+                    uint32_t task32 = (uint32_t)ti, len32;
+                    uint64_t pos = base + i;
+                    zb_spill *sp = spills[zb_keyset_partition_of(rs->ks, h)];
+                    len32 = (uint32_t)rs->key.len;
+                    memcpy(hdr, &task32, 4);
+                    memcpy(hdr + 4, &pos, 8);
+                    memcpy(hdr + 12, &h, 8);
+                    memcpy(hdr + 20, &len32, 4);
+                    if ((rc = zb_spill_write(sp, ctx, hdr, 24)) < 0 ||
+                        (rc = zb_spill_write(sp, ctx, rs->key.ptr,
+                                             rs->key.len)) < 0)
+                        goto done;
+                } else if (zb_keyset_contains(rs->ks, rs->key.ptr,
+                                              rs->key.len, h)) {
+                    del[i] = 2;
                     break;
                 }
             }
@@ -359,16 +370,36 @@ int zb_scan__eqdel_probe(zb_rowstream *rs, zb_ctx *ctx, size_t ti,
                          const zb_proj_file *pf, const struct ArrowSchema *ss,
                          const struct ArrowArray *sa, uint8_t *del, size_t n)
 {
-    return probe_batch(rs, ctx, ti, pf, ss, sa, del, n, -1, 0);
+    return probe_batch(rs, ctx, ti, pf, ss, sa, del, n, NULL, 0);
 }
 
-/* One pass over task ti's key columns for partition p. */
-static int mark_task(zb_rowstream *rs, zb_ctx *ctx, size_t ti, unsigned p)
+/* Makes task t's mark bitmap hold at least bits rows. */
+static int marks_grow(zb_task_state *t, zb_ctx *ctx, uint64_t bits)
+{
+    size_t need = (size_t)((bits + 7) / 8);
+    uint8_t *m;
+
+    if (need <= t->eq_marks_bytes)
+        return ZB_OK;
+    if ((m = zb_realloc(t->eq_marks, need)) == NULL)
+        return zb_fail_oom(ctx);
+    memset(m + t->eq_marks_bytes, 0, need - t->eq_marks_bytes);
+    t->eq_marks = m;
+    t->eq_marks_bytes = need;
+    return ZB_OK;
+}
+
+/*
+ * Reads task ti's key columns once, routing the keys of the rows that no
+ * position delete removed to the partition spill files.
+ */
+static int route_task(zb_rowstream *rs, zb_ctx *ctx, size_t ti,
+                      zb_spill **spills, uint8_t **del, size_t *del_cap)
 {
     const zb_scan_task *task = &rs->tasks[ti];
     zb_task_state *t = &rs->ts[ti];
     int32_t *ids = NULL;
-    size_t nids = 0, s, j, k;
+    size_t nids = 0, s, j, k, pc = 0;
     zb_buf uri = ZB_BUF_INIT(64 << 10);
     pq_reader *r = NULL;
     struct ArrowSchema sch;
@@ -403,25 +434,31 @@ static int mark_task(zb_rowstream *rs, zb_ctx *ctx, size_t ti, unsigned p)
         goto done;
     zb_scan__proj_init(rs, ctx, &pf, &task->data, uri.ptr, r);
     while ((rc = pq_reader_next(r, ctx, &b)) == 1) {
-        size_t need = (size_t)((base + (uint64_t)b.length + 7) / 8);
+        size_t n = (size_t)b.length;
         if (zb_ctx_stopped(ctx)) {
             rc = zb_fail(ctx, ZB_ECANCELED, "row stream: stopped");
             goto done;
         }
-        if (need > t->eq_marks_bytes) {
-            uint8_t *m = zb_realloc(t->eq_marks, need);
-            if (m == NULL) {
+        if (n > *del_cap) {
+            uint8_t *d = zb_realloc(*del, n);
+            if (d == NULL) {
                 rc = zb_fail_oom(ctx);
                 goto done;
             }
-            memset(m + t->eq_marks_bytes, 0, need - t->eq_marks_bytes);
-            t->eq_marks = m;
-            t->eq_marks_bytes = need;
+            *del = d;
+            *del_cap = n;
         }
-        if ((rc = probe_batch(rs, ctx, ti, &pf, &sch, &b, NULL,
-                              (size_t)b.length, (int)p, base)) < 0)
+        memset(*del, 0, n);
+        while (pc < t->n_pos && t->pos[pc] < base + n) {
+            if (t->pos[pc] >= base)
+                (*del)[t->pos[pc] - base] = 1;
+            pc++;
+        }
+        if ((rc = marks_grow(t, ctx, base + n)) < 0 ||
+            (rc = probe_batch(rs, ctx, ti, &pf, &sch, &b, *del, n, spills,
+                              base)) < 0)
             goto done;
-        base += (uint64_t)b.length;
+        base += n;
         b.release(&b);
     }
 done:
@@ -430,6 +467,91 @@ done:
     pq_reader_free(r);
     zb_buf_free(&uri);
     zb_free(ids);
+    return rc;
+}
+
+/* Looks up the routed keys of partition p in the loaded key set. */
+static int mark_partition(zb_rowstream *rs, zb_ctx *ctx, zb_spill *sp)
+{
+    uint8_t hdr[24];
+    size_t got;
+    int rc;
+
+    if ((rc = zb_spill_rewind(sp, ctx)) < 0)
+        return rc;
+    for (;;) {
+        uint32_t ti, len;
+        uint64_t pos, h;
+        if ((rc = zb_spill_read(sp, ctx, hdr, 24, &got)) < 0)
+            return rc;
+        if (got == 0)
+            return ZB_OK;
+        if (got != 24)
+            return zb_fail(ctx, ZB_ECORRUPT, "row stream: spill file of "
+                           "equality keys ends inside a record");
+        memcpy(&ti, hdr, 4);
+        memcpy(&pos, hdr + 4, 8);
+        memcpy(&h, hdr + 12, 8);
+        memcpy(&len, hdr + 20, 4);
+        if (ti >= rs->n_tasks || len > rs->key.max_bytes)
+            return zb_fail(ctx, ZB_ECORRUPT, "row stream: spill file of "
+                           "equality keys is damaged");
+        zb_buf_clear(&rs->key);
+        if (zb_buf_reserve(&rs->key, len) < 0)
+            return zb_fail_oom(ctx);
+        if ((rc = zb_spill_read_full(sp, ctx, rs->key.ptr, len)) < 0)
+            return rc;
+        rs->key.len = len;
+        if (pos / 8 < rs->ts[ti].eq_marks_bytes &&
+            zb_keyset_contains(rs->ks, rs->key.ptr, len, h))
+            zb_arrow_set_bit(rs->ts[ti].eq_marks, (int64_t)pos);
+    }
+}
+
+/*
+ * The key set spilled into P partitions: the data's keys are routed to P
+ * files of their own in one pass over the data (Grace hash join), then
+ * each partition of the set is loaded and its file of data keys looked
+ * up, marking deleted positions.
+ */
+static int mark_spilled(zb_rowstream *rs, zb_ctx *ctx)
+{
+    unsigned p, np = zb_keyset_partitions(rs->ks);
+    zb_spill **spills = NULL;
+    uint8_t *del = NULL;
+    size_t del_cap = 0, t, buf = (size_t)(2u << 20) / np;
+    int rc = ZB_OK;
+
+    if (buf < 4096)
+        buf = 4096;
+    if (buf > ZB_SPILL_DEFAULT_BUF_BYTES)
+        buf = ZB_SPILL_DEFAULT_BUF_BYTES;
+    if ((spills = zb_calloc(np, sizeof *spills)) == NULL)
+        return zb_fail_oom(ctx);
+    for (p = 0; p < np; p++)
+        if ((rc = zb_spill_open(&spills[p], ctx, "equality keys", buf)) < 0)
+            goto done;
+    for (t = 0; t < rs->n_tasks; t++)
+        if (rs->ts[t].n_scopes > 0 &&
+            (rc = route_task(rs, ctx, t, spills, &del, &del_cap)) < 0)
+            goto done;
+    for (p = 0; p < np; p++) {
+        if (zb_ctx_stopped(ctx)) {
+            rc = zb_fail(ctx, ZB_ECANCELED, "row stream: stopped");
+            goto done;
+        }
+        if ((rc = zb_keyset_load_partition(rs->ks, ctx, p)) < 0 ||
+            (rc = mark_partition(rs, ctx, spills[p])) < 0)
+            goto done;
+        zb_spill_close(spills[p]);
+        spills[p] = NULL;
+        rs->counts.eq_partition_passes++;
+    }
+done:
+    for (p = 0; p < np; p++)
+        zb_spill_close(spills[p]);
+    zb_free(spills);
+    zb_free(del);
     return rc;
 }
 
@@ -527,17 +649,9 @@ int zb_scan__eqdel_load(zb_rowstream *rs, zb_ctx *ctx)
     if ((rc = zb_keyset_seal(rs->ks, ctx)) < 0)
         goto done;
     if (zb_keyset_spilled(rs->ks) || zb_keyset_partitions(rs->ks) > 1) {
-        unsigned p, np = zb_keyset_partitions(rs->ks);
         rs->counts.eq_spilled = 1;
-        for (p = 0; p < np; p++) {
-            if ((rc = zb_keyset_load_partition(rs->ks, ctx, p)) < 0)
-                goto done;
-            for (t = 0; t < rs->n_tasks; t++)
-                if (rs->ts[t].n_scopes > 0 &&
-                    (rc = mark_task(rs, ctx, t, p)) < 0)
-                    goto done;
-            rs->counts.eq_partition_passes++;
-        }
+        if ((rc = mark_spilled(rs, ctx)) < 0)
+            goto done;
         rs->marked = 1;
         zb_keyset_free(rs->ks);
         rs->ks = NULL;

@@ -63,9 +63,11 @@
  *     int 5 in an old file equals long 5, null equals null, and floats
  *     compare by bits with NaNs folded to one). The key set's memory is
  *     reserved from ctx->budget, at most eq_memory_bytes; when it does not
- *     fit, it spills into hash partitions (exec/spill.h: $TMPDIR), and the data
- *     files' key columns are read once per partition to mark deleted
- *     positions before the final read.
+ *     fit, it spills into hash partitions (exec/spill.h: $TMPDIR); the
+ *     data files' key columns are then read once, each row's key written
+ *     to the spill file of its partition, and each partition of the set
+ *     is loaded in turn to look those keys up and mark deleted positions
+ *     (a bit per row of each data file) before the final read.
  * A row deleted both by position and by equality is counted once, as a
  * position delete.
  *
@@ -134,7 +136,7 @@ typedef struct zb_read_counts {
     uint64_t null_position_deletes;/* delete rows with a null file_path/pos */
     uint64_t data_files;           /* data files finished */
     uint64_t eq_spilled;           /* 1 if an equality key set spilled */
-    uint64_t eq_partition_passes;  /* passes over the data for spilled sets */
+    uint64_t eq_partition_passes;  /* partitions of a spilled set looked up */
 } zb_read_counts;
 
 /*
