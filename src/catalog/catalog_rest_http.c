@@ -18,7 +18,9 @@
  *   - other 5xx and network errors after sending: reads only.
  * A commit whose request may have been received is never sent again: a
  * 5xx or a broken or timed-out exchange after sending is ZB_ETIMEOUT
- * (outcome unknown). Waits grow as 50 ms << attempt up to 5 s, half fixed
+ * (outcome unknown); writes and commits go out on a fresh connection,
+ * since libcurl itself resends a request when a reused connection dies
+ * before the reply. Waits grow as 50 ms << attempt up to 5 s, half fixed
  * and half random (jitter), and are at least the server's Retry-After
  * (seconds or an HTTP date, capped at 60 s). The stop flag ends a wait.
  *

@@ -3,7 +3,7 @@
  * (catalog_rest*.c): the client state, the HTTP layer and the parsers of
  * the server's replies.
  *
- * Three files share it:
+ * Four files share it:
  *   catalog_rest_http.c   libcurl: one request with auth headers, retries
  *                         with backoff, the OAuth2 token and its refresh,
  *                         status -> rc mapping (the only file that sees
@@ -12,8 +12,10 @@
  *                         list pages, LoadTableResult, OAuth tokens,
  *                         Lakekeeper warehouses): pure functions over
  *                         bytes, fuzzed by tests/fuzz/fuzz_rest_response.c;
- *   catalog_rest.c        the catalog backend (zb_catalog__rest_open and
- *                         the ops of catalog_int.h).
+ *   catalog_rest.c        the catalog backend: zb_catalog__rest_open
+ *                         (config, Lakekeeper probe), URLs, listings,
+ *                         namespaces;
+ *   catalog_rest_table.c  load, create, register, commit and drop.
  *
  * Requests follow apache/iceberg open-api/rest-catalog-open-api.yaml.
  */
