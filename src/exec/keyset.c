@@ -22,7 +22,7 @@
 #include "util/alloc.h"
 
 #define DEFAULT_MAX_KEY (1u << 20)
-#define MAX_BITS 9                   /* at most 512 partition files */
+#define MAX_BITS 8                   /* at most 256 partition files */
 #define RESERVE_STEP (1u << 20)      /* grow the reservation by >= 1 MiB */
 #define MIN_SPILL_BUF 512
 #define RECORD_HEADER 20

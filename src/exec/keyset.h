@@ -30,7 +30,10 @@
  * set spills: every key so far, and every later one, goes by hash to one
  * of P partition files (zb_spill), P a power of two chosen so that each
  * partition's table fits in what the set holds. zb_keyset_seal splits the
- * partitions further (doubling P) while one is still too large. In memory
+ * partitions further (doubling P) while one is still too large, up to 256
+ * (each is an open file; a reader routing its data keys to P files of its
+ * own then holds 2P). After seal the partition files hold no buffers, so
+ * the reservation is free for one loaded partition at a time. In memory
  * P is 1 and the one partition is always loaded; zb_keyset_load_partition
  * is then a no-op. The reservation is released by zb_keyset_free.
  *
