@@ -10,6 +10,7 @@
 #   interop_scan_icebird   the reference reader against icebird (npm) on the
 #                          tables icebird reads, so the reference itself is
 #                          checked by a reader written by others (label interop)
+#   test_cli_scan_print    the batch printer on hand-built batches (label unit)
 #   test_cli_scan          usage errors, exit codes, fixture facts, copied
 #                          folders, truncated files (tests/cli/cli_scan.sh,
 #                          label unit)
@@ -25,6 +26,15 @@ if(TARGET zamboni AND TARGET zb_plan AND TARGET zb_catalog AND
     COMMAND bash ${PROJECT_SOURCE_DIR}/tests/cli/cli_scan.sh
             $<TARGET_FILE:zamboni> ${_zb_scan_fixtures})
   set_tests_properties(test_cli_scan PROPERTIES LABELS unit TIMEOUT 120)
+
+  # The batch printer alone, on hand-built Arrow batches (nested types,
+  # CSV quoting, bad shapes): the fixtures have no nested columns.
+  add_executable(test_cli_scan_print ${PROJECT_SOURCE_DIR}/tests/cli/scan_print_test.c
+    ${PROJECT_SOURCE_DIR}/src/cli/scan_print.c)
+  target_link_libraries(test_cli_scan_print PRIVATE zbtest zb_table_values
+    zb_exec zb_io zb_util m)
+  add_test(NAME test_cli_scan_print COMMAND test_cli_scan_print)
+  set_tests_properties(test_cli_scan_print PROPERTIES LABELS unit TIMEOUT 60)
 
   if(NOT ZB_NODE)
     foreach(_t interop_scan_fixtures interop_scan_icebird)
