@@ -217,11 +217,20 @@ void ice_commit_uuid(char out[37]);
 
 /* ---- the snapshot producer --------------------------------------------- */
 
+/*
+ * The operation, and the summary "operation" it writes (format/spec.md
+ * "Snapshots"). APPEND writes "append" for data files alone; with delete
+ * files it is a row-level delete, "delete" (deletes alone) or
+ * "overwrite" (data and deletes), as Iceberg Java's RowDelta says.
+ * Appends never merge existing manifests (Java's FastAppend; merging is
+ * the rewrite-manifests operation's job).
+ */
 typedef enum ice_commit_op_kind {
     ICE_OP_APPEND,    /* add data and delete files; removes nothing */
     ICE_OP_REPLACE,   /* rewrite: remove and add data/delete files;
                          the records stay the same ("replace") */
-    ICE_OP_DELETE,    /* remove files only ("delete") */
+    ICE_OP_DELETE,    /* remove files only ("delete"), such as
+                         dangling delete files */
     ICE_OP_OVERWRITE  /* remove and add, records change ("overwrite") */
 } ice_commit_op_kind;
 
