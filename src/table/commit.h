@@ -320,7 +320,12 @@ typedef struct ice_commit_result {
 int ice_commit_op_build(ice_commit_op *op, zb_ctx *ctx,
                         const ice_metadata *base, ice_commit_result *out);
 
-/* Deletes every file out->written lists (best effort; the first error). */
+/*
+ * Deletes every file r->written lists, best effort: files already gone
+ * are fine; returns the first other error's code. ctx->err is left as
+ * it was, so the failure that led to the cleanup keeps its message (and
+ * ice_commit_conflict_retryable its answer).
+ */
 int ice_commit_result_delete_files(const ice_commit_result *r, zb_io *io,
                                    zb_ctx *ctx);
 void ice_commit_result_free(ice_commit_result *r);

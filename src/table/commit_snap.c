@@ -746,14 +746,19 @@ int ice_commit_result_delete_files(const ice_commit_result *r, zb_io *io,
                                    zb_ctx *ctx)
 {
     int first = ZB_OK, rc;
+    zb_err saved;
     size_t i;
 
     ZB_ASSERT_ARG(r && io && ctx);
+    /* A cleanup after a failure: that failure's error stays in ctx, so
+     * that ice_commit_conflict_retryable still reads it. */
+    zb_err_copy(&saved, &ctx->err);
     for (i = 0; i < r->n_written; i++) {
         rc = zb_io_delete(io, ctx, r->written[i]);
         if (rc < 0 && rc != ZB_ENOTFOUND && first == ZB_OK)
             first = rc;
     }
+    zb_err_copy(&ctx->err, &saved);
     return first;
 }
 

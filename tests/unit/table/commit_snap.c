@@ -549,6 +549,9 @@ static void test_table_commit_snap__retry(void)
         ZBT_OK_CTX(zb_io_stat_uri(&st, t.io, &t.ctx, r.written[i]), &t.ctx);
     }
     ZBT_OK_CTX(ice_commit_result_delete_files(&r, t.io, &t.ctx), &t.ctx);
+    ZBT_EQ_INT(t.ctx.err.code, ZB_ECONFLICT);       /* kept */
+    ZBT_OK_CTX(ice_commit_result_delete_files(&r, t.io, &t.ctx), &t.ctx);
+    ZBT_EQ_INT(t.ctx.err.code, ZB_ECONFLICT);       /* gone: still fine */
     for (i = 0; i < r.n_written; i++) {
         zb_io_stat st;
 
