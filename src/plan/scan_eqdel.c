@@ -269,6 +269,7 @@ static int read_delete_file(zb_rowstream *rs, zb_ctx *ctx, const eqfile *ef)
             rc = zb_fail(ctx, ZB_ECANCELED, "row stream: stopped");
             goto done;
         }
+        zb_arena_reset(rs->batch_arena);
         if ((rc = keycols_fill(&kc, rs, ctx, es, &pf, &s, &b,
                                (size_t)b.length)) < 0)
             goto done;
@@ -449,6 +450,7 @@ static int route_task(zb_rowstream *rs, zb_ctx *ctx, size_t ti,
             *del_cap = n;
         }
         memset(*del, 0, n);
+        zb_arena_reset(rs->batch_arena);
         while (pc < t->n_pos && t->pos[pc] < base + n) {
             if (t->pos[pc] >= base)
                 (*del)[t->pos[pc] - base] = 1;

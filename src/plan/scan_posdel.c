@@ -129,7 +129,8 @@ static int read_posdel_file(zb_rowstream *rs, zb_ctx *ctx,
             const char *p;
             size_t len, k;
 
-            if ((pn && !zb_arrow_bit(pn, ip)) || (qn && !zb_arrow_bit(qn, iq))) {
+            if ((pn && !zb_arrow_bit(pn, ip)) ||
+                (qn && !zb_arrow_bit(qn, iq))) {
                 rs->counts.null_position_deletes++;
                 continue;
             }

@@ -1079,7 +1079,7 @@ size_t zb_scan__field_path(const ice_field **path, size_t max,
     return 0;
 }
 
-/* --- paths ----------------------------------------------------------------- */
+/* --- paths ------------------------------------------------------------- */
 
 /* Skips "scheme://authority" (or "scheme:" before a '/'). */
 static size_t strip_len(const char *p, size_t len)

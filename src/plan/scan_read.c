@@ -60,7 +60,7 @@ int zb_scan__proj_init(zb_rowstream *rs, zb_ctx *ctx, zb_proj_file *pf,
     pf->nm = rs->has_nm ? &rs->nm : NULL;
     pf->spec = ice_metadata_spec(rs->opts.meta, f->spec_id);
     pf->df = f->file;
-    pf->arena = rs->arena;
+    pf->arena = rs->batch_arena;
     return ZB_OK;
 }
 
@@ -201,7 +201,8 @@ int zb_rowstream_open(zb_rowstream **out, zb_io *io, zb_ctx *ctx,
         rc = zb_fail(ctx, ZB_EINVAL, "row stream: the table has no schema");
         goto done;
     }
-    if ((rc = zb_arena_new(&rs->arena, ARENA_MAX)) < 0) {
+    if ((rc = zb_arena_new(&rs->arena, ARENA_MAX)) < 0 ||
+        (rc = zb_arena_new(&rs->batch_arena, ARENA_MAX)) < 0) {
         rc = zb_fail_oom(ctx);
         goto done;
     }
@@ -424,6 +425,7 @@ int zb_rowstream_next(zb_rowstream *rs, zb_ctx *ctx, struct ArrowArray *out,
             continue;
         }
         n = (size_t)b.length;
+        zb_arena_reset(rs->batch_arena);
         if (grow((void **)&rs->sel, &rs->sel_cap, n + 1, sizeof *rs->sel) < 0
             || grow((void **)&rs->del, &rs->del_cap, n + 1, 1) < 0) {
             rc = zb_fail_oom(ctx);
@@ -513,5 +515,6 @@ void zb_rowstream_free(zb_rowstream *rs)
     zb_buf_free(&rs->uri);
     zb_buf_free(&rs->key);
     zb_arena_free(rs->arena);
+    zb_arena_free(rs->batch_arena);
     zb_free(rs);
 }

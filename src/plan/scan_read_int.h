@@ -147,6 +147,7 @@ struct zb_rowstream {
     const zb_scan_task *tasks;
     size_t n_tasks;
     zb_arena *arena;
+    zb_arena *batch_arena;         /* defaults parsed for one batch */
     zb_nm_field nm;
     int has_nm;
     const ice_field **out_fields;  /* the batch's fields */

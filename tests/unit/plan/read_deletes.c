@@ -125,96 +125,112 @@ static int64_t write_eq(fx *f, const char *path, const int32_t *id,
     return rt_write_parquet(f->io, &f->ctx, path, c, nc, n);
 }
 
-static void test_plan_read__all_delete_kinds(void)
-{
-    fx f;
+/* The files and tasks of the main scenario (see all_delete_kinds). */
+typedef struct scen {
     char pa[600], pb[600], pp[600], pdv[600], pe1[600], pe2[600], pe3[600];
     char hdfs_a[700];
     ice_data_file da, db, dp, ddv, de1, de2, de3;
     zb_scan_file del_a[3], del_b[5];
     zb_scan_task tasks[2];
-    zb_rowstream_opts o = ZB_ROWSTREAM_OPTS_INIT;
-    zb_read_counts c;
-    int32_t e1_ids[1] = { 2 }, e2_ids[2] = { 1, 2 }, e3_ids[1] = { 1 };
+    int32_t e1_ids[1], e2_ids[2], e3_ids[1];
+} scen;
+
+static void scen_build(fx *fxp, scen *sc)
+{
     int64_t blob;
-    const char *rows;
+    sc->e1_ids[0] = 2;
+    sc->e2_ids[0] = 1;
+    sc->e2_ids[1] = 2;
+    sc->e3_ids[0] = 1;
+    snprintf(sc->pa, sizeof sc->pa, "%s/a.parquet", fxp->dir);
+    snprintf(sc->pb, sizeof sc->pb, "%s/b.parquet", fxp->dir);
+    snprintf(sc->pp, sizeof sc->pp, "%s/pos.parquet", fxp->dir);
+    snprintf(sc->pdv, sizeof sc->pdv, "%s/dv.puffin", fxp->dir);
+    snprintf(sc->pe1, sizeof sc->pe1, "%s/eq1.parquet", fxp->dir);
+    snprintf(sc->pe2, sizeof sc->pe2, "%s/eq2.parquet", fxp->dir);
+    snprintf(sc->pe3, sizeof sc->pe3, "%s/eq3.parquet", fxp->dir);
+    snprintf(sc->hdfs_a, sizeof sc->hdfs_a, "hdfs://nn:8020%s", sc->pa);
 
-    fx_init(&f);
-    snprintf(pa, sizeof pa, "%s/a.parquet", f.dir);
-    snprintf(pb, sizeof pb, "%s/b.parquet", f.dir);
-    snprintf(pp, sizeof pp, "%s/pos.parquet", f.dir);
-    snprintf(pdv, sizeof pdv, "%s/dv.puffin", f.dir);
-    snprintf(pe1, sizeof pe1, "%s/eq1.parquet", f.dir);
-    snprintf(pe2, sizeof pe2, "%s/eq2.parquet", f.dir);
-    snprintf(pe3, sizeof pe3, "%s/eq3.parquet", f.dir);
-    snprintf(hdfs_a, sizeof hdfs_a, "hdfs://nn:8020%s", pa);
-
-    da = rt_file(ICE_CONTENT_DATA, pa, 8, write_a(&f, pa));
-    db = rt_file(ICE_CONTENT_DATA, pb, 6, write_b(&f, pb));
+    sc->da = rt_file(ICE_CONTENT_DATA, sc->pa, 8, write_a(fxp, sc->pa));
+    sc->db = rt_file(ICE_CONTENT_DATA, sc->pb, 6, write_b(fxp, sc->pb));
     {
         /* A rows 0 (as written) and 3 (with scheme and authority); B row
          * 5; a null path; another file; a position past A's end. */
-        const char *paths[6] = { pa, hdfs_a, pb, NULL, "/elsewhere.parquet",
-                                 pa };
+        const char *paths[6] = { sc->pa, sc->hdfs_a, sc->pb, NULL,
+                                 "/elsewhere.parquet", sc->pa };
         int64_t pos[6] = { 0, 3, 5, 1, 2, 100 };
-        dp = rt_file(ICE_CONTENT_POSITION_DELETES, pp, 6,
-                     rt_write_posdel(f.io, &f.ctx, pp, paths, pos, 6));
+        sc->dp = rt_file(ICE_CONTENT_POSITION_DELETES, sc->pp, 6,
+                         rt_write_posdel(fxp->io, &fxp->ctx, sc->pp, paths,
+                                         pos, 6));
     }
     {
         uint64_t pos[2] = { 1, 5 };
-        ddv = rt_file(ICE_CONTENT_POSITION_DELETES, pdv, 2,
-                      write_dv(&f, pdv, pos, 2, &blob, 0));
-        ddv.file_format = "puffin";
-        ddv.content_offset = 4;
-        ddv.content_size_in_bytes = blob;
-        ddv.referenced_data_file = pb;
+        sc->ddv = rt_file(ICE_CONTENT_POSITION_DELETES, sc->pdv, 2,
+                      write_dv(fxp, sc->pdv, pos, 2, &blob, 0));
+        sc->ddv.file_format = "puffin";
+        sc->ddv.content_offset = 4;
+        sc->ddv.content_size_in_bytes = blob;
+        sc->ddv.referenced_data_file = sc->pb;
     }
     {
         /* E1 on k: "a" and null. */
         const char *k[2] = { "a", NULL };
         uint8_t kn[2] = { 0, 1 };
-        de1 = rt_file(ICE_CONTENT_EQUALITY_DELETES, pe1, 2,
-                      write_eq(&f, pe1, NULL, NULL, k, kn, 2, 0, 1));
-        de1.has_equality_ids = 1;
-        de1.n_equality_ids = 1;
-        de1.equality_ids = e1_ids;
+        sc->de1 = rt_file(ICE_CONTENT_EQUALITY_DELETES, sc->pe1, 2,
+                      write_eq(fxp, sc->pe1, NULL, NULL, k, kn, 2, 0, 1));
+        sc->de1.has_equality_ids = 1;
+        sc->de1.n_equality_ids = 1;
+        sc->de1.equality_ids = sc->e1_ids;
     }
     {
         /* E2 on (id, k), id written as int: (4, d), (12, b), (2, zz). */
         const int32_t id[3] = { 4, 12, 2 };
         const char *k[3] = { "d", "b", "zz" };
-        de2 = rt_file(ICE_CONTENT_EQUALITY_DELETES, pe2, 3,
-                      write_eq(&f, pe2, id, NULL, k, NULL, 3, 1, 1));
-        de2.has_equality_ids = 1;
-        de2.n_equality_ids = 2;
-        de2.equality_ids = e2_ids;
+        sc->de2 = rt_file(ICE_CONTENT_EQUALITY_DELETES, sc->pe2, 3,
+                      write_eq(fxp, sc->pe2, id, NULL, k, NULL, 3, 1, 1));
+        sc->de2.has_equality_ids = 1;
+        sc->de2.n_equality_ids = 2;
+        sc->de2.equality_ids = sc->e2_ids;
     }
     {
         /* E3 on id, for B only: 13 and 2 (2 is in A, which E3 spares). */
         const int32_t id[2] = { 13, 2 };
-        de3 = rt_file(ICE_CONTENT_EQUALITY_DELETES, pe3, 2,
-                      write_eq(&f, pe3, id, NULL, NULL, NULL, 2, 1, 0));
-        de3.has_equality_ids = 1;
-        de3.n_equality_ids = 1;
-        de3.equality_ids = e3_ids;
+        sc->de3 = rt_file(ICE_CONTENT_EQUALITY_DELETES, sc->pe3, 2,
+                      write_eq(fxp, sc->pe3, id, NULL, NULL, NULL, 2, 1, 0));
+        sc->de3.has_equality_ids = 1;
+        sc->de3.n_equality_ids = 1;
+        sc->de3.equality_ids = sc->e3_ids;
     }
-    memset(del_a, 0, sizeof del_a);
-    memset(del_b, 0, sizeof del_b);
-    del_a[0].file = &dp;
-    del_a[1].file = &de1;
-    del_a[2].file = &de2;
-    del_b[0].file = &ddv;
-    del_b[1].file = &dp;
-    del_b[2].file = &de1;
-    del_b[3].file = &de2;
-    del_b[4].file = &de3;
-    memset(tasks, 0, sizeof tasks);
-    tasks[0].data.file = &da;
-    tasks[0].n_deletes = 3;
-    tasks[0].deletes = del_a;
-    tasks[1].data.file = &db;
-    tasks[1].n_deletes = 5;
-    tasks[1].deletes = del_b;
+    memset(sc->del_a, 0, sizeof sc->del_a);
+    memset(sc->del_b, 0, sizeof sc->del_b);
+    sc->del_a[0].file = &sc->dp;
+    sc->del_a[1].file = &sc->de1;
+    sc->del_a[2].file = &sc->de2;
+    sc->del_b[0].file = &sc->ddv;
+    sc->del_b[1].file = &sc->dp;
+    sc->del_b[2].file = &sc->de1;
+    sc->del_b[3].file = &sc->de2;
+    sc->del_b[4].file = &sc->de3;
+    memset(sc->tasks, 0, sizeof sc->tasks);
+    sc->tasks[0].data.file = &sc->da;
+    sc->tasks[0].n_deletes = 3;
+    sc->tasks[0].deletes = sc->del_a;
+    sc->tasks[1].data.file = &sc->db;
+    sc->tasks[1].n_deletes = 5;
+    sc->tasks[1].deletes = sc->del_b;
+}
+
+static void test_plan_read__all_delete_kinds(void)
+{
+    fx f;
+    scen sc;
+    zb_scan_task *tasks = sc.tasks;
+    zb_rowstream_opts o = ZB_ROWSTREAM_OPTS_INIT;
+    zb_read_counts c;
+    const char *rows;
+
+    fx_init(&f);
+    scen_build(&f, &sc);
     o.meta = f.meta;
 
     /*
@@ -436,6 +452,42 @@ static void test_plan_read__stop_flag(void)
     fx_free(&f);
 }
 
+/*
+ * Each allocation of a read fails in turn (in memory and spilled): every
+ * run ends with an error or with the right rows, never a crash or a leak
+ * (the sanitizer build checks the leaks).
+ */
+static void test_plan_read__allocation_failures(void)
+{
+    fx f;
+    scen sc;
+    zb_rowstream_opts o = ZB_ROWSTREAM_OPTS_INIT;
+    int spill;
+
+    fx_init(&f);
+    scen_build(&f, &sc);
+    o.meta = f.meta;
+    for (spill = 0; spill < 2; spill++) {
+        uint64_t nth, failed_runs = 0;
+        o.eq_memory_bytes = spill ? 1 : 0;
+        for (nth = 1; nth < 100000; nth++) {
+            int rc;
+            zb_alloc__fail_at(nth, 0);
+            rc = rt_read_rc(f.io, &f.ctx, &o, sc.tasks, 2);
+            if (zb_alloc__fail_at(0, 0) == 0) {
+                ZBT_OK_CTX(rc, &f.ctx);
+                break;
+            }
+            ZBT_CHECK(rc < 0);
+            failed_runs++;
+        }
+        ZBT_CHECK(failed_runs > 50);
+        ZBT_EQ_STR(rt_read_all(f.io, &f.ctx, &o, sc.tasks, 2, NULL),
+                   "2,b,1\n6,b,3\n8,h,4\n15,e,1.5\n");
+    }
+    fx_free(&f);
+}
+
 static void test_plan_read__empty_group(void)
 {
     fx f;
@@ -455,5 +507,6 @@ const zbt_case test_plan_read_deletes[] = {
     ZBT_CASE(test_plan_read__corrupt_delete_files),
     ZBT_CASE(test_plan_read__stop_flag),
     ZBT_CASE(test_plan_read__empty_group),
+    ZBT_CASE(test_plan_read__allocation_failures),
     ZBT_END
 };

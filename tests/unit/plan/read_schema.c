@@ -144,7 +144,8 @@ static void test_plan_read__bad_name_mapping(void)
 {
     static const char meta[] = META_HEAD
         "{\"id\":1,\"name\":\"a\",\"required\":false,\"type\":\"long\"}"
-        META_TAIL("", "\"schema.name-mapping.default\":\"[{\\\"names\\\":3}]\"");
+        META_TAIL("", "\"schema.name-mapping.default\":"
+                  "\"[{\\\"names\\\":3}]\"");
     fx f;
 
     fx_init(&f, meta);
@@ -213,7 +214,11 @@ static int64_t write_nested(fx *f)
     char *sdata;
     uint8_t *v;
 
-#define META(id) do { kv[1] = (id); ZBT_CHECK(zb_arrow_metadata(&meta, &ml, kv) == 0); } while (0)
+#define META(id)                                                          \
+    do {                                                                  \
+        kv[1] = (id);                                                     \
+        ZBT_CHECK(zb_arrow_metadata(&meta, &ml, kv) == 0);                \
+    } while (0)
     ZBT_CHECK(zb_arrow_schema_init(&s, "+s", "", NULL, 0, 0, 2) == 0);
     META("7");
     ZBT_CHECK(zb_arrow_schema_init(s.children[0], "+s", "st", meta, ml,
