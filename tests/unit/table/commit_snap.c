@@ -633,6 +633,42 @@ static void test_table_commit_snap__branch(void)
     tbl_free(&t);
 }
 
+/* Overwrite: files out and in, records change; write.metadata.path
+ * decides where manifests and lists go. */
+static void test_table_commit_snap__overwrite_metadata_path(void)
+{
+    tbl t;
+    ice_commit_op *op;
+    ice_commit_result r = ICE_COMMIT_RESULT_INIT;
+    char where[1200];
+    size_t i;
+
+    tbl_create(&t, 2, zbt_tmpdir(), NULL);
+    snprintf(where, sizeof where, "%s/elsewhere/meta", t.dir);
+    ZBT_OK_CTX(ice_metadata_set_property(t.m, &t.ctx, ICE_PROP_METADATA_PATH,
+                                         where), &t.ctx);
+    op = new_op(&t, ICE_OP_APPEND);
+    add(&t, op, "A.parquet", "a", ICE_CONTENT_DATA, 10, NULL);
+    add(&t, op, "B.parquet", "a", ICE_CONTENT_DATA, 10, NULL);
+    run(&t, op);
+    op = new_op(&t, ICE_OP_OVERWRITE);
+    rm(&t, op, "A.parquet");
+    add(&t, op, "C.parquet", "c", ICE_CONTENT_DATA, 3, NULL);
+    ZBT_OK_CTX(ice_commit_op_build(op, &t.ctx, t.m, &r), &t.ctx);
+    for (i = 0; i < r.n_written; i++)
+        ZBT_CHECK(strncmp(r.written[i], where, strlen(where)) == 0);
+    ZBT_CHECK(strncmp(r.manifest_list, where, strlen(where)) == 0);
+    tbl_commit(&t, &r);
+    ice_commit_result_free(&r);
+    ice_commit_op_free(op);
+    SUM(&t, "operation", "overwrite");
+    SUM(&t, "added-records", "3");
+    SUM(&t, "deleted-records", "10");
+    SUM(&t, "total-records", "13");
+    SUM(&t, "changed-partition-count", "2");
+    tbl_free(&t);
+}
+
 /* Manifests roll at commit.manifest.target-size-bytes. */
 static void test_table_commit_snap__rolling(void)
 {
@@ -764,6 +800,7 @@ const zbt_case test_table_commit_snap[] = {
     ZBT_CASE(test_table_commit_snap__v3),
     ZBT_CASE(test_table_commit_snap__retry),
     ZBT_CASE(test_table_commit_snap__branch),
+    ZBT_CASE(test_table_commit_snap__overwrite_metadata_path),
     ZBT_CASE(test_table_commit_snap__rolling),
     ZBT_CASE(test_table_commit_snap__refused),
     ZBT_CASE(test_table_commit_snap__torture),
