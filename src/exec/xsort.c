@@ -71,10 +71,10 @@ int zb_xsort__ensure(zb_xsort *xs, zb_ctx *ctx, uint64_t need, int must)
     uint64_t cap = xs->opts.max_memory_bytes, want;
     int rc;
 
-    if (need <= xs->res.bytes)
-        return ZB_OK;
     if (!must && cap && need > cap)
         return 1;
+    if (need <= xs->res.bytes)
+        return ZB_OK;
     if (xs->budget == NULL)
         return ZB_OK;
     want = need + (need / 8 > GROW_CHUNK ? need / 8 : GROW_CHUNK);
@@ -315,7 +315,7 @@ static int add_batch(zb_xsort *xs, zb_ctx *ctx, struct ArrowArray *a)
                        "large", (long long)a->length);
     bytes = zb_arrow_array_bytes(xs->schema, a);
     if ((rc = zb_sortkey_build(&kb, ctx, xs->key, a)) < 0)
-        return rc;
+        goto fail;
     kbytes = zb_keybuf_bytes(&kb);
     for (;;) {
         cap = xs->cap_ents ? xs->cap_ents : 1024;

@@ -220,9 +220,9 @@ void zb_xsort__merger_free(zb_xsort *xs, xs_merger *m)
 
     if (m == NULL)
         return;
-    for (i = 0; i < m->nslots; i++)
+    for (i = 0; m->slots && i < m->nslots; i++)
         zb_arrow_array_release(&m->slots[i]);
-    for (i = 0; i < m->k; i++)
+    for (i = 0; m->cur && i < m->k; i++)
         zb_keybuf_free(&m->cur[i].kb);
     zb_free(m->cur);
     zb_free(m->heap);

@@ -1,0 +1,418 @@
+/*
+ * tests/unit/exec/sort_xsort.c - the external sort against qsort: rows of
+ * (id, string, double) with many equal keys, sorted under budgets that
+ * force many runs and several merge passes, must come out exactly in the
+ * order of a qsort by a plain comparator with the input position as the
+ * last key (the stable order); z-order sorts against z-values computed
+ * here; the budget is back to 0 and every byte freed afterwards; the stop
+ * flag, the spill-disk limit and failing allocations end cleanly.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "zbtest.h"
+#include "sort_util.h"
+#include "exec/xsort.h"
+#include "exec/spill.h"
+#include "zamboni/budget.h"
+#include "util/alloc.h"
+
+typedef struct row {
+    int64_t id;
+    char s[4];
+    size_t len;
+    int s_valid;
+    double d;
+    int d_valid;
+} row;
+
+static row *rows_g;
+
+static void gen_rows(row *r, size_t n, uint64_t seed)
+{
+    uint64_t rs = seed;
+    size_t i, j;
+
+    for (i = 0; i < n; i++) {
+        uint64_t x = su_rand(&rs);
+        r[i].id = (int64_t)i;
+        r[i].len = x % 4;
+        for (j = 0; j < r[i].len; j++)
+            r[i].s[j] = (char)('a' + ((x >> (4 + 2 * j)) % 3));
+        r[i].s_valid = (x >> 20) % 9 != 0;
+        r[i].d = (double)((int)((x >> 24) % 5) - 2) * 0.5;
+        if ((x >> 32) % 50 == 0)
+            r[i].d = NAN;
+        r[i].d_valid = (x >> 40) % 7 != 0;
+    }
+}
+
+/* Sort order: s asc nulls last, then d desc nulls first, then input. */
+static int ref_cmp(const void *pa, const void *pb)
+{
+    const row *a = &rows_g[*(const uint32_t *)pa];
+    const row *b = &rows_g[*(const uint32_t *)pb];
+    int r;
+
+    if (a->s_valid != b->s_valid)
+        return a->s_valid ? -1 : 1;
+    if (a->s_valid) {
+        r = memcmp(a->s, b->s, a->len < b->len ? a->len : b->len);
+        if (r == 0)
+            r = (a->len > b->len) - (a->len < b->len);
+        if (r)
+            return r;
+    }
+    if (a->d_valid != b->d_valid)
+        return a->d_valid ? 1 : -1;
+    if (a->d_valid) {
+        int an = isnan(a->d) != 0, bn = isnan(b->d) != 0;
+        r = (an || bn) ? an - bn : (a->d > b->d) - (a->d < b->d);
+        if (r)
+            return -r;
+    }
+    return (a->id > b->id) - (a->id < b->id);
+}
+
+static void schema3(struct ArrowSchema *s)
+{
+    su_schema(s, "+s", NULL, 3);
+    su_schema(s->children[0], "l", "id", 0);
+    su_schema(s->children[1], "u", "s", 0);
+    su_schema(s->children[2], "g", "d", 0);
+}
+
+/* Batch of rows [lo, lo + n), built with 2 extra rows before it and an
+   offset of 2 when sliced is set. */
+static void batch_of(struct ArrowArray *a, const row *r, size_t lo, size_t n,
+                     int sliced)
+{
+    size_t pre = sliced ? 2 : 0, i, m = n + pre;
+    int64_t *ids = zb_malloc(m * 8);
+    double *ds = zb_malloc(m * 8);
+    const char **sp = zb_malloc(m * sizeof *sp);
+    size_t *sl = zb_malloc(m * sizeof *sl);
+    uint8_t *sv = zb_malloc(m), *dv = zb_malloc(m);
+    struct ArrowArray cols[3];
+
+    for (i = 0; i < m; i++) {
+        const row *x = &r[lo + i - (i < pre ? i : pre)];
+        ids[i] = i < pre ? -1 : x->id;
+        ds[i] = x->d;
+        sp[i] = x->s;
+        sl[i] = x->len;
+        sv[i] = (uint8_t)x->s_valid;
+        dv[i] = (uint8_t)x->d_valid;
+    }
+    su_fixed(&cols[0], (int64_t)m, 8, ids, NULL);
+    su_binary(&cols[1], (int64_t)m, sp, sl, sv, 0);
+    su_fixed(&cols[2], (int64_t)m, 8, ds, dv);
+    su_struct(a, (int64_t)m, 3, cols, NULL);
+    a->offset = (int64_t)pre;
+    a->length = (int64_t)n;
+    zb_free(ids);
+    zb_free(ds);
+    zb_free(sp);
+    zb_free(sl);
+    zb_free(sv);
+    zb_free(dv);
+}
+
+static const zb_sort_col sort_cols[2] = {
+    { { 1 }, 1, 0, 0 },     /* s asc, nulls last */
+    { { 2 }, 1, 1, 1 },     /* d desc, nulls first */
+};
+
+/*
+ * Sorts n rows in batches of batch_rows under opts and ctx; checks the
+ * output ids against the stable reference when check is set. All input
+ * batches are built first; then, when fault_nth is not 0, allocation
+ * fault_nth of the sort fails. Returns the rc of the first failing call
+ * and fills *st.
+ */
+static int run_sort(zb_ctx *ctx, zb_xsort_opts *opts, size_t n,
+                    size_t batch_rows, uint64_t seed, int check,
+                    zb_xsort_stats *st, uint64_t fault_nth)
+{
+    struct ArrowSchema s;
+    struct ArrowArray *bs, out;
+    zb_xsort *xs = NULL;
+    uint32_t *order = NULL;
+    row *r = zb_malloc((n ? n : 1) * sizeof *r);
+    size_t lo, i, at = 0, nb = (n + batch_rows - 1) / batch_rows;
+    int rc;
+
+    ZBT_CHECK(r != NULL);
+    gen_rows(r, n, seed);
+    schema3(&s);
+    bs = calloc(nb ? nb : 1, sizeof *bs);
+    for (lo = 0, i = 0; lo < n; lo += batch_rows, i++)
+        batch_of(&bs[i], r, lo, n - lo < batch_rows ? n - lo : batch_rows,
+                 (int)(i % 2));
+    if (check) {
+        order = malloc((n ? n : 1) * sizeof *order);
+        for (i = 0; i < n; i++)
+            order[i] = (uint32_t)i;
+        rows_g = r;
+        qsort(order, n, sizeof *order, ref_cmp);
+    }
+    opts->key.cols = sort_cols;
+    opts->key.ncols = 2;
+    memset(st, 0, sizeof *st);
+    if (fault_nth)
+        zb_alloc__fail_at(fault_nth, 0);
+    if ((rc = zb_xsort_new(&xs, ctx, &s, opts)) < 0)
+        goto done;
+    for (i = 0; i < nb; i++) {
+        if ((rc = zb_xsort_add(xs, ctx, &bs[i])) < 0)
+            goto done;
+        ZBT_CHECK(bs[i].release == NULL);
+    }
+    if ((rc = zb_xsort_finish(xs, ctx)) < 0)
+        goto done;
+    for (;;) {
+        if ((rc = zb_xsort_next(&out, xs, ctx)) < 0)
+            goto done;
+        if (out.release == NULL)
+            break;
+        ZBT_CHECK((size_t)out.length <= opts->out_batch_rows ||
+                  opts->out_batch_rows == 0);
+        if (check) {
+            const int64_t *ids = (const int64_t *)out.children[0]->buffers[1];
+            int64_t base = out.children[0]->offset + out.offset;
+            for (i = 0; i < (size_t)out.length; i++, at++) {
+                ZBT_CHECK(at < n);
+                if (ids[base + (int64_t)i] != (int64_t)order[at])
+                    zbt__fail(__FILE__, __LINE__, "output row %zu is id "
+                              "%lld, want %u", at,
+                              (long long)ids[base + (int64_t)i], order[at]);
+            }
+        }
+        zb_arrow_array_release(&out);
+    }
+    if (check)
+        ZBT_EQ_U64(at, n);
+done:
+    if (xs)
+        zb_xsort_stats_get(st, xs);
+    zb_xsort_free(xs);
+    for (i = 0; i < nb; i++)
+        zb_arrow_array_release(&bs[i]);
+    free(bs);
+    free(order);
+    zb_free(r);
+    zb_arrow_schema_release(&s);
+    return rc;
+}
+
+/* 1M rows under a 4 MiB budget: many runs, more than one merge. */
+static void test_exec_sort_xsort__million_rows_budget(void)
+{
+    zb_xsort_opts opts = ZB_XSORT_OPTS_INIT;
+    zb_xsort_stats st;
+    zb_budget *b = NULL;
+    uint64_t live = zb_alloc_live_bytes(), spill0 = zb_spill_used_bytes();
+    zb_ctx ctx;
+
+    zb_ctx_init(&ctx);
+    ZBT_EQ_INT(zb_budget_new(&b, 4 << 20, NULL), ZB_OK);
+    ctx.budget = b;
+    opts.out_batch_rows = 10000;
+    ZBT_OK_CTX(run_sort(&ctx, &opts, 1000000, 8192, 1, 1, &st, 0), &ctx);
+    ZBT_EQ_U64(st.rows, 1000000);
+    ZBT_CHECK(st.runs >= 16);
+    ZBT_CHECK(st.merge_passes >= 2);
+    ZBT_CHECK(st.bytes_spilled > 20000000);
+    ZBT_CHECK(st.peak_reserved_bytes <= 4 << 20);
+    ZBT_CHECK(st.peak_reserved_bytes > 0);
+    ZBT_EQ_U64(zb_budget_held_bytes(b), 0);
+    ZBT_EQ_U64(zb_spill_used_bytes(), spill0);
+    zb_budget_free(b);
+    ZBT_EQ_U64(zb_alloc_live_bytes(), live);
+}
+
+/* A fan-in of 3 over dozens of runs: several passes, same order. */
+static void test_exec_sort_xsort__many_passes(void)
+{
+    zb_xsort_opts opts = ZB_XSORT_OPTS_INIT;
+    zb_xsort_stats st;
+    zb_ctx ctx;
+
+    zb_ctx_init(&ctx);
+    opts.max_memory_bytes = 512 << 10;
+    opts.max_fan_in = 3;
+    opts.out_batch_rows = 777;
+    ZBT_OK_CTX(run_sort(&ctx, &opts, 100000, 1000, 2, 1, &st, 0), &ctx);
+    ZBT_CHECK(st.runs > 9);
+    ZBT_CHECK(st.merge_passes >= 3);
+}
+
+/* Without a budget or cap nothing spills; output straight from memory. */
+static void test_exec_sort_xsort__in_memory(void)
+{
+    zb_xsort_opts opts = ZB_XSORT_OPTS_INIT;
+    zb_xsort_stats st;
+    zb_ctx ctx;
+
+    zb_ctx_init(&ctx);
+    ZBT_OK_CTX(run_sort(&ctx, &opts, 50000, 3000, 3, 1, &st, 0), &ctx);
+    ZBT_EQ_U64(st.runs, 0);
+    ZBT_EQ_U64(st.bytes_spilled, 0);
+    ZBT_EQ_U64(st.merge_passes, 0);
+    ZBT_OK_CTX(run_sort(&ctx, &opts, 0, 10, 3, 1, &st, 0), &ctx);
+}
+
+/*
+ * Z-order of (x int32, y int32) with 10 bits: z-values computed here
+ * never decrease, and equal ones keep input order.
+ */
+static void test_exec_sort_xsort__zorder(void)
+{
+    enum { NZ = 60000, B = 10 };
+    zb_sort_col zc[2] = { { { 0 }, 1, 0, 0 }, { { 1 }, 1, 0, 0 } };
+    zb_xsort_opts opts = ZB_XSORT_OPTS_INIT;
+    struct ArrowSchema s;
+    struct ArrowArray cols[3], a, out;
+    int32_t *x = zb_malloc(NZ * 4), *y = zb_malloc(NZ * 4);
+    int64_t *id = zb_malloc(NZ * 8);
+    uint64_t rs = 9, prev_z = 0, prev_id = 0, n = 0;
+    zb_xsort *xs = NULL;
+    zb_xsort_stats st;
+    zb_ctx ctx;
+    int64_t i;
+
+    zb_ctx_init(&ctx);
+    for (i = 0; i < NZ; i++) {
+        x[i] = (int32_t)su_rand(&rs) >> (i % 3 ? 0 : 24);
+        y[i] = (int32_t)su_rand(&rs);
+        id[i] = i;
+    }
+    su_schema(&s, "+s", NULL, 3);
+    su_schema(s.children[0], "i", "x", 0);
+    su_schema(s.children[1], "i", "y", 0);
+    su_schema(s.children[2], "l", "id", 0);
+    opts.key.mode = ZB_SORTKEY_ZORDER;
+    opts.key.cols = zc;
+    opts.key.ncols = 2;
+    opts.key.zorder_bits = B;
+    opts.max_memory_bytes = 256 << 10;
+    ZBT_OK_CTX(zb_xsort_new(&xs, &ctx, &s, &opts), &ctx);
+    for (i = 0; i < NZ; i += 5000) {
+        su_fixed(&cols[0], 5000, 4, x + i, NULL);
+        su_fixed(&cols[1], 5000, 4, y + i, NULL);
+        su_fixed(&cols[2], 5000, 8, id + i, NULL);
+        su_struct(&a, 5000, 3, cols, NULL);
+        ZBT_OK_CTX(zb_xsort_add(xs, &ctx, &a), &ctx);
+    }
+    ZBT_OK_CTX(zb_xsort_finish(xs, &ctx), &ctx);
+    for (;;) {
+        ZBT_OK_CTX(zb_xsort_next(&out, xs, &ctx), &ctx);
+        if (out.release == NULL)
+            break;
+        for (i = 0; i < out.length; i++, n++) {
+            int64_t r = ((const int64_t *)out.children[2]->buffers[1])[i];
+            uint32_t u[2];
+            uint64_t z = 0;
+            int j;
+            u[0] = (uint32_t)((uint64_t)((int64_t)x[r] - INT32_MIN) >>
+                              (32 - B));
+            u[1] = (uint32_t)((uint64_t)((int64_t)y[r] - INT32_MIN) >>
+                              (32 - B));
+            for (j = B - 1; j >= 0; j--)
+                z = z << 2 | ((u[0] >> j) & 1) << 1 | ((u[1] >> j) & 1);
+            ZBT_CHECK(n == 0 || z > prev_z ||
+                      (z == prev_z && (uint64_t)r > prev_id));
+            prev_z = z;
+            prev_id = (uint64_t)r;
+        }
+        zb_arrow_array_release(&out);
+    }
+    ZBT_EQ_U64(n, NZ);
+    zb_xsort_stats_get(&st, xs);
+    ZBT_CHECK(st.runs > 1);
+    zb_xsort_free(xs);
+    zb_arrow_schema_release(&s);
+    zb_free(x);
+    zb_free(y);
+    zb_free(id);
+}
+
+static void test_exec_sort_xsort__stop_flag(void)
+{
+    zb_xsort_opts opts = ZB_XSORT_OPTS_INIT;
+    zb_xsort_stats st;
+    atomic_int stop = 1;
+    zb_ctx ctx;
+
+    zb_ctx_init(&ctx);
+    ctx.stop = &stop;
+    opts.max_memory_bytes = 256 << 10;
+    ZBT_RC(run_sort(&ctx, &opts, 1000, 100, 4, 0, &st, 0), ZB_ECANCELED);
+    ZBT_CONTAINS(ctx.err.msg, "stopped");
+}
+
+static void test_exec_sort_xsort__spill_limit(void)
+{
+    zb_xsort_opts opts = ZB_XSORT_OPTS_INIT;
+    zb_xsort_stats st;
+    uint64_t old = zb_spill_limit(), live = zb_alloc_live_bytes();
+    zb_ctx ctx;
+
+    zb_ctx_init(&ctx);
+    zb_spill_set_limit(zb_spill_used_bytes() + (100 << 10));
+    opts.max_memory_bytes = 256 << 10;
+    ZBT_RC(run_sort(&ctx, &opts, 100000, 1000, 5, 0, &st, 0), ZB_ENOMEM);
+    ZBT_CONTAINS(ctx.err.msg, "spill-disk limit");
+    zb_spill_set_limit(old);
+    ZBT_EQ_U64(zb_alloc_live_bytes(), live);
+}
+
+/* Each allocation of a small spilling sort failing in turn. */
+static void test_exec_sort_xsort__alloc_failures(void)
+{
+    zb_xsort_opts opts = ZB_XSORT_OPTS_INIT;
+    zb_xsort_stats st;
+    zb_budget *b = NULL;
+    uint64_t live, nth, failed, total;
+    zb_ctx ctx;
+    int rc;
+
+    zb_ctx_init(&ctx);
+    ZBT_EQ_INT(zb_budget_new(&b, 1 << 20, NULL), ZB_OK);
+    ctx.budget = b;
+    opts.max_memory_bytes = 64 << 10;
+    opts.max_fan_in = 2;
+    opts.out_batch_rows = 100;
+    live = zb_alloc_live_bytes();
+    total = zb_alloc__count();
+    ZBT_OK_CTX(run_sort(&ctx, &opts, 3000, 250, 6, 1, &st, 0), &ctx);
+    total = zb_alloc__count() - total;
+    ZBT_CHECK(st.runs > 2);
+    ZBT_EQ_U64(zb_alloc_live_bytes(), live);
+    for (nth = 1; nth < total; nth++) {
+        rc = run_sort(&ctx, &opts, 3000, 250, 6, 0, &st, nth);
+        failed = zb_alloc__fail_at(0, 0);
+        ZBT_CHECK(rc == ZB_OK || rc == ZB_ENOMEM);
+        ZBT_CHECK(rc == ZB_OK || failed > 0);
+        ZBT_EQ_U64(zb_budget_held_bytes(b), 0);
+        if (zb_alloc_live_bytes() != live)
+            zbt__fail(__FILE__, __LINE__, "fault %llu (rc %d): %llu bytes "
+                      "leaked (%s)", (unsigned long long)nth, rc,
+                      (unsigned long long)(zb_alloc_live_bytes() - live),
+                      ctx.err.msg);
+    }
+    zb_budget_free(b);
+}
+
+const zbt_case test_exec_sort_xsort[] = {
+    ZBT_CASE(test_exec_sort_xsort__million_rows_budget),
+    ZBT_CASE(test_exec_sort_xsort__many_passes),
+    ZBT_CASE(test_exec_sort_xsort__in_memory),
+    ZBT_CASE(test_exec_sort_xsort__zorder),
+    ZBT_CASE(test_exec_sort_xsort__stop_flag),
+    ZBT_CASE(test_exec_sort_xsort__spill_limit),
+    ZBT_CASE(test_exec_sort_xsort__alloc_failures),
+    ZBT_END
+};
