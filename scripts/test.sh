@@ -35,9 +35,10 @@ case "$mode" in
     --tsan)
         CC=clang cmake -S . -B build-tsan -G Ninja -DZB_SANITIZE_THREAD=ON \
             -DZB_BUILD_BENCH=OFF >/dev/null
-        cmake --build build-tsan -j "$jobs" --target test_exec
+        cmake --build build-tsan -j "$jobs" --target test_exec test_exec_sort
         TSAN_OPTIONS=halt_on_error=1 \
-            ctest --test-dir build-tsan --output-on-failure -R '^test_exec$'
+            ctest --test-dir build-tsan --output-on-failure \
+            -R '^(test_exec|test_exec_sort_pool)$'
         ;;
     --fuzz)
         secs=${2:-20}

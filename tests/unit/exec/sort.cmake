@@ -10,3 +10,7 @@ target_link_libraries(test_exec_sort PRIVATE zbtest zb_exec zb_io zb_util
   Threads::Threads m)
 add_test(NAME test_exec_sort COMMAND test_exec_sort)
 set_tests_properties(test_exec_sort PROPERTIES LABELS unit TIMEOUT 600)
+# The threaded cases alone, for scripts/test.sh --tsan (xsort is
+# single-threaded and slow under TSan).
+add_test(NAME test_exec_sort_pool COMMAND test_exec_sort test_exec_sort_pool)
+set_tests_properties(test_exec_sort_pool PROPERTIES LABELS unit TIMEOUT 120)
