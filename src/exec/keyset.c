@@ -200,6 +200,11 @@ uint64_t zb_keyset__table_need(uint64_t n, uint64_t key_bytes)
            (entries / KS_CHUNK_BYTES + 16) * sizeof(void *);
 }
 
+uint64_t zb_keyset_estimate_bytes(uint64_t keys, uint64_t key_bytes)
+{
+    return zb_keyset__table_need(keys, key_bytes);
+}
+
 static unsigned part_of(unsigned bits, uint64_t hash)
 {
     return bits ? (unsigned)(hash >> (64 - bits)) : 0;

@@ -137,6 +137,14 @@ uint64_t zb_keyset_added_keys(const zb_keyset *ks);
 uint64_t zb_keyset_reserved_bytes(const zb_keyset *ks);
 
 /*
+ * Bytes that a set of `keys` distinct keys totalling key_bytes takes in
+ * memory (an upper bound of this layout: hash slots at load <= 3/4,
+ * entries of 12 bytes + key, chunk slack), for estimates before reading.
+ * The set reserves up to a quarter more while it grows.
+ */
+uint64_t zb_keyset_estimate_bytes(uint64_t keys, uint64_t key_bytes);
+
+/*
  * A 64-bit hash of bytes (seeded), of good quality in all bits: use it
  * for zb_keyset_add and zb_keyset_find. Stable across runs and builds
  * (little-endian reads), so hashes may be written to spill files.

@@ -92,6 +92,11 @@ static void test_exec_keyset__in_memory(void)
     ZBT_EQ_U64(v, 5);
     /* Everything it allocated is in its reservation. */
     ZBT_CHECK(zb_keyset_reserved_bytes(ks) > 10000 * 20);
+    /* The estimate bounds the real use (keys of 8..31 bytes). */
+    ZBT_CHECK(zb_keyset_estimate_bytes(10001, 10001 * 31) >=
+              zb_keyset_reserved_bytes(ks) * 4 / 5);
+    ZBT_CHECK(zb_keyset_estimate_bytes(10001, 10001 * 31) <
+              zb_keyset_reserved_bytes(ks) * 3);
     ZBT_EQ_U64(zb_budget_held_bytes(b), zb_keyset_reserved_bytes(ks));
     zb_keyset_free(ks);
     ZBT_EQ_U64(zb_budget_held_bytes(b), 0);
