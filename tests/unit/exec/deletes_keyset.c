@@ -6,8 +6,10 @@
  * one key repeated (unsplittable partition); the spill-disk limit, the
  * stop flag and over-long keys; allocation failures without leaks.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "deletes_test.h"
 #include "exec/keyset.h"
@@ -334,6 +336,20 @@ static void test_exec_keyset__hash(void)
         ZBT_CHECK(buckets[i] > 9500 && buckets[i] < 10500);
 }
 
+typedef struct waiting {
+    zb_reservation r;
+    zb_budget *b;
+    int rc;
+} waiting;
+
+static void *reserve_500(void *p)
+{
+    waiting *w = p;
+
+    w->rc = zb_budget_reserve(&w->r, w->b, 500, NULL);
+    return NULL;
+}
+
 static void test_exec_keyset__try_grow(void)
 {
     zb_reservation r = ZB_RESERVATION_INIT, s = ZB_RESERVATION_INIT;
@@ -363,6 +379,30 @@ static void test_exec_keyset__try_grow(void)
     zb_budget_release(&r);
     ZBT_EQ_U64(zb_budget_held_bytes(b), 0);
     zb_budget_free(b);
+    /* A reservation waiting ahead: try_grow does not jump the queue,
+     * even for bytes that would fit. */
+    {
+        waiting w = { ZB_RESERVATION_INIT, NULL, 1 };
+        pthread_t t;
+        int i;
+        ZBT_OK(zb_budget_new(&b, 1000, NULL));
+        ZBT_OK(zb_budget_try_grow(&r, b, 900));
+        w.b = b;
+        ZBT_EQ_INT(pthread_create(&t, NULL, reserve_500, &w), 0);
+        for (i = 0; i < 10000 && zb_budget_waiters(b) == 0; i++) {
+            struct timespec ms = { 0, 1000000 };
+            nanosleep(&ms, NULL);
+        }
+        ZBT_EQ_U64(zb_budget_waiters(b), 1);
+        ZBT_RC(zb_budget_try_grow(&s, b, 50), ZB_ENOMEM);
+        zb_budget_release(&s);
+        zb_budget_release(&r);
+        ZBT_EQ_INT(pthread_join(t, NULL), 0);
+        ZBT_OK(w.rc);
+        ZBT_EQ_U64(zb_budget_held_bytes(b), 500);
+        zb_budget_release(&w.r);
+        zb_budget_free(b);
+    }
     /* A disabled budget admits everything and counts it. */
     ZBT_OK(zb_budget_new(&off, 0, NULL));
     ZBT_OK(zb_budget_try_grow(&r, off, 1ULL << 50));

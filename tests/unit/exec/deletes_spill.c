@@ -84,6 +84,41 @@ static void test_exec_spill__write_read(void)
     free(back);
 }
 
+/* Dropping the buffer while writing and while reading loses nothing. */
+static void test_exec_spill__drop_buffer(void)
+{
+    uint8_t data[3000], back[3000];
+    zb_spill *s = NULL;
+    zb_ctx ctx;
+    size_t i;
+
+    zbt_spill_tmpdir();
+    zb_ctx_init(&ctx);
+    for (i = 0; i < sizeof data; i++)
+        data[i] = (uint8_t)(i * 7);
+    ZBT_OK_CTX(zb_spill_open(&s, &ctx, "t", 1024), &ctx);
+    ZBT_OK_CTX(zb_spill_write(s, &ctx, data, 100), &ctx);
+    ZBT_OK_CTX(zb_spill_drop_buffer(s, &ctx), &ctx);
+    ZBT_EQ_U64(zb_spill_used_bytes(), 100);
+    ZBT_OK_CTX(zb_spill_write(s, &ctx, data + 100, 2900), &ctx);
+    ZBT_OK_CTX(zb_spill_rewind(s, &ctx), &ctx);
+    ZBT_OK_CTX(zb_spill_read_full(s, &ctx, back, 10), &ctx);
+    /* The rest of the read-ahead is read again after the drop. */
+    ZBT_OK_CTX(zb_spill_drop_buffer(s, &ctx), &ctx);
+    ZBT_OK_CTX(zb_spill_read_full(s, &ctx, back + 10, 2990), &ctx);
+    ZBT_CHECK(memcmp(back, data, sizeof data) == 0);
+    /* A failed re-allocation is ZB_ENOMEM, and the next read works. */
+    ZBT_OK_CTX(zb_spill_rewind(s, &ctx), &ctx);
+    ZBT_OK_CTX(zb_spill_drop_buffer(s, &ctx), &ctx);
+    zb_alloc__fail_at(1, 0);
+    ZBT_RC(zb_spill_read_full(s, &ctx, back, 10), ZB_ENOMEM);
+    zb_alloc__fail_at(0, 0);
+    ZBT_OK_CTX(zb_spill_read_full(s, &ctx, back, 3000), &ctx);
+    ZBT_CHECK(memcmp(back, data, sizeof data) == 0);
+    zb_spill_close(s);
+    ZBT_EQ_U64(zb_spill_used_bytes(), 0);
+}
+
 static void test_exec_spill__limit(void)
 {
     zb_spill *a = NULL, *b = NULL;
@@ -169,6 +204,7 @@ static void test_exec_spill__alloc_failures(void)
 
 const zbt_case test_exec_deletes_spill[] = {
     ZBT_CASE(test_exec_spill__write_read),
+    ZBT_CASE(test_exec_spill__drop_buffer),
     ZBT_CASE(test_exec_spill__limit),
     ZBT_CASE(test_exec_spill__bad_tmpdir),
     ZBT_CASE(test_exec_spill__alloc_failures),
