@@ -408,8 +408,10 @@ static int put_csv_field(zb_buf *b, const char *text, size_t len, int quote)
 {
     size_t k;
 
-    if (!quote)
-        quote = len == 0 ? 0 : strcspn(text, ",\"\r\n") < len;
+    /* text is not NUL-terminated (it points into an Arrow buffer) */
+    for (k = 0; !quote && k < len; k++)
+        quote = text[k] == ',' || text[k] == '"' || text[k] == '\r' ||
+                text[k] == '\n';
     if (!quote)
         return zb_buf_append(b, text, len);
     if (zb_buf_putc(b, '"') < 0)

@@ -8,7 +8,9 @@
 // again), so "1.5" and "1.50" for a double, or a timestamp's fraction
 // digits, cannot make a false difference, while a wrong JSON kind (a
 // decimal printed as a number) can. A table whose rows differ fails
-// with a few rows from each side.
+// with a few rows from each side. The plain scan is also printed with
+// --format csv and parsed (RFC 4180): header, records and fields must be
+// the JSON lines' (cli/scan_print.h gives the mapping).
 //
 // Exceptions are listed in EXPECTED below, each with its reason and what
 // zamboni must do instead (no silent skips).
@@ -187,6 +189,87 @@ export function canonicalRow(line, schema) {
   }).join(',') + '}';
 }
 
+// ------------------------------------------------------------ CSV
+
+// RFC 4180 records of text (CRLF line ends); each field {text, quoted}.
+export function parseCsv(text) {
+  const rows = [];
+  let i = 0;
+  while (i < text.length) {
+    const row = [];
+    for (;;) {
+      let f = '', quoted = false;
+      if (text[i] === '"') {
+        quoted = true;
+        i++;
+        for (;;) {
+          if (i >= text.length) throw new Error('unterminated quoted field');
+          if (text[i] === '"') {
+            if (text[i + 1] === '"') { f += '"'; i += 2; continue; }
+            i++;
+            break;
+          }
+          f += text[i++];
+        }
+      } else {
+        while (i < text.length && text[i] !== ',' && text[i] !== '\r' && text[i] !== '\n') {
+          if (text[i] === '"') throw new Error('quote inside an unquoted field');
+          f += text[i++];
+        }
+      }
+      row.push({ text: f, quoted });
+      if (text[i] === ',') { i++; continue; }
+      if (text.startsWith('\r\n', i)) { i += 2; break; }
+      throw new Error(`record not ended by CRLF at ${i}`);
+    }
+    rows.push(row);
+  }
+  return rows;
+}
+
+// The CSV fields a JSON line must print as (scan_print.h): null empty,
+// an empty string "", strings their text, other primitives their JSON
+// text without quotes, nested values their JSON text.
+function exactText(v) {
+  if (v === null) return 'null';
+  if (isNum(v)) return v.num;
+  if (typeof v === 'string' || typeof v === 'boolean') return JSON.stringify(v);
+  if (Array.isArray(v)) return '[' + v.map(exactText).join(',') + ']';
+  return '{' + Object.keys(v).map((k) => JSON.stringify(k) + ':' + exactText(v[k])).join(',') + '}';
+}
+
+function csvOfJsonLine(line, schema) {
+  const o = parseExact(line);
+  return schema.fields.map((f) => {
+    const v = o[f.name];
+    if (v === null) return { text: '', quoted: false };
+    if (typeof v === 'string') return { text: v, quoted: v === '' ? true : null };
+    return { text: exactText(v), quoted: null };
+  });
+}
+
+// zamboni's CSV against its JSON lines (same rows, same order).
+function checkCsv(csvText, jsonLines, schema) {
+  const recs = parseCsv(csvText);
+  if (!recs.length) return 'no header line';
+  const header = recs[0].map((f) => f.text);
+  const names = schema.fields.map((f) => f.name);
+  if (header.join('\u0001') !== names.join('\u0001'))
+    return `header ${JSON.stringify(header)}, schema ${JSON.stringify(names)}`;
+  if (recs.length - 1 !== jsonLines.length)
+    return `${recs.length - 1} CSV records, ${jsonLines.length} JSON lines`;
+  for (let r = 0; r < jsonLines.length; r++) {
+    const exp = csvOfJsonLine(jsonLines[r], schema);
+    for (let c = 0; c < exp.length; c++) {
+      const got = recs[r + 1][c];
+      if (!got || got.text !== exp[c].text ||
+          (exp[c].quoted !== null && got.quoted !== exp[c].quoted))
+        return `record ${r + 1} column ${names[c]}: ${JSON.stringify(got)} for JSON ${clip(jsonLines[r])}`;
+    }
+  }
+  return null;
+}
+
 // ------------------------------------------------------------ comparison
 
 function runZamboni(zb, args) {
@@ -279,6 +362,19 @@ async function compareSnapshot(zb, name, dir, remaps, snapId, isCurrent, res) {
           `${onlyTheirs.length} only in the reference, e.g. ${onlyTheirs.slice(0, 3).map(clip).join(' | ') || '-'}`);
       }
     }
+  }
+  if (snapId === null && z.code === 0) {
+    // the plain scan again as CSV: the same rows as the JSON lines
+    const zcsv = runZamboni(zb, ['scan', ...remapArgs, '--format', 'csv', dir]);
+    let why = zcsv.code !== 0 ? `csv exit ${zcsv.code}: ${clip(zcsv.err)}` : null;
+    if (!why) {
+      try {
+        why = checkCsv(zcsv.out, z.out.split('\n').filter((l) => l !== ''), ref.schema);
+      } catch (e) {
+        why = e.message;
+      }
+    }
+    if (why) problems.push(`--format csv: ${why}`);
   }
   if (problems.length) {
     console.log(`FAIL ${label}: ${problems.join('; ')}`);
