@@ -31,9 +31,10 @@
  * is ZB_ECORRUPT with a message that names the byte offset and what was
  * wrong. Containers are kept in the kind they were written in (runs are
  * never expanded), so memory is the serialized size plus 32 to 64 bytes
- * of bookkeeping per container: at most 8 times the input, about 1 time
- * for real deletion vectors (zb_roaring_mem_bytes says exactly). A caller
- * may reserve from the budget by blob size before reading.
+ * of bookkeeping per container: at most about 7 times the input (a
+ * 10-byte container of one value), about 1 time for real deletion vectors
+ * (zb_roaring_mem_bytes says exactly). A caller may reserve from the
+ * budget by blob size before reading.
  *
  * Serialization writes cookie 12347 when any container is best stored as
  * runs (and 12346 otherwise), choosing for each container the smallest of
