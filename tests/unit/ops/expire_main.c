@@ -1,0 +1,13 @@
+/* test_ops_expire: the reachable-file machinery (expire_reach.c), expire
+ * (expire_gen.c), remove-orphans (orphans_gen.c) and both on the fixture
+ * tables (orphans_fixtures.c). */
+#include "zbtest.h"
+
+extern const zbt_case test_ops_reach[];
+
+int main(int argc, char **argv)
+{
+    const zbt_case *const suites[] = { test_ops_reach, NULL };
+
+    return zbt_main(argc, argv, suites);
+}
