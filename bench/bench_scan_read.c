@@ -8,6 +8,8 @@
  *        (defaults: 4,000,000 rows, 1,000,000 deleted keys, 3 runs)
  *        bench_scan_read --read DIR ROWS DELETES EQ_MEMORY_BYTES  (a child)
  *
+ * A third mode reads the file without deletes (the projection alone).
+ *
  * The parent writes data.parquet (id long, v long, s string of 12 bytes,
  * in one file) and eq.parquet (the ids of D rows spread evenly, equality
  * ids [1]) under DIR, then runs each mode R times, each run in a fresh
@@ -192,7 +194,7 @@ static int child(const char *dir, uint64_t rows, uint64_t dels,
     memset(&task, 0, sizeof task);
     task.data.file = &dd;
     task.data.data_sequence_number = 1;
-    task.n_deletes = 1;
+    task.n_deletes = dels > 0;
     task.deletes = &del;
     o.meta = m;
     o.eq_memory_bytes = eq_mem;
@@ -312,13 +314,14 @@ int main(int argc, char **argv)
     zb_io_free(io);
     printf("data %lld bytes, deletes %lld bytes\n", (long long)file_size(pd),
            (long long)file_size(pe));
-    for (mode = 0; mode < 2; mode++) {
-        uint64_t eq_mem = mode == 0 ? 0 : (uint64_t)4 << 20;
+    for (mode = 0; mode < 3; mode++) {
+        uint64_t eq_mem = mode == 1 ? (uint64_t)4 << 20 : 0;
+        uint64_t nd = mode == 2 ? 0 : dels;
         double secs[99], rate;
         long rss[99], rss_max = 0;
         unsigned long long cnt[5];
         for (i = 0; i < runs; i++) {
-            if (run_child(self, dir, rows, dels, eq_mem, &secs[i], &rss[i],
+            if (run_child(self, dir, rows, nd, eq_mem, &secs[i], &rss[i],
                           cnt) < 0) {
                 fprintf(stderr, "bench_scan_read: a run failed\n");
                 return 1;
@@ -331,12 +334,13 @@ int main(int argc, char **argv)
         printf("%-26s %8.2f M rows/s (median of %d, %.2f s)  peak RSS %ld "
                "MiB  read %llu eq-deleted %llu out %llu spilled %llu "
                "passes %llu\n",
-               mode == 0 ? "eq set in memory:" : "eq set capped at 4 MiB:",
+               mode == 0 ? "eq set in memory:"
+               : mode == 1 ? "eq set capped at 4 MiB:" : "no deletes:",
                rate / 1e6, runs, secs[runs / 2], rss_max / 1024, cnt[0],
                cnt[1], cnt[2], cnt[3], cnt[4]);
-        if (cnt[2] != rows - dels) {
+        if (cnt[2] != rows - nd) {
             fprintf(stderr, "bench_scan_read: %llu rows out, want %llu\n",
-                    cnt[2], (unsigned long long)(rows - dels));
+                    cnt[2], (unsigned long long)(rows - nd));
             return 1;
         }
     }

@@ -264,7 +264,7 @@ static int read_delete_file(zb_rowstream *rs, zb_ctx *ctx, const eqfile *ef)
         goto done;
     zb_scan__proj_init(rs, ctx, &pf, ef->f, uri.ptr, r);
     pf.spec = NULL;   /* a delete file's rows carry their own values */
-    while ((rc = pq_reader_next(r, ctx, &b)) == 1) {
+    while ((rc = zb_scan__reader_next(rs, ctx, r, &b)) == 1) {
         if (zb_ctx_stopped(ctx)) {
             rc = zb_fail(ctx, ZB_ECANCELED, "row stream: stopped");
             goto done;
@@ -434,7 +434,7 @@ static int route_task(zb_rowstream *rs, zb_ctx *ctx, size_t ti,
         (rc = pq_reader_arrow_schema(&sch, r, ctx)) < 0)
         goto done;
     zb_scan__proj_init(rs, ctx, &pf, &task->data, uri.ptr, r);
-    while ((rc = pq_reader_next(r, ctx, &b)) == 1) {
+    while ((rc = zb_scan__reader_next(rs, ctx, r, &b)) == 1) {
         size_t n = (size_t)b.length;
         if (zb_ctx_stopped(ctx)) {
             rc = zb_fail(ctx, ZB_ECANCELED, "row stream: stopped");
@@ -528,6 +528,19 @@ static int mark_spilled(zb_rowstream *rs, zb_ctx *ctx)
         buf = 4096;
     if (buf > ZB_SPILL_DEFAULT_BUF_BYTES)
         buf = ZB_SPILL_DEFAULT_BUF_BYTES;
+    if (ctx->budget) {
+        /* The marks: a bit per row of the files with equality deletes. */
+        uint64_t bits = 0;
+        for (t = 0; t < rs->n_tasks; t++)
+            if (rs->ts[t].n_scopes > 0 &&
+                rs->tasks[t].data.file->record_count > 0)
+                bits += (uint64_t)rs->tasks[t].data.file->record_count;
+        /* Never waits: what could free room is this stream's own key
+         * set. Refused, the marks (1/64 of a long key column) go
+         * unreserved rather than deadlock. */
+        (void)zb_budget_try_grow(&rs->res, ctx->budget,
+                                 rs->res.bytes + bits / 8 + 1);
+    }
     if ((spills = zb_calloc(np, sizeof *spills)) == NULL)
         return zb_fail_oom(ctx);
     for (p = 0; p < np; p++)

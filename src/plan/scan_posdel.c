@@ -110,7 +110,7 @@ static int read_posdel_file(zb_rowstream *rs, zb_ctx *ctx,
                      ZB_POSDEL_POS_ID);
         goto done;
     }
-    while ((rc = pq_reader_next(r, ctx, &b)) == 1) {
+    while ((rc = zb_scan__reader_next(rs, ctx, r, &b)) == 1) {
         const struct ArrowArray *pa = b.children[ipath];
         const struct ArrowArray *qa = b.children[ipos];
         const int32_t *po = pa->buffers[1];

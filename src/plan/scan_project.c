@@ -991,6 +991,45 @@ int zb_scan__gather(const zb_proj_file *pf, zb_ctx *ctx,
     return incompatible(pf, ctx, f, ss, t);
 }
 
+/*
+ * Whether the source array already has the read type's exact Arrow form,
+ * nested fields in the read order, so that it can be moved as it is.
+ */
+static int identical(const zb_proj_file *pf, const ice_type *t,
+                     const zb_nm_field *nm, const struct ArrowSchema *ss)
+{
+    char fmt[48];
+    size_t i;
+
+    if (type_format(fmt, sizeof fmt, t) < 0 || strcmp(fmt, ss->format) != 0)
+        return 0;
+    if (t->id == ICE_STRUCT) {
+        if ((size_t)ss->n_children != t->n_fields)
+            return 0;
+        for (i = 0; i < t->n_fields; i++) {
+            const zb_nm_field *cnm = NULL;
+            if (zb_scan__src_child(pf, ss, &t->fields[i], nm, &cnm) != (int)i
+                || !identical(pf, t->fields[i].type, cnm, ss->children[i]))
+                return 0;
+        }
+        return 1;
+    }
+    if (t->id == ICE_LIST)
+        return ss->n_children == 1 &&
+               identical(pf, t->element, NULL, ss->children[0]);
+    if (t->id == ICE_MAP)
+        return ss->n_children == 1 && ss->children[0]->n_children == 2 &&
+               identical(pf, t->key, NULL, ss->children[0]->children[0]) &&
+               identical(pf, t->value, NULL, ss->children[0]->children[1]);
+    return t->id != ICE_VARIANT;
+}
+
+int zb_scan__can_move(const zb_proj_file *pf, const ice_type *t,
+                      const zb_nm_field *nm, const struct ArrowSchema *ss)
+{
+    return identical(pf, t, nm, ss);
+}
+
 /* --- equality keys ------------------------------------------------------- */
 
 int zb_scan__key_append(zb_buf *out, const struct ArrowArray *a,

@@ -38,6 +38,19 @@ int zb_scan__file_uri(zb_rowstream *rs, zb_ctx *ctx, const zb_scan_file *f,
                                      f->file->file_path);
 }
 
+int zb_scan__reader_next(zb_rowstream *rs, zb_ctx *ctx, pq_reader *r,
+                         struct ArrowArray *out)
+{
+    zb_budget *saved = ctx->budget;
+    int rc;
+
+    if (rs->res.bytes > 0 || (rs->ks && zb_keyset_reserved_bytes(rs->ks) > 0))
+        ctx->budget = NULL;
+    rc = pq_reader_next(r, ctx, out);
+    ctx->budget = saved;
+    return rc;
+}
+
 static int file_has_ids(const pq_reader *r)
 {
     const pq_schema *s = pq_reader_schema(r);
@@ -166,6 +179,43 @@ int zb_scan__open_file(zb_rowstream *rs, zb_ctx *ctx, pq_reader **out,
     return ZB_OK;
 }
 
+/*
+ * Reserves from ctx->budget what the position lists will hold: 8 bytes
+ * per record of each distinct position delete file and DV.
+ */
+static int reserve_positions(zb_rowstream *rs, zb_ctx *ctx)
+{
+    uint64_t bytes = 0;
+    size_t t, d, u, e;
+
+    if (ctx->budget == NULL)
+        return ZB_OK;
+    for (t = 0; t < rs->n_tasks; t++)
+        for (d = 0; d < rs->tasks[t].n_deletes; d++) {
+            const ice_data_file *df = rs->tasks[t].deletes[d].file;
+            int seen = 0;
+            if (df->content != ICE_CONTENT_POSITION_DELETES ||
+                df->record_count <= 0)
+                continue;
+            for (u = 0; u <= t && !seen; u++)
+                for (e = 0; e < rs->tasks[u].n_deletes && !seen; e++) {
+                    if (u == t && e == d)
+                        break;
+                    seen = strcmp(rs->tasks[u].deletes[e].file->file_path,
+                                  df->file_path) == 0 &&
+                           !zb_scan__is_dv(df);
+                }
+            if (!seen)
+                bytes += 8 * (uint64_t)df->record_count;
+        }
+    if (bytes == 0)
+        return ZB_OK;
+    /* Never waits (the caller may hold the rest of the budget itself);
+     * refused, the lists go unreserved: they are 8 bytes a delete. */
+    (void)zb_budget_try_grow(&rs->res, ctx->budget, bytes);
+    return ZB_OK;
+}
+
 int zb_rowstream_open(zb_rowstream **out, zb_io *io, zb_ctx *ctx,
                       const zb_rowstream_opts *opts,
                       const zb_scan_task *tasks, size_t n_tasks)
@@ -235,6 +285,10 @@ int zb_rowstream_open(zb_rowstream **out, zb_io *io, zb_ctx *ctx,
             rs->out_fields[rs->n_out++] = f;
         }
     }
+    if ((rs->movable = zb_arena_calloc(rs->arena, rs->n_out + 1, 1)) == NULL) {
+        rc = zb_fail_oom(ctx);
+        goto done;
+    }
     nmj = ice_metadata_property(opts->meta, "schema.name-mapping.default");
     if (nmj) {
         if ((rc = zb_scan__name_mapping_parse(&rs->nm, rs->arena, ctx,
@@ -248,7 +302,8 @@ int zb_rowstream_open(zb_rowstream **out, zb_io *io, zb_ctx *ctx,
         rc = zb_fail_oom(ctx);
         goto done;
     }
-    if ((rc = zb_scan__posdel_load(rs, ctx)) < 0)
+    if ((rc = reserve_positions(rs, ctx)) < 0 ||
+        (rc = zb_scan__posdel_load(rs, ctx)) < 0)
         goto done;
     if ((rc = zb_scan__eqdel_load(rs, ctx)) < 0)
         goto done;
@@ -342,6 +397,7 @@ static int open_task(zb_rowstream *rs, zb_ctx *ctx)
         return rc;
     }
     zb_scan__proj_init(rs, ctx, &rs->pf, &t->data, rs->uri.ptr, rs->r);
+    memset(rs->movable, -1, rs->n_out + 1);
     rs->row_base = 0;
     rs->pos_cur = 0;
     return ZB_OK;
@@ -360,8 +416,13 @@ static int grow(void **p, size_t *cap, size_t n, size_t elem)
     return ZB_OK;
 }
 
+/*
+ * The batch of rows sel[0..nsel) of b (sel NULL: all of them). A column
+ * already in the read form is moved out of b when every row is kept
+ * (b is released right after, as the C data interface requires).
+ */
 static int build_batch(zb_rowstream *rs, zb_ctx *ctx, struct ArrowArray *out,
-                       const struct ArrowArray *b, const uint32_t *sel,
+                       struct ArrowArray *b, const uint32_t *sel,
                        size_t nsel)
 {
     size_t i;
@@ -377,6 +438,19 @@ static int build_batch(zb_rowstream *rs, zb_ctx *ctx, struct ArrowArray *out,
                                      rs->has_nm ? &rs->nm : NULL, &nm);
         if (idx >= b->n_children)
             idx = -1;
+        if (idx >= 0 && sel == NULL && b->offset == 0 &&
+            b->children[idx]->release != NULL) {
+            if (rs->movable[i] < 0)
+                rs->movable[i] = (int8_t)zb_scan__can_move(
+                    &rs->pf, f->type, nm, rs->rschema.children[idx]);
+            if (rs->movable[i] && b->children[idx]->length == b->length) {
+                /* Moved: out's child slot takes b's child as it is. */
+                zb_arrow_array_release(out->children[i]);
+                *out->children[i] = *b->children[idx];
+                b->children[idx]->release = NULL;
+                continue;
+            }
+        }
         rc = zb_scan__gather(&rs->pf, ctx, out->children[i], f->type, f, nm,
                              idx >= 0 ? rs->rschema.children[idx] : NULL,
                              idx >= 0 ? b->children[idx] : NULL, sel, nsel,
@@ -416,7 +490,7 @@ int zb_rowstream_next(zb_rowstream *rs, zb_ctx *ctx, struct ArrowArray *out,
                 goto fail;
         }
         t = &rs->ts[rs->ti];
-        if ((rc = pq_reader_next(rs->r, ctx, &b)) < 0)
+        if ((rc = zb_scan__reader_next(rs, ctx, rs->r, &b)) < 0)
             goto fail;
         if (rc == 0) {
             close_file(rs);
@@ -516,5 +590,6 @@ void zb_rowstream_free(zb_rowstream *rs)
     zb_buf_free(&rs->key);
     zb_arena_free(rs->arena);
     zb_arena_free(rs->batch_arena);
+    zb_budget_release(&rs->res);
     zb_free(rs);
 }

@@ -74,10 +74,16 @@
  * Counts (zb_rowstream_counts): rows_read = rows_out + deleted_by_position
  * + deleted_by_equality holds after every batch (asserted).
  *
- * Memory: batches of batch_rows rows; the Parquet reader reserves its row
- * groups from ctx->budget; position deletes hold 8 bytes per matching
- * delete row; the equality key sets as above. zb_scan_estimate_bytes
- * gives the figure to reserve for a whole group.
+ * Memory: batches of batch_rows rows; position deletes hold 8 bytes per
+ * matching delete row; equality deletes the key set (above) and, when it
+ * spilled, a bit per row of the data files they apply to. The key set
+ * takes its memory from ctx->budget without waiting (zb_budget_try_grow)
+ * and so do the position lists and marks (refused, they go unreserved:
+ * waiting could deadlock on memory the same task holds). The Parquet
+ * readers reserve their row groups from ctx->budget, waiting, but only
+ * while the stream holds nothing there itself; otherwise they read
+ * unreserved. A caller that reserves for the whole group up front
+ * (zb_scan_estimate_bytes) should give the stream a ctx without a budget.
  *
  * Stop: ctx's stop flag is checked before each batch and while reading
  * delete files; a raised flag makes the call return ZB_ECANCELED.

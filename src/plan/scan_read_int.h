@@ -68,6 +68,13 @@ int zb_scan__gather(const zb_proj_file *pf, zb_ctx *ctx,
                     const uint32_t *sel, size_t n, int64_t base);
 
 /*
+ * Whether a source column (schema ss) has exactly the Arrow form of read
+ * type t, so that its array may be moved into a batch without a copy.
+ */
+int zb_scan__can_move(const zb_proj_file *pf, const ice_type *t,
+                      const zb_nm_field *nm, const struct ArrowSchema *ss);
+
+/*
  * The index of the child of the source struct ss that holds read field f
  * (by field id, or by the mapping's names when the file has no ids), or
  * -1. *nm_out gets f's mapping entry (NULL when none).
@@ -165,6 +172,7 @@ struct zb_rowstream {
     pq_reader *r;
     struct ArrowSchema rschema;    /* the reader's batch schema */
     zb_proj_file pf;
+    int8_t *movable;               /* per output field, this file: -1 ? */
     zb_buf uri;
     uint64_t row_base;             /* file position of the batch's row 0 */
     size_t pos_cur;
@@ -175,6 +183,7 @@ struct zb_rowstream {
     size_t del_cap;
     zb_buf key;
     int failed;
+    zb_reservation res;            /* position lists and eq marks */
     zb_read_counts counts;
 };
 
@@ -190,6 +199,15 @@ int zb_scan__proj_init(zb_rowstream *rs, zb_ctx *ctx, zb_proj_file *pf,
 int zb_scan__open_file(zb_rowstream *rs, zb_ctx *ctx, pq_reader **out,
                        const zb_scan_file *f, const char *uri,
                        const int32_t *ids, size_t n);
+
+/*
+ * pq_reader_next, with the reader taking its row groups from ctx->budget
+ * only while the stream itself holds nothing there: a reader that waited
+ * for room the stream's own key set or position lists hold would wait
+ * forever.
+ */
+int zb_scan__reader_next(zb_rowstream *rs, zb_ctx *ctx, pq_reader *r,
+                         struct ArrowArray *out);
 
 /* Whether a delete file is a deletion vector. */
 int zb_scan__is_dv(const ice_data_file *df);

@@ -12,11 +12,16 @@
 #include <string.h>
 
 #include "exec/roaring.h"
+#include "zamboni/budget.h"
 #include "read_util.h"
 #include "table/ice_value.h"
 #include "util/alloc.h"
 #include "util/buf.h"
 #include "zbtest.h"
+
+#ifndef BUDGET_BYTES
+#define BUDGET_BYTES ((uint64_t)128 << 10)
+#endif
 
 static const char *META =
     "{\"format-version\":2,\"table-uuid\":\"9c12d441-03fe-4693-9a96-"
@@ -357,6 +362,20 @@ static void test_plan_read__spills_with_same_rows(void)
         ZBT_CHECK(c2.eq_partition_passes > 1);
         ZBT_EQ_U64(c2.deleted_by_equality, c1.deleted_by_equality);
         ZBT_EQ_U64(c2.rows_out, c1.rows_out);
+        /* With a byte budget instead (the Parquet readers take from it
+         * too): same rows, and everything given back. */
+        {
+            zb_budget *bud = NULL;
+            ZBT_OK_CTX(zb_budget_new(&bud, BUDGET_BYTES, NULL), &f.ctx);
+            f.ctx.budget = bud;
+            o.eq_memory_bytes = 0;
+            ZBT_EQ_STR(rt_read_all(f.io, &f.ctx, &o, &task, 1, &c2), expect);
+            ZBT_EQ_U64(c2.deleted_by_equality, c1.deleted_by_equality);
+            ZBT_EQ_U64(c2.eq_spilled, 1);
+            ZBT_EQ_U64(zb_budget_held_bytes(bud), 0);
+            f.ctx.budget = NULL;
+            zb_budget_free(bud);
+        }
         free(first);
         free(expect);
     }
