@@ -4,7 +4,8 @@
 # set of byte-string keys that spills by partition when the memory budget
 # refuses it room (keyset.c).
 target_sources(zb_exec PRIVATE src/exec/roaring.c src/exec/roaring_io.c
-  src/exec/spill.c src/exec/keyset.c src/exec/keyset_table.c)
+  src/exec/roaring_iter.c src/exec/roaring_dv.c src/exec/spill.c
+  src/exec/keyset.c src/exec/keyset_table.c src/exec/keyset_hash.c)
 
 # bench_keyset: build and probe keys/s and peak RSS of a 5M-key set with
 # the budget ample and at 1/20 of the set (spilled).

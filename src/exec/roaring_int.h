@@ -34,4 +34,43 @@ struct zb_roaring {
     uint64_t mem;               /* bytes of container data */
 };
 
+/*
+ * zb_roaring_deserialize with what naming the input in messages ("roaring
+ * bitmap", "deletion vector bitmap").
+ */
+int zb_roaring__deserialize(zb_roaring **out, zb_ctx *ctx, const void *data,
+                            size_t len, const char *what);
+
+/* First index i in a[0..n) with a[i] >= v. */
+static inline uint32_t rb_lower_bound16(const uint16_t *a, uint32_t n,
+                                        uint32_t v)
+{
+    uint32_t lo = 0, hi = n;
+
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (a[mid] < v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* First run index whose end (start + len) is >= v; n_runs if none. */
+static inline uint32_t rb_run_lower_bound(const uint16_t *runs, uint32_t n,
+                                          uint32_t v)
+{
+    uint32_t lo = 0, hi = n;
+
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if ((uint32_t)runs[2 * mid] + runs[2 * mid + 1] < v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 #endif
