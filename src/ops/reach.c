@@ -4,7 +4,8 @@
  *
  * A record is a fixed header (length, tag, size, mtime) and the path's
  * bytes. zb_pathfile writes records to a spill file in order and reads
- * them back. zb_pathsort keeps added records in 1 MiB chunks with an
+ * them back. zb_pathsort keeps added records in chunks (an eighth of
+ * its cap, 4 KiB to 1 MiB) with an
  * array of pointers to them; when the next chunk or a larger pointer
  * array would pass the cap (or the budget refuses it), the pointers are
  * sorted, the records written to a zb_pathfile as one run (adjacent
@@ -260,6 +261,7 @@ typedef struct source {
 struct zb_pathsort {
     char purpose[24];
     uint64_t max_mem;
+    size_t chunk_bytes;          /* max_mem / 8 within [4 KiB, 1 MiB] */
     zb_budget *budget;
     zb_reservation res;
     uint64_t mem_used;           /* chunks + pointer array */
@@ -312,6 +314,9 @@ int zb_pathsort_new(zb_pathsort **out, zb_ctx *ctx, const char *purpose,
         return zb_fail_oom(ctx);
     snprintf(s->purpose, sizeof s->purpose, "%s", purpose ? purpose : "paths");
     s->max_mem = max_memory_bytes ? max_memory_bytes : ZB_REACH_DEFAULT_MEMORY;
+    s->chunk_bytes = s->max_mem / 8 > CHUNK_BYTES ? CHUNK_BYTES
+                     : s->max_mem / 8 < 4096      ? 4096
+                                                  : (size_t)(s->max_mem / 8);
     s->budget = ctx->budget;
     zb_buf_init(&s->out_path, ZB_REACH_MAX_PATH + 1);
     zb_buf_init(&s->norm, ZB_REACH_MAX_PATH + 1);
@@ -441,7 +446,7 @@ int zb_pathsort_add(zb_pathsort *s, zb_ctx *ctx, const char *path,
     if (zb_ctx_stopped(ctx))
         return zb_fail(ctx, ZB_ECANCELED, "%s: stopped", s->purpose);
     if (s->n == s->cap) {
-        size_t ncap = s->cap ? s->cap * 2 : 4096;
+        size_t ncap = s->cap ? s->cap * 2 : 256;
         rec_hdr **nr;
         if ((rc = room(s, ctx, (ncap - s->cap) * sizeof *nr)) < 0)
             return rc;
@@ -455,8 +460,9 @@ int zb_pathsort_add(zb_pathsort *s, zb_ctx *ctx, const char *path,
         s->cap = ncap;
     }
     if (s->chunks == NULL || s->chunks->cap - s->chunks->used < need) {
-        size_t cap = need > CHUNK_BYTES - CHUNK_HDR ? need
-                                                    : CHUNK_BYTES - CHUNK_HDR;
+        size_t cap = need > s->chunk_bytes - CHUNK_HDR
+                         ? need
+                         : s->chunk_bytes - CHUNK_HDR;
         chunk *c;
         if ((rc = room(s, ctx, cap + CHUNK_HDR)) < 0)
             return rc;

@@ -4,10 +4,12 @@
 #include "zbtest.h"
 
 extern const zbt_case test_ops_reach[];
+extern const zbt_case test_ops_expire_gen[];
 
 int main(int argc, char **argv)
 {
-    const zbt_case *const suites[] = { test_ops_reach, NULL };
+    const zbt_case *const suites[] = { test_ops_reach, test_ops_expire_gen,
+                                       NULL };
 
     return zbt_main(argc, argv, suites);
 }

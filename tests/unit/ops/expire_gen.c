@@ -1,0 +1,545 @@
+/*
+ * tests/unit/ops/expire_gen.c - expire on generated tables (SQLite
+ * catalog in the case's folder: many appends, a position delete, a file
+ * removal): the retention rules on metadata built snapshot by snapshot;
+ * the files removed are exactly those a naive in-memory set difference
+ * over the base metadata names (expired snapshots' lists, manifests and
+ * every entry, minus retained snapshots' lists, manifests and live
+ * entries); every retained snapshot still reads in full with the same
+ * live rows (row stream); dry run changes no byte; gc.enabled=false
+ * deletes nothing; refs past their age are dropped and reported; a
+ * snapshot committed meanwhile that references a doomed file aborts the
+ * deletion (ZB_EUNSAFE, nothing deleted); a lost race deletes nothing.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "expire_test.h"
+#include "ops/expire_int.h"
+#include "table/commit.h"
+
+#define IDENT "db.events"
+
+/* Path fields of a tree (xp_tree), one a line. */
+static char *paths_only(const char *tree)
+{
+    char *out = malloc(strlen(tree) + 1), *o = out;
+    const char *p = tree;
+
+    ZBT_CHECK(out != NULL);
+    while (*p) {
+        const char *tab = strchr(p, '\t'), *nl = strchr(p, '\n');
+        memcpy(o, p, (size_t)(tab - p));
+        o += tab - p;
+        *o++ = '\n';
+        p = nl + 1;
+    }
+    *o = '\0';
+    return out;
+}
+
+/* Files removed from under dir between two trees, paths only. */
+static char *removed(const char *before, const char *after)
+{
+    char *pb = paths_only(before), *pa = paths_only(after);
+    char *r = xp_tree_minus(pb, pa);
+
+    free(pb);
+    free(pa);
+    return r;
+}
+
+/* A table of 12 snapshots: 8 appends, a position delete, a removal of
+ * the third data file, 2 more appends. */
+static zb_table *twelve(xp_env *e)
+{
+    zb_table *t = xp_make_table(e, IDENT, NULL, 8, 20);
+    char *path;
+
+    xp_delete_row(e, &t);
+    path = xp_data_file(e, t, 2);
+    xp_remove_file(e, &t, path);
+    free(path);
+    xp_append(e, &t, 20, 1000);
+    xp_append(e, &t, 20, 2000);
+    ZBT_EQ_INT(t->meta->n_snapshots, 12);
+    return t;
+}
+
+static zb_op_target target(xp_env *e, int dry_run, int64_t now_ms)
+{
+    zb_op_target t;
+
+    memset(&t, 0, sizeof t);
+    t.catalog = e->cat;
+    t.io = e->io;
+    t.ident = IDENT;
+    t.dry_run = dry_run;
+    t.now_ms = now_ms;
+    return t;
+}
+
+static void test_ops_expire__generated_table(void)
+{
+    xp_env e;
+    zb_table *t;
+    zb_op_target tg;
+    zb_expire_opts o = ZB_EXPIRE_OPTS_INIT;
+    zb_expire_result r = ZB_EXPIRE_RESULT_INIT;
+    unsigned char keep[12];
+    int64_t rows[12], ids[12];
+    char tdir[700], *before, *after, *gone, *doomed_naive, *a, *b;
+    zb_buf rep = ZB_BUF_INIT(1 << 16);
+    size_t i, j;
+
+    xp_open(&e, 1);
+    t = twelve(&e);
+    snprintf(tdir, sizeof tdir, "%s/events", e.dir);
+    for (i = 0; i < 12; i++) {
+        keep[i] = i >= 9;        /* the 3 newest of main's line */
+        ids[i] = t->meta->snapshots[i].snapshot_id;
+        rows[i] = xp_count_rows(&e, t, &t->meta->snapshots[i]);
+        ZBT_CHECK(rows[i] > 0);
+    }
+    ZBT_EQ_INT(rows[8], 8 * 20 - 1);          /* the position delete */
+    ZBT_EQ_INT(rows[9], 8 * 20 - 1 - 20);     /* the removed file */
+    a = xp_snapshot_paths(&e, t, keep, 0);
+    b = xp_snapshot_paths(&e, t, keep, 1);
+    doomed_naive = xp_tree_minus(a, b);
+    ZBT_CHECK(xp_lines(doomed_naive) >= 9 + 1);   /* lists + the file */
+    before = xp_tree(tdir);
+
+    tg = target(&e, 0, xp_now_ms() + 10 * DAY_MS);
+    o.min_snapshots_to_keep = 3;
+    o.delete_threads = 3;
+    ZBT_OK_CTX(zb_expire(&tg, &e.ctx, &o, &r), &e.ctx);
+    ZBT_EQ_U64(r.snapshots_expired, 9);
+    ZBT_EQ_U64(r.snapshots_retained, 3);
+    ZBT_EQ_U64(r.files_not_deleted, 0);
+    ZBT_CHECK(r.committed);
+    ZBT_EQ_U64(r.planned_lists, 9);
+    ZBT_EQ_U64(r.planned_data, 1);
+
+    after = xp_tree(tdir);
+    gone = removed(before, after);
+    ZBT_EQ_STR(gone, doomed_naive);
+    ZBT_EQ_U64(r.files_deleted, xp_lines(gone));
+
+    /* The table as committed: 3 snapshots, each whole, same rows. */
+    xp_reload(&e, &t, IDENT);
+    ZBT_EQ_INT(t->meta->n_snapshots, 3);
+    for (i = 0; i < t->meta->n_snapshots; i++) {
+        const ice_snapshot *s = &t->meta->snapshots[i];
+        ZBT_CHECK(xp_check_snapshot(&e, t, s, 0) > 0);
+        for (j = 0; j < 12 && ids[j] != s->snapshot_id; j++)
+            ;
+        ZBT_CHECK(j >= 9 && j < 12);
+        ZBT_EQ_INT(xp_count_rows(&e, t, s), rows[j]);
+    }
+    ZBT_OK_CTX(zb_expire_report(&rep, IDENT, &r, 0), &e.ctx);
+    {
+        char want[128];
+        snprintf(want, sizeof want, "db.events: expired 9 snapshot(s), "
+                 "retained 3, deleted %llu file(s)\n",
+                 (unsigned long long)r.files_deleted);
+        ZBT_EQ_STR(zb_buf_cstr(&rep), want);
+    }
+
+    /* Again: nothing left to expire, nothing deleted, no commit. */
+    zb_expire_result_free(&r);
+    ZBT_OK_CTX(zb_expire(&tg, &e.ctx, &o, &r), &e.ctx);
+    ZBT_EQ_U64(r.snapshots_expired, 0);
+    ZBT_EQ_U64(r.files_deleted, 0);
+    ZBT_CHECK(!r.committed);
+
+    zb_buf_free(&rep);
+    zb_expire_result_free(&r);
+    free(a);
+    free(b);
+    free(doomed_naive);
+    free(before);
+    free(after);
+    free(gone);
+    zb_table_free(t);
+    xp_close(&e);
+}
+
+/* Dry run: real counts, not one byte of the table changed, the catalog
+ * still points at the same metadata file. */
+static void test_ops_expire__dry_run_changes_nothing(void)
+{
+    xp_env e;
+    zb_table *t;
+    zb_op_target tg;
+    zb_expire_opts o = ZB_EXPIRE_OPTS_INIT;
+    zb_expire_result r = ZB_EXPIRE_RESULT_INIT, r2 = ZB_EXPIRE_RESULT_INIT;
+    char *before, *after;
+    zb_buf rep = ZB_BUF_INIT(1 << 16);
+
+    char tdir[700], *loc;
+
+    xp_open(&e, 1);
+    t = twelve(&e);
+    snprintf(tdir, sizeof tdir, "%s/events", e.dir);
+    before = xp_tree(tdir);
+    loc = strdup(t->metadata_location);
+    tg = target(&e, 1, xp_now_ms() + 10 * DAY_MS);
+    o.min_snapshots_to_keep = 2;
+    ZBT_OK_CTX(zb_expire(&tg, &e.ctx, &o, &r), &e.ctx);
+    after = xp_tree(tdir);
+    ZBT_EQ_STR(after, before);
+    xp_reload(&e, &t, IDENT);
+    ZBT_EQ_STR(t->metadata_location, loc);      /* the catalog's pointer */
+    free(loc);
+    ZBT_EQ_U64(r.snapshots_expired, 10);
+    ZBT_CHECK(r.files_deleted >= 11);
+    ZBT_CHECK(!r.committed);
+    ZBT_OK_CTX(zb_expire_report(&rep, IDENT, &r, 1), &e.ctx);
+    ZBT_CONTAINS(zb_buf_cstr(&rep), "retained 2, would delete");
+    /* The real run deletes what the preview counted. */
+    tg.dry_run = 0;
+    ZBT_OK_CTX(zb_expire(&tg, &e.ctx, &o, &r2), &e.ctx);
+    ZBT_EQ_U64(r2.files_deleted, r.files_deleted);
+    ZBT_EQ_U64(r2.snapshots_expired, r.snapshots_expired);
+    zb_expire_result_free(&r);
+    zb_expire_result_free(&r2);
+    zb_buf_free(&rep);
+    free(before);
+    free(after);
+    zb_table_free(t);
+    xp_close(&e);
+}
+
+static void test_ops_expire__gc_disabled_deletes_nothing(void)
+{
+    xp_env e;
+    zb_table *t;
+    zb_op_target tg;
+    zb_expire_opts o = ZB_EXPIRE_OPTS_INIT;
+    zb_expire_result r = ZB_EXPIRE_RESULT_INIT;
+    ice_kv kv = { "gc.enabled", "false" };
+    char tdir[700], *before, *after, *gone;
+    zb_buf rep = ZB_BUF_INIT(1 << 16);
+
+    xp_open(&e, 1);
+    t = twelve(&e);
+    xp_commit(&e, &t, ice_update_set_properties(&kv, 1));
+    snprintf(tdir, sizeof tdir, "%s/events", e.dir);
+    before = xp_tree(tdir);
+    tg = target(&e, 0, xp_now_ms() + 10 * DAY_MS);
+    ZBT_OK_CTX(zb_expire(&tg, &e.ctx, &o, &r), &e.ctx);
+    ZBT_EQ_U64(r.snapshots_expired, 11);
+    ZBT_EQ_U64(r.files_deleted, 0);
+    ZBT_CHECK(r.gc_disabled && r.committed);
+    after = xp_tree(tdir);
+    gone = removed(before, after);
+    ZBT_EQ_STR(gone, "");
+    xp_reload(&e, &t, IDENT);
+    ZBT_EQ_INT(t->meta->n_snapshots, 1);
+    ZBT_OK_CTX(zb_expire_report(&rep, IDENT, &r, 0), &e.ctx);
+    ZBT_CONTAINS(zb_buf_cstr(&rep), "gc.enabled=false");
+    zb_buf_free(&rep);
+    free(before);
+    free(after);
+    free(gone);
+    zb_table_free(t);
+    xp_close(&e);
+}
+
+/* Refs past their max age go (the ref's own age first, then the option);
+ * a young tag keeps its snapshot. */
+static void test_ops_expire__refs(void)
+{
+    xp_env e;
+    zb_table *t;
+    zb_op_target tg;
+    zb_expire_opts o = ZB_EXPIRE_OPTS_INIT;
+    zb_expire_result r = ZB_EXPIRE_RESULT_INIT;
+    zb_buf rep = ZB_BUF_INIT(1 << 16);
+    int64_t s0, s1, s2;
+
+    xp_open(&e, 1);
+    t = xp_make_table(&e, IDENT, NULL, 6, 5);
+    s0 = t->meta->snapshots[0].snapshot_id;
+    s1 = t->meta->snapshots[1].snapshot_id;
+    s2 = t->meta->snapshots[2].snapshot_id;
+    xp_set_ref(&e, &t, "old-tag", 1, s0, DAY_MS);
+    xp_set_ref(&e, &t, "old-branch", 0, s1, -1);
+    xp_set_ref(&e, &t, "keep-tag", 1, s2, 100 * DAY_MS);
+    tg = target(&e, 0, xp_now_ms() + 10 * DAY_MS);
+    o.max_ref_age_ms = 2 * DAY_MS;
+    ZBT_OK_CTX(zb_expire(&tg, &e.ctx, &o, &r), &e.ctx);
+    ZBT_EQ_U64(r.refs_dropped, 2);
+    ZBT_EQ_U64(r.snapshots_expired, 4);
+    ZBT_EQ_U64(r.snapshots_retained, 2);
+    xp_reload(&e, &t, IDENT);
+    ZBT_CHECK(ice_metadata_ref(t->meta, "old-tag") == NULL);
+    ZBT_CHECK(ice_metadata_ref(t->meta, "old-branch") == NULL);
+    ZBT_CHECK(ice_metadata_ref(t->meta, "keep-tag") != NULL);
+    ZBT_CHECK(ice_metadata_snapshot(t->meta, s2) != NULL);
+    xp_check_snapshot(&e, t, ice_metadata_snapshot(t->meta, s2), 0);
+    ZBT_EQ_INT(xp_count_rows(&e, t, ice_metadata_snapshot(t->meta, s2)), 15);
+    ZBT_OK_CTX(zb_expire_report(&rep, IDENT, &r, 0), &e.ctx);
+    ZBT_CONTAINS(zb_buf_cstr(&rep), "  dropped 2 ref(s) past max-ref-age-ms: ");
+    ZBT_CONTAINS(zb_buf_cstr(&rep), "old-tag");
+    ZBT_CONTAINS(zb_buf_cstr(&rep), "old-branch");
+    zb_buf_free(&rep);
+    zb_expire_result_free(&r);
+    zb_table_free(t);
+    xp_close(&e);
+}
+
+/* The spec's retention rules on snapshots with chosen timestamps. */
+static void add_snap(ice_metadata *m, zb_ctx *ctx, int64_t id, int64_t parent,
+                     int64_t ts, const char *branch)
+{
+    ice_snapshot_new s;
+    char list[64];
+
+    memset(&s, 0, sizeof s);
+    snprintf(list, sizeof list, "/t/metadata/snap-%lld.avro", (long long)id);
+    s.snapshot_id = id;
+    s.parent_snapshot_id = parent;
+    s.sequence_number = m->last_sequence_number + 1;
+    s.timestamp_ms = ts;
+    s.manifest_list = list;
+    s.operation = "append";
+    s.schema_id = -1;
+    s.branch = branch;
+    ZBT_OK_CTX(ice_metadata_add_snapshot(m, ctx, &s), ctx);
+}
+
+static void test_ops_expire__retention_rules(void)
+{
+    zb_ctx ctx;
+    ice_metadata *m = NULL;
+    json_t *schema = json_loads("{\"type\":\"struct\",\"schema-id\":0,"
+                                "\"fields\":[{\"id\":1,\"name\":\"x\","
+                                "\"required\":true,\"type\":\"long\"}]}",
+                                0, NULL);
+    zb_expire_rules rules;
+    zb_expire_opts o = ZB_EXPIRE_OPTS_INIT;
+    unsigned char keep[16], drop[8];
+    int64_t T = 1000 * DAY_MS;
+    ice_ref ref;
+    size_t i;
+    char got[32];
+
+    zb_ctx_init(&ctx);
+    ZBT_OK_CTX(ice_metadata_create(&m, &ctx, schema, NULL, NULL, "/t", NULL,
+                                   0, 2),
+               &ctx);
+    /* main: 1..6 at T-10d, -9d, -8d, -2d, -1d, T. */
+    add_snap(m, &ctx, 1, ICE_NO_SNAPSHOT, T - 10 * DAY_MS, NULL);
+    add_snap(m, &ctx, 2, 1, T - 9 * DAY_MS, NULL);
+    add_snap(m, &ctx, 3, 2, T - 8 * DAY_MS, NULL);
+    add_snap(m, &ctx, 4, 3, T - 2 * DAY_MS, NULL);
+    add_snap(m, &ctx, 5, 4, T - 1 * DAY_MS, NULL);
+    /* branch b: 7 (parent 2) at T-7d; unreferenced 8 (young), 9 (old). */
+    add_snap(m, &ctx, 7, 2, T - 7 * DAY_MS, "b");
+    add_snap(m, &ctx, 8, ICE_NO_SNAPSHOT, T - DAY_MS, "tmp");
+    add_snap(m, &ctx, 9, ICE_NO_SNAPSHOT, T - 6 * DAY_MS, "tmp");
+    ZBT_OK_CTX(ice_metadata_remove_ref(m, &ctx, "tmp"), &ctx);
+    add_snap(m, &ctx, 6, 5, T, NULL);
+    memset(&ref, 0, sizeof ref);
+    ref.name = "t1";
+    ref.type = ICE_REF_TAG;
+    ref.snapshot_id = 1;
+    ref.min_snapshots_to_keep = -1;
+    ref.max_snapshot_age_ms = -1;
+    ref.max_ref_age_ms = DAY_MS;
+    ZBT_OK_CTX(ice_metadata_set_ref(m, &ctx, &ref), &ctx);
+    ZBT_CHECK(m->n_snapshots <= 16 && m->n_refs <= 8);
+
+#define KEPT(out)                                                           \
+    do {                                                                    \
+        size_t k_ = 0;                                                      \
+        for (i = 1; i <= 9; i++) {                                          \
+            const ice_snapshot *s_ = ice_metadata_snapshot(m, (int64_t)i);  \
+            if (s_ && keep[s_ - m->snapshots])                              \
+                (out)[k_++] = (char)('0' + i);                              \
+        }                                                                   \
+        (out)[k_] = '\0';                                                   \
+    } while (0)
+
+    /* Defaults: 5 days, keep 1; t1 (1 day old max) is dropped. */
+    ZBT_OK_CTX(zb_expire__rules(&rules, &ctx, m, &o), &ctx);
+    ZBT_EQ_INT(rules.max_snapshot_age_ms, 5 * DAY_MS);
+    ZBT_EQ_INT(rules.min_snapshots_to_keep, 1);
+    ZBT_OK_CTX(zb_expire__retain(keep, drop, &ctx, m, &rules, T), &ctx);
+    KEPT(got);
+    ZBT_EQ_STR(got, "45678");
+    for (i = 0; i < m->n_refs; i++)
+        ZBT_EQ_INT(drop[i], strcmp(m->refs[i].name, "t1") == 0);
+
+    /* min-snapshots-to-keep 5 from the table property. */
+    ZBT_OK_CTX(ice_metadata_set_property(m, &ctx,
+                                         "history.expire.min-snapshots-to-keep",
+                                         "5"),
+               &ctx);
+    ZBT_OK_CTX(zb_expire__rules(&rules, &ctx, m, &o), &ctx);
+    ZBT_OK_CTX(zb_expire__retain(keep, drop, &ctx, m, &rules, T), &ctx);
+    KEPT(got);
+    ZBT_EQ_STR(got, "12345678");    /* b keeps 7, 2, 1 (5 to keep) */
+
+    /* Options win over the property; the branch's own fields win. */
+    o.min_snapshots_to_keep = 1;
+    o.max_snapshot_age_ms = 0;
+    ref.name = "b";
+    ref.type = ICE_REF_BRANCH;
+    ref.snapshot_id = 7;
+    ref.min_snapshots_to_keep = 2;
+    ref.max_ref_age_ms = -1;
+    ZBT_OK_CTX(ice_metadata_set_ref(m, &ctx, &ref), &ctx);
+    ZBT_OK_CTX(zb_expire__rules(&rules, &ctx, m, &o), &ctx);
+    ZBT_OK_CTX(zb_expire__retain(keep, drop, &ctx, m, &rules, T), &ctx);
+    KEPT(got);
+    ZBT_EQ_STR(got, "267");         /* b: 7 and 2; main: 6; nothing young */
+
+    /* A bad property is named. */
+    o.min_snapshots_to_keep = -1;
+    ZBT_OK_CTX(ice_metadata_set_property(m, &ctx,
+                                         "history.expire.min-snapshots-to-keep",
+                                         "five"),
+               &ctx);
+    ZBT_RC(zb_expire__rules(&rules, &ctx, m, &o), ZB_EINVAL);
+    ZBT_CONTAINS(ctx.err.msg, "history.expire.min-snapshots-to-keep");
+#undef KEPT
+    ice_metadata_free(m);
+    json_decref(schema);
+}
+
+/* A snapshot committed between the plan and the commit, on another
+ * branch, reuses an expired snapshot's manifest list: the deletion is
+ * refused after the commit and nothing is deleted. */
+static void test_ops_expire__unsafe_after_commit(void)
+{
+    xp_env e;
+    zb_table *t, *t2 = NULL;
+    zb_expire_plan *p = NULL;
+    zb_expire_opts o = ZB_EXPIRE_OPTS_INIT;
+    zb_expire_result r = ZB_EXPIRE_RESULT_INIT;
+    json_t *snap, *ups;
+    char tdir[700], *before, *after, *gone;
+    const ice_snapshot *old;
+
+    xp_open(&e, 1);
+    t = twelve(&e);
+    snprintf(tdir, sizeof tdir, "%s/events", e.dir);
+    o.min_snapshots_to_keep = 2;
+    ZBT_OK_CTX(zb_expire__plan(&p, t, e.io, &e.ctx, &o,
+                               xp_now_ms() + 10 * DAY_MS),
+               &e.ctx);
+    ZBT_EQ_INT(p->n_expired, 10);
+    old = &t->meta->snapshots[3];
+    snap = json_pack("{s:I, s:I, s:I, s:s, s:{s:s}, s:i}", "snapshot-id",
+                     (json_int_t)777, "sequence-number",
+                     (json_int_t)(t->meta->last_sequence_number + 1),
+                     "timestamp-ms", (json_int_t)xp_now_ms(), "manifest-list",
+                     old->manifest_list, "summary", "operation", "append",
+                     "schema-id", 0);
+    ups = json_pack("[{s:s, s:o}, {s:s, s:s, s:s, s:I}]", "action",
+                    "add-snapshot", "snapshot", snap, "action",
+                    "set-snapshot-ref", "ref-name", "side", "type", "branch",
+                    "snapshot-id", (json_int_t)777);
+    ZBT_CHECK(ups != NULL);
+    ZBT_OK_CTX(zb_catalog_commit(e.cat, &e.ctx, t, NULL, ups, &t2), &e.ctx);
+    json_decref(ups);
+    zb_table_free(t2);
+    t2 = NULL;
+
+    before = xp_tree(tdir);
+    ZBT_RC(zb_expire__apply(&t2, p, e.cat, e.io, &e.ctx, &o, &r), ZB_EUNSAFE);
+    ZBT_CONTAINS(e.ctx.err.msg, "nothing deleted");
+    ZBT_CONTAINS(e.ctx.err.msg, "still referenced");
+    ZBT_CHECK(r.committed);
+    ZBT_EQ_U64(r.files_deleted, 0);
+    after = xp_tree(tdir);
+    gone = removed(before, after);
+    ZBT_EQ_STR(gone, "");
+    /* Everything the committed metadata names still reads. */
+    xp_reload(&e, &t, IDENT);
+    {
+        size_t i;
+        for (i = 0; i < t->meta->n_snapshots; i++)
+            xp_check_snapshot(&e, t, &t->meta->snapshots[i], 0);
+    }
+    free(before);
+    free(after);
+    free(gone);
+    zb_expire__plan_free(p);
+    zb_table_free(t);
+    xp_close(&e);
+}
+
+/* Main moved between plan and commit: a conflict, nothing deleted. */
+static void test_ops_expire__lost_race_deletes_nothing(void)
+{
+    xp_env e;
+    zb_table *t, *t2 = NULL;
+    zb_expire_plan *p = NULL;
+    zb_expire_opts o = ZB_EXPIRE_OPTS_INIT;
+    zb_expire_result r = ZB_EXPIRE_RESULT_INIT;
+    char tdir[700], *before, *after, *gone;
+
+    xp_open(&e, 1);
+    t = xp_make_table(&e, IDENT, NULL, 5, 5);
+    snprintf(tdir, sizeof tdir, "%s/events", e.dir);
+    ZBT_OK_CTX(zb_expire__plan(&p, t, e.io, &e.ctx, &o,
+                               xp_now_ms() + 10 * DAY_MS),
+               &e.ctx);
+    ZBT_EQ_INT(p->n_expired, 4);
+    ZBT_OK_CTX(zb_catalog_load_table(e.cat, &e.ctx, IDENT, &t2), &e.ctx);
+    xp_append(&e, &t2, 5, 500);
+    before = xp_tree(tdir);
+    ZBT_RC(zb_expire__apply(NULL, p, e.cat, e.io, &e.ctx, &o, &r),
+           ZB_ECONFLICT);
+    ZBT_CHECK(!r.committed);
+    after = xp_tree(tdir);
+    gone = removed(before, after);
+    ZBT_EQ_STR(gone, "");
+    free(before);
+    free(after);
+    free(gone);
+    zb_expire__plan_free(p);
+    zb_table_free(t);
+    zb_table_free(t2);
+    xp_close(&e);
+}
+
+/* Spilled path streams give the same deletion as in-memory ones. */
+static void test_ops_expire__small_memory(void)
+{
+    xp_env e;
+    zb_table *t;
+    zb_op_target tg;
+    zb_expire_opts o = ZB_EXPIRE_OPTS_INIT;
+    zb_expire_result r1 = ZB_EXPIRE_RESULT_INIT, r2 = ZB_EXPIRE_RESULT_INIT;
+
+    xp_open(&e, 1);
+    t = twelve(&e);
+    tg = target(&e, 1, xp_now_ms() + 10 * DAY_MS);
+    o.max_memory_bytes = 16 << 10;     /* 4 KiB a stream: spills at once */
+    ZBT_OK_CTX(zb_expire(&tg, &e.ctx, &o, &r1), &e.ctx);
+    o.max_memory_bytes = 0;
+    ZBT_OK_CTX(zb_expire(&tg, &e.ctx, &o, &r2), &e.ctx);
+    ZBT_EQ_U64(r1.files_deleted, r2.files_deleted);
+    ZBT_EQ_U64(r1.bytes_deleted, r2.bytes_deleted);
+    ZBT_EQ_U64(r1.planned_manifests, r2.planned_manifests);
+    ZBT_CHECK(r1.files_deleted > 10);
+    zb_table_free(t);
+    xp_close(&e);
+}
+
+const zbt_case test_ops_expire_gen[] = {
+    ZBT_CASE(test_ops_expire__generated_table),
+    ZBT_CASE(test_ops_expire__dry_run_changes_nothing),
+    ZBT_CASE(test_ops_expire__gc_disabled_deletes_nothing),
+    ZBT_CASE(test_ops_expire__refs),
+    ZBT_CASE(test_ops_expire__retention_rules),
+    ZBT_CASE(test_ops_expire__unsafe_after_commit),
+    ZBT_CASE(test_ops_expire__lost_race_deletes_nothing),
+    ZBT_CASE(test_ops_expire__small_memory),
+    ZBT_END
+};
