@@ -39,7 +39,8 @@ int zb_buf_reserve(zb_buf *b, size_t extra)
     size_t need, want;
     char *p;
 
-    if (zb_add_overflow(&need, b->len, extra) || need > b->max_bytes)
+    if (zb_add_overflow(&need, b->len, extra) || need > b->max_bytes ||
+        need == SIZE_MAX)
         return ZB_ENOMEM;
     need += 1; /* the NUL */
     if (need <= b->cap)
@@ -47,7 +48,9 @@ int zb_buf_reserve(zb_buf *b, size_t extra)
     want = b->cap ? b->cap : 64;
     while (want < need)
         want = want > SIZE_MAX / 2 ? need : want * 2;
-    if (want > b->max_bytes + 1)
+    /* want - 1 > max_bytes, not want > max_bytes + 1: that wraps at
+     * max_bytes == SIZE_MAX. */
+    if (want - 1 > b->max_bytes)
         want = b->max_bytes + 1;
     if ((p = zb_realloc(b->ptr, want)) == NULL)
         return ZB_ENOMEM;

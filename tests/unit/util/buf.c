@@ -63,6 +63,21 @@ static void test_util_buf__failed_allocation_leaves_buffer_intact(void)
     zb_buf_free(&b);
 }
 
+/* A cap of SIZE_MAX means "no cap": growth must not wrap to 0 bytes. */
+static void test_util_buf__unbounded_cap_grows(void)
+{
+    zb_buf b = ZB_BUF_INIT(SIZE_MAX);
+    int i;
+
+    for (i = 0; i < 1000; i++)
+        ZBT_EQ_INT(zb_buf_appendf(&b, "%04d", i), ZB_OK);
+    ZBT_EQ_INT((int)b.len, 4000);
+    ZBT_CHECK(b.cap > b.len);
+    ZBT_CHECK(memcmp(b.ptr + 3996, "0999", 4) == 0);
+    ZBT_EQ_INT(zb_buf_reserve(&b, SIZE_MAX - b.len), ZB_ENOMEM);
+    zb_buf_free(&b);
+}
+
 static void test_util_buf__vec_push_and_cap(void)
 {
     zb_vec v;
@@ -87,6 +102,7 @@ const zbt_case test_util_buf[] = {
     ZBT_CASE(test_util_buf__cap_is_enforced_and_buffer_kept),
     ZBT_CASE(test_util_buf__grows_through_many_appends),
     ZBT_CASE(test_util_buf__failed_allocation_leaves_buffer_intact),
+    ZBT_CASE(test_util_buf__unbounded_cap_grows),
     ZBT_CASE(test_util_buf__vec_push_and_cap),
     ZBT_END
 };
