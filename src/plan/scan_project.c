@@ -174,6 +174,14 @@ static int is_varlen(ice_type_id id)
 
 /* --- the Arrow schema of read fields ------------------------------------- */
 
+/*
+ * A variant reads as a struct of its two binary parts, metadata and value
+ * (format/spec.md: stored as a Parquet group of two binary fields);
+ * shredded variants (a typed_value part) are not read yet.
+ */
+static const ice_type VARIANT_PART = { .id = ICE_BINARY,
+                                       .prim = { .id = ICE_BINARY } };
+
 static int type_format(char *out, size_t size, const ice_type *t)
 {
     const char *f = NULL;
@@ -201,6 +209,7 @@ static int type_format(char *out, size_t size, const ice_type *t)
         return ZB_OK;
     case ICE_BINARY: case ICE_GEOMETRY: case ICE_GEOGRAPHY: f = "z"; break;
     case ICE_UNKNOWN: f = "n"; break;
+    case ICE_VARIANT: f = "+s"; break;
     case ICE_STRUCT: f = "+s"; break;
     case ICE_LIST: f = "+l"; break;
     case ICE_MAP: f = "+m"; break;
@@ -228,14 +237,16 @@ static int node_schema(struct ArrowSchema *out, const char *name, int32_t id,
         kv[k++] = "PARQUET:field_id";
         kv[k++] = idtxt;
     }
-    if (t->id == ICE_UUID) {
+    if (t->id == ICE_UUID || t->id == ICE_VARIANT) {
         kv[k++] = "ARROW:extension:name";
-        kv[k++] = "arrow.uuid";
+        kv[k++] = t->id == ICE_UUID ? "arrow.uuid" : "arrow.parquet.variant";
     }
     if ((rc = zb_arrow_metadata(&meta, &meta_len, kv)) < 0)
         return rc;
     if (t->id == ICE_STRUCT)
         nch = (int64_t)t->n_fields;
+    else if (t->id == ICE_VARIANT)
+        nch = 2;
     else if (t->id == ICE_LIST || t->id == ICE_MAP)
         nch = 1;
     rc = zb_arrow_schema_init(out, fmt, name, meta, meta_len,
@@ -249,6 +260,11 @@ static int node_schema(struct ArrowSchema *out, const char *name, int32_t id,
             rc = node_schema(out->children[i], c->name, c->id, c->required,
                              c->type);
         }
+    } else if (t->id == ICE_VARIANT) {
+        rc = node_schema(out->children[0], "metadata", -1, 1, &VARIANT_PART);
+        if (rc == ZB_OK)
+            rc = node_schema(out->children[1], "value", -1, 1,
+                             &VARIANT_PART);
     } else if (t->id == ICE_LIST) {
         rc = node_schema(out->children[0], "element", t->element_id,
                          t->element_required, t->element);
@@ -331,9 +347,21 @@ static int fill_const(const zb_proj_file *pf, zb_ctx *ctx,
         out->null_count = (int64_t)n;
         return ZB_OK;
     }
-    if (t->id == ICE_VARIANT)
-        return zb_fail(ctx, ZB_EUNSUPPORTED, "%s: field %s: variant columns "
-                       "are not read yet", pf->uri, fname(f));
+    if (t->id == ICE_VARIANT) {
+        if ((rc = zb_arrow_array_init(out, 1, 2)) < 0 ||
+            (rc = alloc_validity(out, n)) < 0)
+            goto oom;
+        out->length = (int64_t)n;
+        out->null_count = (int64_t)n;
+        if ((rc = fill_const(pf, ctx, out->children[0], &VARIANT_PART, f,
+                             NULL, n)) < 0 ||
+            (rc = fill_const(pf, ctx, out->children[1], &VARIANT_PART, f,
+                             NULL, n)) < 0) {
+            zb_arrow_array_release(out);
+            return rc;
+        }
+        return ZB_OK;
+    }
     if ((rc = zb_arrow_array_init(out, is_varlen(t->id) ? 3 : 2, 0)) < 0 ||
         (rc = alloc_validity(out, n)) < 0)
         goto oom;
@@ -664,6 +692,58 @@ static int gather_prim(const zb_proj_file *pf, zb_ctx *ctx,
                        struct ArrowArray *out, const ice_type *t,
                        const ice_field *f, const struct ArrowSchema *ss,
                        const struct ArrowArray *sa, const uint32_t *sel,
+                       size_t n, int64_t base);
+
+static int gather_variant(const zb_proj_file *pf, zb_ctx *ctx,
+                          struct ArrowArray *out, const ice_field *f,
+                          const struct ArrowSchema *ss,
+                          const struct ArrowArray *sa, const uint32_t *sel,
+                          size_t n, int64_t base)
+{
+    int64_t i, im = -1, iv = -1;
+    size_t k;
+    int rc;
+
+    if (classify(ss->format).kind != SK_STRUCT)
+        return incompatible(pf, ctx, f, ss, &VARIANT_PART);
+    for (i = 0; i < ss->n_children; i++) {
+        const char *name = ss->children[i]->name;
+        if (name && strcmp(name, "metadata") == 0)
+            im = i;
+        else if (name && strcmp(name, "value") == 0)
+            iv = i;
+        else
+            return zb_fail(ctx, ZB_EUNSUPPORTED, "%s: field %s: shredded "
+                           "variant (part %s) is not read yet", pf->uri,
+                           fname(f), name ? name : "?");
+    }
+    if (im < 0 || iv < 0)
+        return zb_fail(ctx, ZB_ECORRUPT, "%s: field %s: variant without "
+                       "its metadata and value parts", pf->uri, fname(f));
+    if ((rc = zb_arrow_array_init(out, 1, 2)) < 0 ||
+        (rc = alloc_validity(out, n)) < 0) {
+        zb_arrow_array_release(out);
+        return zb_fail_oom(ctx);
+    }
+    out->length = (int64_t)n;
+    for (k = 0; k < n; k++)
+        set_valid(out, (int64_t)k, src_valid(sa, PHYS(k)));
+    if ((rc = gather_prim(pf, ctx, out->children[0], &VARIANT_PART, f,
+                          ss->children[im], sa->children[im], sel, n,
+                          sa->offset + base)) < 0 ||
+        (rc = gather_prim(pf, ctx, out->children[1], &VARIANT_PART, f,
+                          ss->children[iv], sa->children[iv], sel, n,
+                          sa->offset + base)) < 0) {
+        zb_arrow_array_release(out);
+        return rc;
+    }
+    return ZB_OK;
+}
+
+static int gather_prim(const zb_proj_file *pf, zb_ctx *ctx,
+                       struct ArrowArray *out, const ice_type *t,
+                       const ice_field *f, const struct ArrowSchema *ss,
+                       const struct ArrowArray *sa, const uint32_t *sel,
                        size_t n, int64_t base)
 {
     src_fmt sf = classify(ss->format);
@@ -675,7 +755,7 @@ static int gather_prim(const zb_proj_file *pf, zb_ctx *ctx,
     if (t->id == ICE_UNKNOWN)
         return fill_const(pf, ctx, out, t, f, NULL, n);
     if (t->id == ICE_VARIANT)
-        return fill_const(pf, ctx, out, t, f, NULL, n);
+        return gather_variant(pf, ctx, out, f, ss, sa, sel, n, base);
     if ((rc = zb_arrow_array_init(out, is_varlen(t->id) ? 3 : 2, 0)) < 0 ||
         (rc = alloc_validity(out, n)) < 0)
         goto oom;

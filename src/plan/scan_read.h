@@ -29,8 +29,10 @@
  *     (128-bit), date tdD, time ttu, timestamp tsu:, timestamptz tsu:UTC,
  *     timestamp_ns tsn:, timestamptz_ns tsn:UTC, string u, binary z,
  *     fixed(L) w:L, uuid w:16 (with ARROW:extension:name arrow.uuid),
- *     unknown n, geometry and geography z (WKB), struct +s, list +l,
- *     map +m (entries struct of key, value).
+ *     unknown n, geometry and geography z (WKB), variant +s of two
+ *     binary children metadata and value (ARROW:extension:name
+ *     arrow.parquet.variant; shredded variants are not read yet),
+ *     struct +s, list +l, map +m (entries struct of key, value).
  * Fields are found in each data file by field id at every depth. A file
  * without field ids is matched through the table property
  * schema.name-mapping.default. A field the file lacks reads as its
@@ -90,7 +92,7 @@
  *
  * Codes: ZB_ECORRUPT (malformed data or delete files: the message names
  * the file), ZB_EUNSUPPORTED (a file format other than Parquet, a type
- * change the spec does not allow, variant columns), ZB_ENOMEM, ZB_EIO,
+ * change the spec does not allow, shredded variants), ZB_ENOMEM, ZB_EIO,
  * ZB_ENOTFOUND, ZB_ECANCELED, ZB_EINVAL (broken options).
  */
 #ifndef ZB_PLAN_SCAN_READ_H
