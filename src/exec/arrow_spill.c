@@ -69,32 +69,25 @@ int zb_arrow_kind_of(zb_arrow_kind *kind, int64_t *width, const char *f)
         return ZB_OK;
     }
     if (f[0] == 't') {
-        switch (f[1]) {
-        case 'd': /* tdD int32 days, tdm int64 ms */
-            if (f[2] == 'D' && !f[3]) { *width = 4; return ZB_OK; }
-            if (f[2] == 'm' && !f[3]) { *width = 8; return ZB_OK; }
-            return ZB_EUNSUPPORTED;
-        case 't':
-            if ((f[2] == 's' || f[2] == 'm') && !f[3]) { *width = 4; return ZB_OK; }
-            if ((f[2] == 'u' || f[2] == 'n') && !f[3]) { *width = 8; return ZB_OK; }
-            return ZB_EUNSUPPORTED;
-        case 's':
-            if (strchr("smun", f[2]) && f[2] && f[3] == ':') {
-                *width = 8;
+        /* dates, times, durations, intervals: exact formats */
+        static const struct { const char *f; int w; } tt[] = {
+            { "tdD", 4 }, { "tdm", 8 }, { "tts", 4 }, { "ttm", 4 },
+            { "ttu", 8 }, { "ttn", 8 }, { "tDs", 8 }, { "tDm", 8 },
+            { "tDu", 8 }, { "tDn", 8 }, { "tiM", 4 }, { "tiD", 8 },
+            { "tin", 16 },
+        };
+        size_t i;
+        for (i = 0; i < sizeof tt / sizeof tt[0]; i++)
+            if (strcmp(f, tt[i].f) == 0) {
+                *width = tt[i].w;
                 return ZB_OK;
             }
-            return ZB_EUNSUPPORTED;
-        case 'D':
-            if (strchr("smun", f[2]) && f[2] && !f[3]) { *width = 8; return ZB_OK; }
-            return ZB_EUNSUPPORTED;
-        case 'i':
-            if (f[2] == 'M' && !f[3]) { *width = 4; return ZB_OK; }
-            if (f[2] == 'D' && !f[3]) { *width = 8; return ZB_OK; }
-            if (f[2] == 'n' && !f[3]) { *width = 16; return ZB_OK; }
-            return ZB_EUNSUPPORTED;
-        default:
-            return ZB_EUNSUPPORTED;
+        /* timestamps: ts[smun]:[zone] */
+        if (f[1] == 's' && f[2] && strchr("smun", f[2]) && f[3] == ':') {
+            *width = 8;
+            return ZB_OK;
         }
+        return ZB_EUNSUPPORTED;
     }
     if (f[0] == '+') {
         if (!strcmp(f, "+s")) { *kind = ZB_ARROW_STRUCT; return ZB_OK; }

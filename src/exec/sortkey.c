@@ -185,12 +185,18 @@ static int64_t leaf_pos(const struct ArrowArray *const *chain, int depth,
 
 static size_t bin_escaped(const uint8_t *p, size_t n, uint8_t *d)
 {
-    size_t i, o = 0;
+    const uint8_t *z;
+    size_t o = 0, k;
 
-    for (i = 0; i < n; i++) {
-        d[o++] = p[i];
-        if (p[i] == 0)
+    while (n > 0) {
+        z = memchr(p, 0, n);
+        k = z ? (size_t)(z - p) + 1 : n;
+        memcpy(d + o, p, k);
+        o += k;
+        if (z)
             d[o++] = 0xFF;
+        p += k;
+        n -= k;
     }
     d[o++] = 0;
     d[o++] = 0;
@@ -455,6 +461,23 @@ void zb_keybuf_free(zb_keybuf *kb)
     zb_free(kb->data);
     zb_free(kb->offs);
     memset(kb, 0, sizeof *kb);
+}
+
+void zb_keybuf_shrink(zb_keybuf *kb)
+{
+    uint8_t *d;
+    uint64_t *o;
+
+    if (kb->len > 0 && kb->len < kb->cap &&
+        (d = zb_realloc(kb->data, kb->len)) != NULL) {
+        kb->data = d;
+        kb->cap = kb->len;
+    }
+    if (kb->nkeys > 0 && kb->nkeys + 1 < kb->offs_cap &&
+        (o = zb_realloc(kb->offs, (kb->nkeys + 1) * sizeof *o)) != NULL) {
+        kb->offs = o;
+        kb->offs_cap = kb->nkeys + 1;
+    }
 }
 
 size_t zb_keybuf_bytes(const zb_keybuf *kb)

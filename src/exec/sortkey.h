@@ -120,6 +120,9 @@ int zb_sortkey_build(zb_keybuf *kb, zb_ctx *ctx, const zb_sortkey *k,
 void zb_keybuf_clear(zb_keybuf *kb);
 void zb_keybuf_free(zb_keybuf *kb);
 
+/* Gives back the unused capacity of kb (keys that are kept a while). */
+void zb_keybuf_shrink(zb_keybuf *kb);
+
 /* Bytes kb holds allocated. */
 size_t zb_keybuf_bytes(const zb_keybuf *kb);
 

@@ -288,7 +288,7 @@ int zb_xsort_new(zb_xsort **out, zb_ctx *ctx,
         basis = zb_budget_limit_bytes(xs->budget);
     if (basis == 0)
         basis = BASIS_UNBOUNDED;
-    xs->block_target = basis / 64;
+    xs->block_target = basis / 256;
     if (xs->block_target < BLOCK_MIN)
         xs->block_target = BLOCK_MIN;
     if (xs->block_target > BLOCK_MAX)
@@ -316,6 +316,7 @@ static int add_batch(zb_xsort *xs, zb_ctx *ctx, struct ArrowArray *a)
     bytes = zb_arrow_array_bytes(xs->schema, a);
     if ((rc = zb_sortkey_build(&kb, ctx, xs->key, a)) < 0)
         goto fail;
+    zb_keybuf_shrink(&kb);
     kbytes = zb_keybuf_bytes(&kb);
     for (;;) {
         cap = xs->cap_ents ? xs->cap_ents : 1024;

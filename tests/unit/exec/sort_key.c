@@ -29,8 +29,8 @@ typedef struct tv {
     size_t len;
 } tv;
 
-typedef enum vk { V_BOOL, V_SINT, V_UINT, V_F32, V_F64, V_DEC, V_STR,
-                  V_FIX } vk;
+typedef enum vk { V_BOOL, V_SINT, V_UINT, V_F16, V_F32, V_F64, V_DEC,
+                  V_STR, V_FIX } vk;
 
 typedef struct tcase {
     const char *format;
@@ -42,7 +42,8 @@ static const tcase cases[] = {
     { "b", V_BOOL, 1 }, { "c", V_SINT, 1 }, { "s", V_SINT, 2 },
     { "i", V_SINT, 4 }, { "l", V_SINT, 8 }, { "C", V_UINT, 1 },
     { "S", V_UINT, 2 }, { "I", V_UINT, 4 }, { "L", V_UINT, 8 },
-    { "f", V_F32, 4 }, { "g", V_F64, 8 }, { "d:38,2", V_DEC, 16 },
+    { "e", V_F16, 2 }, { "f", V_F32, 4 }, { "g", V_F64, 8 },
+    { "d:38,2", V_DEC, 16 },
     { "tdD", V_SINT, 4 }, { "tsu:UTC", V_SINT, 8 }, { "tsn:", V_SINT, 8 },
     { "ttu", V_SINT, 8 }, { "u", V_STR, 0 }, { "z", V_STR, 0 },
     { "U", V_STR, 0 }, { "w:3", V_FIX, 3 },
@@ -87,6 +88,11 @@ static void gen(tv *v, const tcase *c, uint64_t *rs)
         if (bits < 64)
             v->u &= (1ull << bits) - 1;
         break;
+    case V_F16:                          /* any bit pattern */
+        v->u = (r2 >> 8) & 0xffff;
+        if (r2 % 4 == 0)
+            v->u = r2 % 8 < 4 ? 0x0000 : 0x8000;      /* +-0 */
+        break;
     case V_F32:
         v->f = r2 % 3 == 0 ? (float)special_double(r2 >> 8)
                            : (float)((double)(int64_t)(r2 >> 20) / 1e6 -
@@ -101,7 +107,8 @@ static void gen(tv *v, const tcase *c, uint64_t *rs)
                            : (double)(int64_t)r2 / 1e9;
         break;
     case V_DEC:
-        v->dec = (__int128)(int64_t)r2 * (__int128)(int64_t)(su_rand(rs) >> (r % 60));
+        v->dec = (__int128)(int64_t)r2 *
+                 (__int128)(int64_t)(su_rand(rs) >> (r % 60));
         if (r % 5 == 0)
             v->dec = (__int128)(int64_t)(r2 % 7) - 3;
         break;
@@ -142,6 +149,22 @@ static int cmp_float(double a, double b)
     return (signbit(b) != 0) - (signbit(a) != 0);   /* -0.0 < 0.0 */
 }
 
+/* IEEE half precision to double, from the format's definition. */
+static double half_value(uint64_t h)
+{
+    int sign = (int)(h >> 15) & 1, e = (int)(h >> 10) & 31;
+    int m = (int)(h & 1023);
+    double v;
+
+    if (e == 31)
+        v = m ? NAN : INFINITY;
+    else if (e == 0)
+        v = ldexp((double)m, -24);
+    else
+        v = ldexp((double)(1024 + m), e - 25);
+    return sign ? -v : v;
+}
+
 static int ref_value(const tcase *c, const tv *a, const tv *b)
 {
     int r;
@@ -152,6 +175,8 @@ static int ref_value(const tcase *c, const tv *a, const tv *b)
         return (a->i > b->i) - (a->i < b->i);
     case V_UINT:
         return (a->u > b->u) - (a->u < b->u);
+    case V_F16:
+        return cmp_float(half_value(a->u), half_value(b->u));
     case V_F32:
         return cmp_float(a->f, b->f);
     case V_F64:
@@ -196,8 +221,13 @@ static void build(struct ArrowArray *a, const tcase *c, const tv *v,
         valid[i] = (uint8_t)v[i].valid;
         switch (c->kind) {
         case V_BOOL: b[i] = (uint8_t)v[i].i; break;
-        case V_SINT: memcpy(raw + i * c->width, &v[i].i, (size_t)c->width); break;
-        case V_UINT: memcpy(raw + i * c->width, &v[i].u, (size_t)c->width); break;
+        case V_SINT:
+            memcpy(raw + i * c->width, &v[i].i, (size_t)c->width);
+            break;
+        case V_UINT:
+        case V_F16:
+            memcpy(raw + i * c->width, &v[i].u, (size_t)c->width);
+            break;
         case V_F32: memcpy(raw + i * 4, &v[i].f, 4); break;
         case V_F64: memcpy(raw + i * 8, &v[i].d, 8); break;
         case V_DEC: memcpy(raw + i * 16, &v[i].dec, 16); break;
