@@ -3,8 +3,9 @@
 # scan_read.c (the stream), scan_project.c (projection to the read schema,
 # promotions, defaults, equality keys), scan_namemap.c (name mapping),
 # scan_posdel.c (position deletes, deletion vectors), scan_eqdel.c
-# (equality deletes through the spilling key set of exec) and
-# scan_estimate.c (the memory estimate). jansson parses the name mapping.
+# (equality deletes through the spilling key set of exec),
+# scan_delindex.c (distinct delete files of a group, data path lookup)
+# and scan_estimate.c (the memory estimate). jansson parses the name mapping.
 pkg_check_modules(JANSSON REQUIRED IMPORTED_TARGET jansson)
 target_sources(zb_plan PRIVATE
   ${PROJECT_SOURCE_DIR}/src/plan/scan_read.c
@@ -12,7 +13,8 @@ target_sources(zb_plan PRIVATE
   ${PROJECT_SOURCE_DIR}/src/plan/scan_namemap.c
   ${PROJECT_SOURCE_DIR}/src/plan/scan_posdel.c
   ${PROJECT_SOURCE_DIR}/src/plan/scan_eqdel.c
-  ${PROJECT_SOURCE_DIR}/src/plan/scan_estimate.c)
+  ${PROJECT_SOURCE_DIR}/src/plan/scan_estimate.c
+  ${PROJECT_SOURCE_DIR}/src/plan/scan_delindex.c)
 target_link_libraries(zb_plan PUBLIC zb_parquet zb_exec PkgConfig::JANSSON)
 
 if(ZB_BUILD_BENCH AND EXISTS ${PROJECT_SOURCE_DIR}/bench/bench_scan_read.c)

@@ -31,8 +31,8 @@
 
 typedef struct eqfile {
     const zb_scan_file *f;
+    const zb_delfile *df;    /* its tasks */
     size_t eqset;
-    uint8_t *tasks;          /* bitset over tasks */
     size_t scope;
 } eqfile;
 
@@ -573,44 +573,38 @@ done:
 int zb_scan__eqdel_load(zb_rowstream *rs, zb_ctx *ctx)
 {
     eqfile *files = NULL;
-    size_t n_files = 0, cap = 0, t, d, i, j, tb = (rs->n_tasks + 7) / 8;
+    size_t *per_task = NULL;
+    size_t n_files = 0, t, i, j, k;
     zb_keyset_opts ko = ZB_KEYSET_OPTS_INIT;
     uint64_t expected = 0;
     int rc = ZB_OK;
 
-    for (t = 0; t < rs->n_tasks; t++)
-        for (d = 0; d < rs->tasks[t].n_deletes; d++)
-            if (rs->tasks[t].deletes[d].file->content ==
-                ICE_CONTENT_EQUALITY_DELETES)
-                cap++;
-    if (cap == 0)
+    for (i = 0; i < rs->dx.n; i++)
+        n_files += rs->dx.files[i].f->file->content ==
+                   ICE_CONTENT_EQUALITY_DELETES;
+    if (n_files == 0)
         return ZB_OK;
-    if ((files = zb_calloc(cap, sizeof *files)) == NULL)
-        return zb_fail_oom(ctx);
-    /* Distinct files, each with the set of tasks that list it. */
-    for (t = 0; t < rs->n_tasks; t++)
-        for (d = 0; d < rs->tasks[t].n_deletes; d++) {
-            const zb_scan_file *f = &rs->tasks[t].deletes[d];
-            if (f->file->content != ICE_CONTENT_EQUALITY_DELETES)
-                continue;
-            for (i = 0; i < n_files; i++)
-                if (strcmp(files[i].f->file->file_path,
-                           f->file->file_path) == 0)
-                    break;
-            if (i == n_files) {
-                files[i].f = f;
-                if ((rc = find_eqset(rs, ctx, f->file, &files[i].eqset)) < 0)
-                    goto done;
-                if ((files[i].tasks = zb_calloc(tb + 1, 1)) == NULL) {
-                    rc = zb_fail_oom(ctx);
-                    goto done;
-                }
-                expected += f->file->record_count > 0
-                                ? (uint64_t)f->file->record_count : 0;
-                n_files++;
-            }
-            zb_arrow_set_bit(files[i].tasks, (int64_t)t);
-        }
+    if ((files = zb_calloc(n_files, sizeof *files)) == NULL ||
+        (per_task = zb_calloc(rs->n_tasks + 1, sizeof *per_task)) == NULL) {
+        rc = zb_fail_oom(ctx);
+        goto done;
+    }
+    /* Distinct files, each with the tasks that list it. */
+    n_files = 0;
+    for (i = 0; i < rs->dx.n; i++) {
+        const zb_delfile *df = &rs->dx.files[i];
+        const ice_data_file *f = df->f->file;
+        if (f->content != ICE_CONTENT_EQUALITY_DELETES)
+            continue;
+        files[n_files].f = df->f;
+        files[n_files].df = df;
+        if ((rc = find_eqset(rs, ctx, f, &files[n_files].eqset)) < 0)
+            goto done;
+        expected += f->record_count > 0 ? (uint64_t)f->record_count : 0;
+        for (k = 0; k < df->n_tasks; k++)
+            per_task[df->tasks[k]]++;
+        n_files++;
+    }
     /* Scopes: files of one eq set applying to the same tasks. */
     if ((rs->scopes = zb_arena_calloc(rs->arena, n_files,
                                       sizeof *rs->scopes)) == NULL) {
@@ -618,10 +612,15 @@ int zb_scan__eqdel_load(zb_rowstream *rs, zb_ctx *ctx)
         goto done;
     }
     for (i = 0; i < n_files; i++) {
-        for (j = 0; j < i; j++)
+        const zb_delfile *a = files[i].df;
+        for (j = 0; j < i; j++) {
+            const zb_delfile *b = files[j].df;
             if (files[j].eqset == files[i].eqset &&
-                memcmp(files[j].tasks, files[i].tasks, tb) == 0)
+                a->n_tasks == b->n_tasks &&
+                memcmp(a->tasks, b->tasks, a->n_tasks * sizeof *a->tasks)
+                    == 0)
                 break;
+        }
         if (j < i) {
             files[i].scope = files[j].scope;
         } else {
@@ -631,28 +630,22 @@ int zb_scan__eqdel_load(zb_rowstream *rs, zb_ctx *ctx)
             rs->n_scopes++;
         }
     }
-    for (t = 0; t < rs->n_tasks; t++) {
-        zb_task_state *ts = &rs->ts[t];
-        size_t n = 0;
-        for (i = 0; i < n_files; i++)
-            n += zb_arrow_bit(files[i].tasks, (int64_t)t);
-        if (n == 0)
-            continue;
-        if ((ts->scopes = zb_arena_calloc(rs->arena, n,
-                                          sizeof *ts->scopes)) == NULL) {
+    for (t = 0; t < rs->n_tasks; t++)
+        if (per_task[t] > 0 &&
+            (rs->ts[t].scopes = zb_arena_calloc(rs->arena, per_task[t],
+                                                sizeof(size_t))) == NULL) {
             rc = zb_fail_oom(ctx);
             goto done;
         }
-        for (i = 0; i < n_files; i++) {
-            if (!zb_arrow_bit(files[i].tasks, (int64_t)t))
-                continue;
+    for (i = 0; i < n_files; i++)
+        for (k = 0; k < files[i].df->n_tasks; k++) {
+            zb_task_state *ts = &rs->ts[files[i].df->tasks[k]];
             for (j = 0; j < ts->n_scopes && ts->scopes[j] != files[i].scope;
                  j++)
                 ;
             if (j == ts->n_scopes)
                 ts->scopes[ts->n_scopes++] = files[i].scope;
         }
-    }
     /* The key set. */
     ko.max_memory_bytes = rs->opts.eq_memory_bytes;
     ko.expected_keys = expected;
@@ -672,8 +665,7 @@ int zb_scan__eqdel_load(zb_rowstream *rs, zb_ctx *ctx)
         rs->ks = NULL;
     }
 done:
-    for (i = 0; files && i < n_files; i++)
-        zb_free(files[i].tasks);
     zb_free(files);
+    zb_free(per_task);
     return rc;
 }

@@ -25,20 +25,15 @@ static uint64_t nonneg(int64_t v)
     return v > 0 ? (uint64_t)v : 0;
 }
 
-/* Whether deletes[d] of task t appeared earlier in the group. */
-static int seen(const zb_scan_task *tasks, size_t t, size_t d)
+static void add_delete(zb_scan_estimate *e, const ice_data_file *del)
 {
-    const char *p = tasks[t].deletes[d].file->file_path;
-    size_t u, e;
+    uint64_t recs = nonneg(del->record_count);
 
-    for (u = 0; u <= t; u++)
-        for (e = 0; e < tasks[u].n_deletes; e++) {
-            if (u == t && e == d)
-                return 0;
-            if (strcmp(tasks[u].deletes[e].file->file_path, p) == 0)
-                return 1;
-        }
-    return 0;
+    if (del->content == ICE_CONTENT_POSITION_DELETES)
+        e->position_bytes = sat_add(e->position_bytes, sat_mul(recs, 16));
+    else if (del->content == ICE_CONTENT_EQUALITY_DELETES)
+        e->equality_bytes = sat_add(e->equality_bytes,
+            sat_mul(recs, 48 + 16 * (uint64_t)del->n_equality_ids));
 }
 
 uint64_t zb_scan_estimate_bytes(const zb_scan_task *tasks, size_t n,
@@ -46,7 +41,8 @@ uint64_t zb_scan_estimate_bytes(const zb_scan_task *tasks, size_t n,
                                 zb_scan_estimate *parts)
 {
     zb_scan_estimate e;
-    size_t t, d;
+    zb_delindex dx;
+    size_t t, d, i;
 
     memset(&e, 0, sizeof e);
     if (batch_rows == 0)
@@ -65,18 +61,17 @@ uint64_t zb_scan_estimate_bytes(const zb_scan_task *tasks, size_t n,
                        sat_mul(sat_mul(batch_rows, width), 8));
         if (read > e.read_bytes)
             e.read_bytes = read;
-        for (d = 0; d < tasks[t].n_deletes; d++) {
-            const ice_data_file *del = tasks[t].deletes[d].file;
-            uint64_t recs = nonneg(del->record_count);
-            if (seen(tasks, t, d))
-                continue;
-            if (del->content == ICE_CONTENT_POSITION_DELETES)
-                e.position_bytes = sat_add(e.position_bytes,
-                                           sat_mul(recs, 16));
-            else if (del->content == ICE_CONTENT_EQUALITY_DELETES)
-                e.equality_bytes = sat_add(e.equality_bytes,
-                    sat_mul(recs, 48 + 16 * (uint64_t)del->n_equality_ids));
-        }
+    }
+    /* Each delete file once, however many tasks list it (without the
+     * memory to find out, each listing counts: an overestimate). */
+    if (zb_scan__delindex_build(&dx, tasks, n) == ZB_OK) {
+        for (i = 0; i < dx.n; i++)
+            add_delete(&e, dx.files[i].f->file);
+        zb_scan__delindex_free(&dx);
+    } else {
+        for (t = 0; t < n; t++)
+            for (d = 0; d < tasks[t].n_deletes; d++)
+                add_delete(&e, tasks[t].deletes[d].file);
     }
     if (eq_memory_bytes && e.equality_bytes > eq_memory_bytes)
         e.equality_bytes = eq_memory_bytes;

@@ -34,40 +34,8 @@ static int push_pos(zb_vec *v, zb_ctx *ctx, uint64_t pos)
     return ZB_OK;
 }
 
-/* The tasks that list delete file path (same file_path string). */
-static size_t tasks_naming(const zb_rowstream *rs, const char *path,
-                           size_t *out)
-{
-    size_t t, d, n = 0;
-
-    for (t = 0; t < rs->n_tasks; t++)
-        for (d = 0; d < rs->tasks[t].n_deletes; d++)
-            if (strcmp(rs->tasks[t].deletes[d].file->file_path, path) == 0) {
-                out[n++] = t;
-                break;
-            }
-    return n;
-}
-
-/* Whether task t lists delete path before index d (already handled). */
-static int seen_before(const zb_rowstream *rs, size_t t, size_t d)
-{
-    size_t u, e;
-    const char *path = rs->tasks[t].deletes[d].file->file_path;
-
-    for (u = 0; u <= t; u++)
-        for (e = 0; e < rs->tasks[u].n_deletes; e++) {
-            if (u == t && e == d)
-                return 0;
-            if (strcmp(rs->tasks[u].deletes[e].file->file_path, path) == 0)
-                return 1;
-        }
-    return 0;
-}
-
 static int read_posdel_file(zb_rowstream *rs, zb_ctx *ctx,
-                            const zb_scan_file *f, const size_t *cand,
-                            size_t n_cand, zb_vec *vecs)
+                            const zb_delfile *dfl, zb_vec *vecs)
 {
     static const int32_t ids[2] = { ZB_POSDEL_FILE_PATH_ID,
                                     ZB_POSDEL_POS_ID };
@@ -75,7 +43,9 @@ static int read_posdel_file(zb_rowstream *rs, zb_ctx *ctx,
     pq_reader *r = NULL;
     struct ArrowSchema s;
     struct ArrowArray b;
+    const zb_scan_file *f = dfl->f;
     zb_buf uri = ZB_BUF_INIT(64 << 10);
+    zb_pathmap pm;
     int ipath = -1, ipos = -1, rc;
     int64_t i;
     /* The last path seen and the task it matched (SIZE_MAX: none). */
@@ -84,6 +54,8 @@ static int read_posdel_file(zb_rowstream *rs, zb_ctx *ctx,
 
     memset(&s, 0, sizeof s);
     memset(&b, 0, sizeof b);
+    if (zb_scan__pathmap_build(&pm, rs->tasks, dfl->tasks, dfl->n_tasks) < 0)
+        return zb_fail_oom(ctx);
     if ((rc = zb_scan__file_uri(rs, ctx, f, &uri)) < 0)
         goto done;
     o.batch_rows = 65536;
@@ -127,7 +99,7 @@ static int read_posdel_file(zb_rowstream *rs, zb_ctx *ctx,
             int64_t ip = pa->offset + b.offset + i;
             int64_t iq = qa->offset + b.offset + i;
             const char *p;
-            size_t len, k;
+            size_t len;
 
             if ((pn && !zb_arrow_bit(pn, ip)) ||
                 (qn && !zb_arrow_bit(qn, iq))) {
@@ -143,14 +115,7 @@ static int read_posdel_file(zb_rowstream *rs, zb_ctx *ctx,
                 goto done;
             }
             if (last == NULL || len != last_len || memcmp(p, last, len) != 0) {
-                last_task = SIZE_MAX;
-                for (k = 0; k < n_cand; k++) {
-                    const char *dp = rs->tasks[cand[k]].data.file->file_path;
-                    if (zb_scan__same_path(p, len, dp, strlen(dp))) {
-                        last_task = cand[k];
-                        break;
-                    }
-                }
+                last_task = zb_scan__pathmap_find(&pm, p, len);
                 last = p;
                 last_len = len;
             }
@@ -166,6 +131,7 @@ done:
     zb_arrow_array_release(&b);
     zb_arrow_schema_release(&s);
     pq_reader_free(r);
+    zb_scan__pathmap_free(&pm);
     if (rc < 0 && uri.ptr && ctx->err.code == rc &&
         strstr(ctx->err.msg, uri.ptr) == NULL)
         zb_err_prefix(ctx, "position delete file %s", uri.ptr);
@@ -227,44 +193,42 @@ done:
 int zb_scan__posdel_load(zb_rowstream *rs, zb_ctx *ctx)
 {
     zb_vec *vecs = NULL;
-    size_t *cand = NULL;
-    size_t t, d;
+    size_t t, d, i;
     int rc = ZB_OK;
 
-    if ((vecs = zb_calloc(rs->n_tasks + 1, sizeof *vecs)) == NULL ||
-        (cand = zb_calloc(rs->n_tasks + 1, sizeof *cand)) == NULL) {
-        rc = zb_fail_oom(ctx);
-        goto done;
-    }
+    if ((vecs = zb_calloc(rs->n_tasks + 1, sizeof *vecs)) == NULL)
+        return zb_fail_oom(ctx);
     for (t = 0; t < rs->n_tasks; t++)
         zb_vec_init(&vecs[t], sizeof(uint64_t), POS_MAX);
-    for (t = 0; t < rs->n_tasks; t++) {
-        const zb_scan_task *task = &rs->tasks[t];
-        for (d = 0; d < task->n_deletes; d++) {
-            const zb_scan_file *f = &task->deletes[d];
-            if (f->file->content != ICE_CONTENT_POSITION_DELETES)
+    /* DVs: each the one of its task. */
+    for (t = 0; t < rs->n_tasks; t++)
+        for (d = 0; d < rs->tasks[t].n_deletes; d++) {
+            const zb_scan_file *f = &rs->tasks[t].deletes[d];
+            if (!zb_scan__is_dv(f->file))
                 continue;
             if (zb_ctx_stopped(ctx)) {
                 rc = zb_fail(ctx, ZB_ECANCELED, "row stream: stopped");
                 goto done;
             }
-            if (zb_scan__is_dv(f->file)) {
-                if ((rc = read_dv(rs, ctx, f, &vecs[t])) < 0)
-                    goto done;
-                continue;
-            }
-            if (seen_before(rs, t, d))
-                continue;
-            {
-                size_t n = tasks_naming(rs, f->file->file_path, cand);
-                if ((rc = read_posdel_file(rs, ctx, f, cand, n, vecs)) < 0)
-                    goto done;
-            }
+            if ((rc = read_dv(rs, ctx, f, &vecs[t])) < 0)
+                goto done;
         }
+    /* Position delete files: each read once for all its tasks. */
+    for (i = 0; i < rs->dx.n; i++) {
+        const zb_delfile *df = &rs->dx.files[i];
+        if (df->f->file->content != ICE_CONTENT_POSITION_DELETES ||
+            zb_scan__is_dv(df->f->file))
+            continue;
+        if (zb_ctx_stopped(ctx)) {
+            rc = zb_fail(ctx, ZB_ECANCELED, "row stream: stopped");
+            goto done;
+        }
+        if ((rc = read_posdel_file(rs, ctx, df, vecs)) < 0)
+            goto done;
     }
     for (t = 0; t < rs->n_tasks; t++) {
         uint64_t *p = vecs[t].items;
-        size_t n = vecs[t].len, i, k = 0;
+        size_t n = vecs[t].len, k = 0;
         if (n == 0)
             continue;
         qsort(p, n, sizeof *p, cmp_u64);
@@ -280,6 +244,5 @@ done:
     for (t = 0; vecs && t < rs->n_tasks; t++)
         zb_vec_free(&vecs[t]);
     zb_free(vecs);
-    zb_free(cand);
     return rc;
 }

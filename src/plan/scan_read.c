@@ -186,28 +186,16 @@ int zb_scan__open_file(zb_rowstream *rs, zb_ctx *ctx, pq_reader **out,
 static int reserve_positions(zb_rowstream *rs, zb_ctx *ctx)
 {
     uint64_t bytes = 0;
-    size_t t, d, u, e;
+    size_t i;
 
     if (ctx->budget == NULL)
         return ZB_OK;
-    for (t = 0; t < rs->n_tasks; t++)
-        for (d = 0; d < rs->tasks[t].n_deletes; d++) {
-            const ice_data_file *df = rs->tasks[t].deletes[d].file;
-            int seen = 0;
-            if (df->content != ICE_CONTENT_POSITION_DELETES ||
-                df->record_count <= 0)
-                continue;
-            for (u = 0; u <= t && !seen; u++)
-                for (e = 0; e < rs->tasks[u].n_deletes && !seen; e++) {
-                    if (u == t && e == d)
-                        break;
-                    seen = strcmp(rs->tasks[u].deletes[e].file->file_path,
-                                  df->file_path) == 0 &&
-                           !zb_scan__is_dv(df);
-                }
-            if (!seen)
-                bytes += 8 * (uint64_t)df->record_count;
-        }
+    for (i = 0; i < rs->dx.n; i++) {
+        const ice_data_file *df = rs->dx.files[i].f->file;
+        if (df->content == ICE_CONTENT_POSITION_DELETES &&
+            df->record_count > 0)
+            bytes += 8 * (uint64_t)df->record_count;
+    }
     if (bytes == 0)
         return ZB_OK;
     /* Never waits (the caller may hold the rest of the budget itself);
@@ -299,6 +287,10 @@ int zb_rowstream_open(zb_rowstream **out, zb_io *io, zb_ctx *ctx,
         rs->has_nm = 1;
     }
     if ((rs->ts = zb_calloc(n_tasks + 1, sizeof *rs->ts)) == NULL) {
+        rc = zb_fail_oom(ctx);
+        goto done;
+    }
+    if (zb_scan__delindex_build(&rs->dx, tasks, n_tasks) < 0) {
         rc = zb_fail_oom(ctx);
         goto done;
     }
@@ -583,6 +575,7 @@ void zb_rowstream_free(zb_rowstream *rs)
         zb_free(rs->ts[i].eq_marks);
     }
     zb_free(rs->ts);
+    zb_scan__delindex_free(&rs->dx);
     zb_keyset_free(rs->ks);
     zb_free(rs->sel);
     zb_free(rs->del);

@@ -109,6 +109,40 @@ int32_t zb_scan__arrow_field_id(const struct ArrowSchema *s);
 int zb_scan__same_path(const char *a, size_t alen, const char *b,
                        size_t blen);
 
+/* --- distinct delete files and data paths --------------------------------- */
+
+typedef struct zb_delfile {
+    const zb_scan_file *f;         /* its first listing */
+    size_t n_tasks;
+    size_t *tasks;                 /* the tasks listing it, ascending */
+} zb_delfile;
+
+typedef struct zb_delindex {
+    size_t n;
+    zb_delfile *files;             /* in order of first appearance */
+    size_t *task_buf;
+} zb_delindex;
+
+/* The distinct delete files of tasks (DVs: by path and offset).
+ * ZB_OK or ZB_ENOMEM (no message). */
+int zb_scan__delindex_build(zb_delindex *out, const zb_scan_task *tasks,
+                            size_t n);
+void zb_scan__delindex_free(zb_delindex *x);
+
+/* Data file paths of some tasks, found as written or without scheme and
+ * authority. */
+typedef struct zb_pathmap {
+    const zb_scan_task *tasks;
+    size_t cap;
+    size_t *slots;
+} zb_pathmap;
+
+int zb_scan__pathmap_build(zb_pathmap *m, const zb_scan_task *tasks,
+                           const size_t *cand, size_t n);
+/* The task whose data file p names (as written first), or SIZE_MAX. */
+size_t zb_scan__pathmap_find(const zb_pathmap *m, const char *p, size_t len);
+void zb_scan__pathmap_free(zb_pathmap *m);
+
 /* --- the stream ------------------------------------------------------- */
 
 #include "exec/keyset.h"
@@ -160,6 +194,7 @@ struct zb_rowstream {
     const ice_field **out_fields;  /* the batch's fields */
     size_t n_out;
     zb_task_state *ts;
+    zb_delindex dx;                /* distinct delete files */
     /* equality deletes */
     zb_eqset *eqsets;
     size_t n_eqsets;
