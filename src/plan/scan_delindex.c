@@ -118,7 +118,7 @@ void zb_scan__delindex_free(zb_delindex *x)
     memset(x, 0, sizeof *x);
 }
 
-/* --- data paths ------------------------------------------------------------ */
+/* --- data paths ---------------------------------------------------------- */
 
 /* The path without "scheme://authority" (or "scheme:"). */
 static const char *strip(const char *p, size_t len, size_t *out_len)
