@@ -302,6 +302,7 @@ static void test_plan_read__spills_with_same_rows(void)
     const char **k = malloc(N * sizeof *k);
     const char **dk = malloc(N / 2 * sizeof *dk);
     char (*names)[8] = malloc(N * sizeof *names);
+    uint8_t *kn = calloc(N, 1), *dkn = calloc(N / 2, 1);
     ice_data_file dd, de;
     zb_scan_file dels[1];
     zb_scan_task task;
@@ -318,20 +319,23 @@ static void test_plan_read__spills_with_same_rows(void)
     for (i = 0; i < N; i++) {
         id[i] = (int64_t)i;
         snprintf(names[i], sizeof names[i], "k%zu", i % 7);
-        k[i] = names[i];
+        k[i] = i % 7 == 0 ? NULL : names[i];    /* null k every 7th row */
+        kn[i] = i % 7 == 0;
     }
-    /* Deletes: (id, k) of every even id; half of them with the wrong k. */
+    /* Deletes: (id, k) of every even id, null k where the row's is null
+     * (null equals null); a quarter of them with the wrong k. */
     for (i = 0; i < N / 2; i++) {
         del[i] = (int32_t)(2 * i);
-        dk[i] = (i % 4 == 3) ? "nope" : names[2 * i];
+        dk[i] = (i % 4 == 3) ? "nope" : k[2 * i];
+        dkn[i] = dk[i] == NULL;
     }
     {
-        rt_col c[2] = { { "id", 1, "l", id, NULL }, { "k", 2, "u", k, NULL } };
+        rt_col c[2] = { { "id", 1, "l", id, NULL }, { "k", 2, "u", k, kn } };
         dd = rt_file(ICE_CONTENT_DATA, pd, N,
                      rt_write_parquet(f.io, &f.ctx, pd, c, 2, N));
     }
     de = rt_file(ICE_CONTENT_EQUALITY_DELETES, pe, N / 2,
-                 write_eq(&f, pe, del, NULL, dk, NULL, N / 2, 1, 1));
+                 write_eq(&f, pe, del, NULL, dk, dkn, N / 2, 1, 1));
     de.has_equality_ids = 1;
     de.n_equality_ids = 2;
     de.equality_ids = eq_ids;
@@ -384,6 +388,8 @@ static void test_plan_read__spills_with_same_rows(void)
     free(k);
     free(dk);
     free(names);
+    free(kn);
+    free(dkn);
     fx_free(&f);
 }
 

@@ -204,6 +204,11 @@ static void test_plan_read__fixture_groups(void)
         { "impala-v3-deletion-vectors", 5, 2, 0, 3, 0 },
         { "impala-v1-alltypes-part", 2, 0, 0, 2, 0 },
         { "impala-v3-default-part", 5, 0, 0, 5, 0 },
+        { "impala-v3-trino-variant", 55, 0, 0, 55, 0 },
+        /* Rewritten by Spark; its old position delete file dangles. */
+        { "impala-spark-compaction-dangling", 4, 0, 0, 4, 0 },
+        { "impala-v2-pos-some-files", 10, 4, 0, 6, 0 },
+        { "impala-v2-eq-and-pos", 4, 1, 1, 2, 0 },
     };
     size_t i;
     char probe[600];
