@@ -2,7 +2,8 @@
 # orphans.c, reach*.c) on generated tables (SQLite and PATH catalogs in a
 # temporary folder) and on copies of the fixture tables.
 add_executable(test_ops_expire unit/ops/expire_main.c unit/ops/expire_util.c
-  unit/ops/expire_reach.c unit/ops/expire_gen.c unit/ops/orphans_gen.c)
+  unit/ops/expire_reach.c unit/ops/expire_gen.c unit/ops/orphans_gen.c
+  unit/ops/orphans_fixtures.c)
 target_include_directories(test_ops_expire PRIVATE
   ${CMAKE_CURRENT_SOURCE_DIR}/unit/ops)
 target_link_libraries(test_ops_expire PRIVATE zbtest zb_ops zb_plan

@@ -6,11 +6,13 @@
 extern const zbt_case test_ops_reach[];
 extern const zbt_case test_ops_expire_gen[];
 extern const zbt_case test_ops_orphans_gen[];
+extern const zbt_case test_ops_orphans_fixtures[];
 
 int main(int argc, char **argv)
 {
     const zbt_case *const suites[] = { test_ops_reach, test_ops_expire_gen,
-                                       test_ops_orphans_gen, NULL };
+                                       test_ops_orphans_gen,
+                                       test_ops_orphans_fixtures, NULL };
 
     return zbt_main(argc, argv, suites);
 }

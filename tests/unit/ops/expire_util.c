@@ -485,7 +485,9 @@ long xp_check_snapshot(xp_env *e, const zb_table *t, const ice_snapshot *s,
         zbt__fail(__FILE__, __LINE__, "snapshot %lld does not read: %s",
                   (long long)s->snapshot_id, e->ctx.err.msg);
     }
-    for (i = 0; i < s->n_summary; i++)
+    /* Our own tables' summaries must add up; some fixture writers' do
+     * not (impala-v2-null-delete-record was made by hand). */
+    for (i = 0; i < s->n_summary && !soft; i++)
         if (strcmp(s->summary[i].key, "total-records") == 0)
             ZBT_EQ_INT(records, strtoll(s->summary[i].value, NULL, 10));
     return files;

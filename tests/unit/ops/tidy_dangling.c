@@ -1,0 +1,334 @@
+/*
+ * remove-dangling-deletes: on copies of the two fixture tables whose
+ * README says a position delete file dangles (Spark compaction left it
+ * behind), and on generated tables where a position delete loses its
+ * data file and an equality delete loses every older data file of its
+ * partition. Each time: the dry run counts and changes no file; the run
+ * removes exactly the dangling files in one "delete" snapshot; every
+ * other live entry keeps its sequence numbers and snapshot id; the live
+ * rows (the planner and the row stream) are the same rows; every file
+ * referenced exists; a second run finds nothing and commits nothing.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/arrow.h"
+#include "ops/dangling.h"
+#include "ops/table_write.h"
+#include "table/commit.h"
+#include "tidy_test.h"
+#include "util/alloc.h"
+
+static void report(char *out, size_t n, const char *ident,
+                   const zb_dangling_result *r, int dry)
+{
+    zb_buf b;
+
+    zb_buf_init(&b, 1 << 20);
+    ZBT_EQ_INT(zb_dangling_report(&b, ident, r, dry), 0);
+    snprintf(out, n, "%s", zb_buf_cstr(&b));
+    zb_buf_free(&b);
+}
+
+/* The delete files of a that b lacks (pointers into a), at most max. */
+static size_t gone(const char **out, size_t max, const tt_items *a,
+                   const tt_items *b)
+{
+    size_t i, j, n = 0;
+
+    for (i = 0; i < a->n; i++) {
+        int found = 0;
+
+        for (j = 0; j < b->n && !found; j++)
+            found = strcmp(a->v[i].path, b->v[j].path) == 0 &&
+                    a->v[i].offset == b->v[j].offset;
+        if (!found && n < max)
+            out[n++] = a->v[i].path;
+    }
+    return n;
+}
+
+/*
+ * The whole check on one table whose dangling files number n_dangling
+ * (all removable); returns the removed paths' count.
+ */
+static void check_removal(tt_env *e, uint64_t n_deletes, uint64_t n_dangling)
+{
+    zb_dangling_opts o = ZB_DANGLING_OPTS_INIT;
+    zb_dangling_result r;
+    tt_items a, b;
+    uint64_t rows0, h0, rows1, h1;
+    char *before, *after, *op, text[1024];
+    const char *rm[16];
+    size_t n_rm, i, snaps;
+
+    tt_live(&a, e);
+    tt_rows(e, &rows0, &h0);
+    tt_check_files(e);
+    snaps = tt_snapshot_count(e);
+    /* dry run */
+    before = tt_listing(e->dir);
+    e->t.dry_run = 1;
+    ZBT_OK_CTX(zb_remove_dangling_deletes(&e->t, &e->ctx, &o, &r), &e->ctx);
+    ZBT_EQ_U64(r.delete_files, n_deletes);
+    ZBT_EQ_U64(r.dangling, n_dangling);
+    ZBT_EQ_U64(r.removable, n_dangling);
+    ZBT_EQ_U64(r.removed, n_dangling);
+    ZBT_EQ_INT(r.committed, 0);
+    after = tt_listing(e->dir);
+    ZBT_EQ_STR(after, before);
+    zb_free(after);
+    zb_free(before);
+    report(text, sizeof text, "t", &r, 1);
+    ZBT_CONTAINS(text, "would remove");
+    /* the run */
+    e->t.dry_run = 0;
+    ZBT_OK_CTX(zb_remove_dangling_deletes(&e->t, &e->ctx, &o, &r), &e->ctx);
+    ZBT_EQ_U64(r.dangling, n_dangling);
+    ZBT_EQ_U64(r.removed, n_dangling);
+    ZBT_EQ_INT(r.committed, n_dangling > 0);
+    ZBT_EQ_U64(tt_snapshot_count(e), snaps + (n_dangling > 0));
+    if (n_dangling > 0) {
+        op = tt_summary(e, "operation");
+        ZBT_EQ_STR(op, "delete");
+        zb_free(op);
+        ZBT_EQ_INT(tt_current_id(e), r.snapshot_id);
+    }
+    tt_live(&b, e);
+    n_rm = gone(rm, 16, &a, &b);
+    ZBT_EQ_U64(n_rm, n_dangling);
+    for (i = 0; i < a.n; i++)
+        if (a.v[i].content == 0)
+            ZBT_CHECK(b.n > 0);
+    for (i = 0; i < n_rm; i++) {
+        size_t k;
+
+        for (k = 0; k < a.n; k++)
+            if (a.v[k].path == rm[i])
+                ZBT_CHECK(a.v[k].content != 0);   /* only delete files */
+    }
+    tt_items_same(&a, &b, rm, n_rm);
+    ZBT_EQ_U64(tt_count(&b, 0), tt_count(&a, 0));
+    tt_rows(e, &rows1, &h1);
+    ZBT_EQ_U64(rows1, rows0);
+    ZBT_EQ_U64(h1, h0);
+    tt_check_files(e);
+    /* again: nothing dangles, nothing committed */
+    before = tt_listing(e->dir);
+    ZBT_OK_CTX(zb_remove_dangling_deletes(&e->t, &e->ctx, &o, &r), &e->ctx);
+    ZBT_EQ_U64(r.dangling, 0);
+    ZBT_EQ_INT(r.committed, 0);
+    after = tt_listing(e->dir);
+    ZBT_EQ_STR(after, before);
+    zb_free(after);
+    zb_free(before);
+    tt_items_free(&a);
+    tt_items_free(&b);
+}
+
+static void test_ops_tidy_dangling__fixtures(void)
+{
+    static const char *const names[] = { "impala-spark-compaction-dangling",
+                                         "icebird-spark-bunnies" };
+    size_t i;
+
+    for (i = 0; i < 2; i++) {
+        tt_env e;
+        tt_items a;
+        zb_dangling_result r;
+        char text[512];
+
+        if (!tt_fixture(&e, names[i])) {
+            tt_close(&e);
+            continue;
+        }
+        tt_live(&a, &e);
+        printf("  %s: %zu data, %zu pos, %zu eq\n", names[i], tt_count(&a, 0),
+               tt_count(&a, 1), tt_count(&a, 2));
+        check_removal(&e, tt_count(&a, 1) + tt_count(&a, 2), 1);
+        /* the report of a table without dangling files */
+        e.t.dry_run = 1;
+        ZBT_OK_CTX(zb_remove_dangling_deletes(&e.t, &e.ctx, NULL, &r),
+                   &e.ctx);
+        report(text, sizeof text, "t", &r, 1);
+        if (r.delete_files == 0)
+            ZBT_EQ_STR(text, "t: no delete files\n");
+        else
+            ZBT_CONTAINS(text, ", 0 dangling\n");
+        tt_items_free(&a);
+        tt_close(&e);
+    }
+}
+
+/* Removes a live data file (as the manifest names it) in a delete commit. */
+static void drop_data_file(tt_env *e, const char *path)
+{
+    zb_table *t = tt_load(e), *t2 = NULL;
+    ice_commit_op_opts oo = ICE_COMMIT_OP_OPTS_INIT;
+    ice_commit_op *op = NULL;
+    ice_commit_result cr = ICE_COMMIT_RESULT_INIT;
+
+    oo.kind = ICE_OP_DELETE;
+    oo.io = e->io;
+    oo.root = t->root;
+    oo.paths = &t->paths;
+    ZBT_OK_CTX(ice_commit_op_new(&op, &e->ctx, &oo), &e->ctx);
+    ZBT_OK_CTX(ice_commit_op_remove_file(op, &e->ctx, path), &e->ctx);
+    ZBT_OK_CTX(ice_commit_op_build(op, &e->ctx, t->meta, &cr), &e->ctx);
+    ZBT_OK_CTX(zb_catalog_commit(e->cat, &e->ctx, t, cr.requirements,
+                                 cr.updates, &t2), &e->ctx);
+    ice_commit_result_free(&cr);
+    ice_commit_op_free(op);
+    zb_table_free(t);
+    zb_table_free(t2);
+}
+
+/* The data file of partition part in the live entries, or NULL. */
+static const char *data_of(const tt_items *it, size_t nth)
+{
+    size_t i, k = 0;
+
+    for (i = 0; i < it->n; i++)
+        if (it->v[i].content == 0 && k++ == nth)
+            return it->v[i].path;
+    return NULL;
+}
+
+static void delete_pos(tt_env *e, const char *path, int part)
+{
+    zb_table *t = tt_load(e);
+    int64_t pos = 0;
+    ice_value v = ice_value_int(part);
+    zb_write_partition wp = { -1, 1, NULL, NULL };
+
+    wp.values = &v;
+    ZBT_OK_CTX(zb_table_delete_positions(&t, e->cat, e->io, &e->ctx,
+                                         &path, &pos, 1, &wp), &e->ctx);
+    zb_table_free(t);
+}
+
+static void delete_eq(tt_env *e, int64_t id, int part)
+{
+    zb_table *t = tt_load(e);
+    ice_value v = ice_value_int(part);
+    zb_write_partition wp = { -1, 1, NULL, NULL };
+    struct ArrowSchema s;
+    struct ArrowArray b;
+    int32_t eq = 1;
+    int64_t *idv;
+    char *md = NULL;
+    size_t md_len = 0;
+    const char *kv[] = { "PARQUET:field_id", "1", NULL };
+
+    wp.values = &v;
+    memset(&s, 0, sizeof s);
+    memset(&b, 0, sizeof b);
+    ZBT_CHECK(zb_arrow_schema_init(&s, "+s", "", NULL, 0, 0, 1) == 0);
+    ZBT_CHECK(zb_arrow_metadata(&md, &md_len, kv) == 0);
+    ZBT_CHECK(zb_arrow_schema_init(s.children[0], "l", "id", md, md_len, 0,
+                                   0) == 0);
+    zb_free(md);
+    ZBT_CHECK(zb_arrow_array_init(&b, 1, 1) == 0);
+    ZBT_CHECK(zb_arrow_array_init(b.children[0], 2, 0) == 0);
+    idv = zb_malloc(sizeof *idv);
+    ZBT_CHECK(idv != NULL);
+    *idv = id;
+    b.children[0]->buffers[1] = idv;
+    b.length = b.children[0]->length = 1;
+    ZBT_OK_CTX(zb_table_delete_equal(&t, e->cat, e->io, &e->ctx, &eq, 1, &s,
+                                     &b, part < 0 ? NULL : &wp), &e->ctx);
+    zb_arrow_array_release(&b);
+    zb_arrow_schema_release(&s);
+    zb_table_free(t);
+}
+
+static void test_ops_tidy_dangling__generated(void)
+{
+    tt_env e;
+    tt_items a;
+    char *pa, *pb, text[512];
+    zb_dangling_result r;
+
+    tt_open(&e, "gen");
+    tt_make_table(&e, 2, 1, 2, 2, 20);  /* A: part 0 ids 0..19, B: part 1 */
+    e.t.dry_run = 1;
+    ZBT_OK_CTX(zb_remove_dangling_deletes(&e.t, &e.ctx, NULL, &r), &e.ctx);
+    report(text, sizeof text, "t", &r, 1);
+    ZBT_EQ_STR(text, "t: no delete files\n");
+    e.t.dry_run = 0;
+    tt_live(&a, &e);
+    pa = zb_strdup(data_of(&a, 0));   /* sorted by path: part=0 first */
+    pb = zb_strdup(data_of(&a, 1));
+    ZBT_CHECK(strstr(pa, "part=0") && strstr(pb, "part=1"));
+    tt_items_free(&a);
+    delete_pos(&e, pa, 0);             /* row 0 of A */
+    delete_eq(&e, 21, 1);              /* id 21 of B */
+    /* both apply: nothing dangles */
+    check_removal(&e, 2, 0);
+    /* A goes: its position delete dangles, the equality delete does not */
+    drop_data_file(&e, pa);
+    check_removal(&e, 2, 1);
+    /* a newer file in part 1, and B goes: the equality delete (older than
+     * the new file) applies to nothing */
+    tt_append(&e, 1, 1000, 5);
+    drop_data_file(&e, pb);
+    check_removal(&e, 1, 1);
+    zb_free(pa);
+    zb_free(pb);
+    tt_close(&e);
+}
+
+static void test_ops_tidy_dangling__unpartitioned_eq(void)
+{
+    tt_env e;
+    tt_items a;
+    char *pa;
+
+    /* an unpartitioned equality delete applies to older files of every
+     * partition: it dangles only when none is older */
+    tt_open(&e, "ueq");
+    tt_make_table(&e, 2, 0, 1, 1, 10);
+    delete_eq(&e, 3, -1);
+    tt_append(&e, -1, 100, 10);
+    check_removal(&e, 1, 0);
+    tt_live(&a, &e);
+    pa = zb_strdup(data_of(&a, 0));
+    tt_items_free(&a);
+    tt_live(&a, &e);
+    /* drop the older file (the one holding id 0..9) */
+    {
+        size_t i;
+        for (i = 0; i < a.n; i++)
+            if (a.v[i].content == 0 && a.v[i].seq == 1) {
+                zb_free(pa);
+                pa = zb_strdup(a.v[i].path);
+            }
+    }
+    tt_items_free(&a);
+    drop_data_file(&e, pa);
+    check_removal(&e, 1, 1);
+    zb_free(pa);
+    tt_close(&e);
+}
+
+static void test_ops_tidy_dangling__v1(void)
+{
+    tt_env e;
+    zb_dangling_result r;
+
+    tt_open(&e, "v1");
+    tt_make_table(&e, 1, 0, 1, 2, 5);
+    ZBT_OK_CTX(zb_remove_dangling_deletes(&e.t, &e.ctx, NULL, &r), &e.ctx);
+    ZBT_EQ_U64(r.delete_files, 0);
+    ZBT_EQ_INT(r.committed, 0);
+    tt_close(&e);
+}
+
+const zbt_case test_ops_tidy_dangling[] = {
+    ZBT_CASE(test_ops_tidy_dangling__fixtures),
+    ZBT_CASE(test_ops_tidy_dangling__generated),
+    ZBT_CASE(test_ops_tidy_dangling__unpartitioned_eq),
+    ZBT_CASE(test_ops_tidy_dangling__v1),
+    ZBT_END
+};

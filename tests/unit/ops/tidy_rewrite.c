@@ -1,0 +1,315 @@
+/*
+ * rewrite-manifests: generated tables (v1, v2, v3; partitioned, with
+ * delete manifests) made of one manifest per append, and copies of every
+ * fixture table. After a rewrite: the live entries (path, content, spec,
+ * data and file sequence numbers, snapshot id, first row id, records,
+ * size) equal those before, total-records is unchanged, the snapshot is
+ * a "replace" with Java's RewriteManifests summary, every referenced file
+ * exists, and (generated tables and the fixtures the row stream reads)
+ * the live rows are the same rows. Skips: too few data manifests, a
+ * layout that would not improve; a bad target property is ZB_EUNSAFE;
+ * dry runs change no file. With ZB_TIDY_OUT=<dir> the v2 and v3 tables
+ * are kept there for tests/interop/tidy_manifests.mjs.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ops/apply_props.h"
+#include "ops/rewrite_manifests.h"
+#include "tidy_test.h"
+#include "util/alloc.h"
+
+static void report(char *out, size_t n, const char *ident,
+                   const zb_rewrite_manifests_result *r, int dry)
+{
+    zb_buf b;
+
+    zb_buf_init(&b, 1 << 20);
+    ZBT_EQ_INT(zb_rewrite_manifests_report(&b, ident, r, dry), 0);
+    snprintf(out, n, "%s", zb_buf_cstr(&b));
+    zb_buf_free(&b);
+}
+
+/* Runs a dry run and a rewrite and checks everything; returns whether
+ * it committed. rows: compare the live rows too. */
+static int rewrite_checked(tt_env *e, const zb_rewrite_manifests_opts *o,
+                           int rows, zb_rewrite_manifests_result *out)
+{
+    zb_rewrite_manifests_result r, d;
+    tt_items a, b;
+    uint64_t rows0 = 0, h0 = 0, rows1, h1;
+    char *before, *after, *tr0, *tr1, *op;
+    size_t nd, ndel;
+
+    tt_live(&a, e);
+    if (rows)
+        tt_rows(e, &rows0, &h0);
+    tr0 = tt_summary(e, "total-records");
+    before = tt_listing(e->dir);
+    e->t.dry_run = 1;
+    ZBT_OK_CTX(zb_rewrite_manifests(&e->t, &e->ctx, o, &d), &e->ctx);
+    ZBT_EQ_INT(d.committed, 0);
+    after = tt_listing(e->dir);
+    ZBT_EQ_STR(after, before);
+    zb_free(after);
+    zb_free(before);
+    e->t.dry_run = 0;
+    ZBT_OK_CTX(zb_rewrite_manifests(&e->t, &e->ctx, o, &r), &e->ctx);
+    ZBT_EQ_INT(r.skipped, d.skipped);
+    ZBT_EQ_U64(r.manifests_created, d.manifests_created);
+    ZBT_EQ_U64(r.spread_after, d.spread_after);
+    ZBT_EQ_INT(r.committed, !r.skipped);
+    tt_live(&b, e);
+    tt_items_same(&a, &b, NULL, 0);
+    tr1 = tt_summary(e, "total-records");
+    ZBT_CHECK((tr0 == NULL) == (tr1 == NULL));
+    if (tr0)
+        ZBT_EQ_STR(tr1, tr0);
+    if (r.committed) {
+        char num[32];
+
+        op = tt_summary(e, "operation");
+        ZBT_EQ_STR(op, "replace");
+        zb_free(op);
+        op = tt_summary(e, "manifests-created");
+        snprintf(num, sizeof num, "%llu",
+                 (unsigned long long)r.manifests_created);
+        ZBT_EQ_STR(op, num);
+        zb_free(op);
+        op = tt_summary(e, "entries-processed");
+        snprintf(num, sizeof num, "%llu", (unsigned long long)r.entries);
+        ZBT_EQ_STR(op, num);
+        zb_free(op);
+        tt_manifests(e, &nd, &ndel);
+        ZBT_EQ_U64(nd, r.new_data_manifests);   /* data: all rewritten */
+        ZBT_EQ_U64(nd + ndel, r.manifests_created + r.manifests_kept);
+        ZBT_EQ_INT(tt_current_id(e), r.snapshot_id);
+    }
+    if (rows) {
+        tt_rows(e, &rows1, &h1);
+        ZBT_EQ_U64(rows1, rows0);
+        ZBT_EQ_U64(h1, h0);
+    }
+    tt_check_files(e);
+    zb_free(tr0);
+    zb_free(tr1);
+    tt_items_free(&a);
+    tt_items_free(&b);
+    if (out)
+        *out = r;
+    return r.committed;
+}
+
+static void keep(tt_env *e, const char *name)
+{
+    const char *dir = getenv("ZB_TIDY_OUT");
+    char cmd[3000];
+
+    if (dir == NULL || *dir == '\0')
+        return;
+    snprintf(cmd, sizeof cmd, "rm -rf '%s/%s' && cp -R '%s' '%s/%s'", dir,
+             name, e->dir, dir, name);
+    ZBT_EQ_INT(system(cmd), 0);
+}
+
+static void generated(int fv, const char *name)
+{
+    tt_env e;
+    zb_rewrite_manifests_opts o = ZB_REWRITE_MANIFESTS_OPTS_INIT;
+    zb_rewrite_manifests_result r;
+    char text[1024], *before, *after;
+
+    tt_open(&e, name);
+    tt_make_table(&e, fv, 1, 4, 12, 8);   /* 12 manifests over 4 parts */
+    ZBT_CHECK(rewrite_checked(&e, &o, 1, &r));
+    ZBT_EQ_U64(r.data_manifests, 12);
+    ZBT_EQ_U64(r.entries, 12);
+    ZBT_EQ_U64(r.partitions, 4);
+    ZBT_EQ_U64(r.new_data_manifests, 1);
+    ZBT_EQ_U64(r.spread_before, 12);
+    ZBT_EQ_U64(r.spread_after, 4);
+    ZBT_EQ_U64(r.manifests_replaced, 12);
+    ZBT_EQ_U64(r.manifests_kept, 0);
+    report(text, sizeof text, "t", &r, 0);
+    ZBT_EQ_STR(text, "t: 12 data manifest(s) holding 12 entries -> 1\n"
+               "  partition spread 12 -> 4\n  manifests 12 -> 1\n");
+    keep(&e, name);
+    /* again: one data manifest, skipped */
+    before = tt_listing(e.dir);
+    ZBT_OK_CTX(zb_rewrite_manifests(&e.t, &e.ctx, &o, &r), &e.ctx);
+    ZBT_EQ_INT(r.skipped, 1);
+    report(text, sizeof text, "t", &r, 0);
+    ZBT_EQ_STR(text, "t: skipped -- 1 data manifest(s), fewer than "
+               "min_input_manifests=2\n");
+    after = tt_listing(e.dir);
+    ZBT_EQ_STR(after, before);
+    zb_free(after);
+    zb_free(before);
+    tt_close(&e);
+}
+
+static void test_ops_tidy_rewrite__v1(void) { generated(1, "rw-v1"); }
+static void test_ops_tidy_rewrite__v2(void) { generated(2, "rw-v2"); }
+static void test_ops_tidy_rewrite__v3(void) { generated(3, "rw-v3"); }
+
+static void test_ops_tidy_rewrite__small_target(void)
+{
+    tt_env e;
+    zb_rewrite_manifests_opts o = ZB_REWRITE_MANIFESTS_OPTS_INIT;
+    zb_rewrite_manifests_result r;
+    char *before, *after;
+
+    /* 3 appends per partition; a target of about two entries: each
+     * partition splits over two manifests, no manifest mixes partitions
+     * that fit alone; spread 12 -> 8 (4 partitions x 2), 12 -> 8 */
+    tt_open(&e, "rw-small");
+    tt_make_table(&e, 2, 1, 4, 12, 8);
+    o.target_bytes = 1;
+    ZBT_OK_CTX(zb_rewrite_manifests(&e.t, &e.ctx, &o, &r), &e.ctx);
+    ZBT_EQ_INT(r.skipped, 1);              /* one entry a manifest: no gain */
+    ZBT_CONTAINS(r.reason, "already good");
+    o.target_bytes = 0;
+    o.max_open_writers = 1;                /* one pass per manifest */
+    {
+        int64_t est;
+        tt_items a;
+
+        tt_live(&a, &e);
+        est = (int64_t)strlen(a.v[0].path) + 64 + 30 + 200;
+        tt_items_free(&a);
+        o.target_bytes = 2 * est;
+    }
+    ZBT_CHECK(rewrite_checked(&e, &o, 1, &r));
+    ZBT_CHECK(r.new_data_manifests >= 4 && r.new_data_manifests < 12);
+    ZBT_CHECK(r.spread_after < r.spread_before);
+    ZBT_EQ_U64(r.passes, r.new_data_manifests);
+    /* a second run with the same target: no improvement */
+    before = tt_listing(e.dir);
+    ZBT_OK_CTX(zb_rewrite_manifests(&e.t, &e.ctx, &o, &r), &e.ctx);
+    ZBT_EQ_INT(r.skipped, 1);
+    after = tt_listing(e.dir);
+    ZBT_EQ_STR(after, before);
+    zb_free(after);
+    zb_free(before);
+    tt_close(&e);
+}
+
+static void test_ops_tidy_rewrite__bad_target(void)
+{
+    tt_env e;
+    zb_rewrite_manifests_opts o = ZB_REWRITE_MANIFESTS_OPTS_INIT;
+    zb_rewrite_manifests_result r;
+    zb_apply_props_opts po = ZB_APPLY_PROPS_OPTS_INIT;
+    zb_apply_props_result pr = ZB_APPLY_PROPS_RESULT_INIT;
+    ice_kv set[] = { { ZB_PROP_WRITE_MANIFEST_TARGET, "lots" } };
+    char *before, *after;
+
+    tt_open(&e, "rw-bad");
+    tt_make_table(&e, 2, 0, 1, 3, 4);
+    po.set = set;
+    po.n_set = 1;
+    ZBT_OK_CTX(zb_apply_properties(&e.t, &e.ctx, &po, &pr), &e.ctx);
+    zb_apply_props_result_free(&pr);
+    before = tt_listing(e.dir);
+    ZBT_RC(zb_rewrite_manifests(&e.t, &e.ctx, &o, &r), ZB_EUNSAFE);
+    ZBT_CONTAINS(e.ctx.err.msg, ZB_PROP_WRITE_MANIFEST_TARGET);
+    after = tt_listing(e.dir);
+    ZBT_EQ_STR(after, before);
+    zb_free(after);
+    zb_free(before);
+    /* the write.* name as a number works; commit.* wins over it */
+    set[0].value = "100";
+    ZBT_OK_CTX(zb_apply_properties(&e.t, &e.ctx, &po, &pr), &e.ctx);
+    zb_apply_props_result_free(&pr);
+    ZBT_OK_CTX(zb_rewrite_manifests(&e.t, &e.ctx, &o, &r), &e.ctx);
+    ZBT_EQ_U64(r.target_bytes, 100);
+    set[0].key = "commit.manifest.target-size-bytes";
+    set[0].value = "12345";
+    ZBT_OK_CTX(zb_apply_properties(&e.t, &e.ctx, &po, &pr), &e.ctx);
+    zb_apply_props_result_free(&pr);
+    e.t.dry_run = 1;
+    ZBT_OK_CTX(zb_rewrite_manifests(&e.t, &e.ctx, &o, &r), &e.ctx);
+    ZBT_EQ_U64(r.target_bytes, 12345);
+    tt_close(&e);
+}
+
+static void test_ops_tidy_rewrite__min_input(void)
+{
+    tt_env e;
+    zb_rewrite_manifests_opts o = ZB_REWRITE_MANIFESTS_OPTS_INIT;
+    zb_rewrite_manifests_result r;
+
+    tt_open(&e, "rw-min");
+    tt_make_table(&e, 2, 0, 1, 3, 4);
+    o.min_input_manifests = 4;
+    ZBT_OK_CTX(zb_rewrite_manifests(&e.t, &e.ctx, &o, &r), &e.ctx);
+    ZBT_EQ_INT(r.skipped, 1);
+    ZBT_EQ_STR(r.reason, "3 data manifest(s), fewer than "
+               "min_input_manifests=4");
+    o.min_input_manifests = 3;
+    ZBT_CHECK(rewrite_checked(&e, &o, 1, &r));
+    tt_close(&e);
+}
+
+/* Every fixture table: rewritten when it has two data manifests or more,
+ * its live entries unchanged. */
+static void test_ops_tidy_rewrite__fixtures(void)
+{
+    static const char *const names[] = {
+        "duckdb-eq-deletes", "duckdb-eq-deletes-partitioned",
+        "duckdb-hive-part-evolution", "duckdb-lineitem",
+        "duckdb-name-mapping", "duckdb-pyiceberg-defaults",
+        "icebird-athena-example", "icebird-java-bunnies",
+        "icebird-spark-bunnies", "icebird-spark-rename-column",
+        "impala-lineitem-multiblock", "impala-spark-compaction-dangling",
+        "impala-v1-alltypes-part", "impala-v1-non-partitioned",
+        "impala-v1-partitioned", "impala-v2-eq-and-pos",
+        "impala-v2-eq-delete", "impala-v2-eq-multi-ids",
+        "impala-v2-eq-nulls", "impala-v2-eq-part-evolution",
+        "impala-v2-eq-partitioned", "impala-v2-eq-schema-evolution",
+        "impala-v2-null-delete-record", "impala-v2-pos-and-multi-eq",
+        "impala-v2-pos-delete", "impala-v2-pos-delete-all",
+        "impala-v2-pos-partitioned", "impala-v2-pos-some-files",
+        "impala-v2-pos-update-all", "impala-v3-all-types",
+        "impala-v3-default-part", "impala-v3-deletion-vectors",
+        "impala-v3-row-lineage", "impala-v3-trino-variant" };
+    /* read through the row stream as well */
+    static const char *const with_rows[] = {
+        "impala-v2-pos-some-files", "icebird-spark-bunnies",
+        "impala-v2-eq-partitioned", "impala-v3-row-lineage",
+        "impala-v2-pos-partitioned", "impala-spark-compaction-dangling" };
+    size_t i, k, done = 0;
+
+    for (i = 0; i < sizeof names / sizeof names[0]; i++) {
+        zb_rewrite_manifests_opts o = ZB_REWRITE_MANIFESTS_OPTS_INIT;
+        zb_rewrite_manifests_result r;
+        tt_env e;
+        int rows = 0;
+        char text[1024];
+
+        if (!tt_fixture(&e, names[i])) {
+            tt_close(&e);
+            continue;
+        }
+        for (k = 0; k < sizeof with_rows / sizeof with_rows[0]; k++)
+            rows |= strcmp(with_rows[k], names[i]) == 0;
+        done += rewrite_checked(&e, &o, rows, &r);
+        report(text, sizeof text, names[i], &r, 0);
+        printf("  %s", text);
+        tt_close(&e);
+    }
+    printf("  %zu fixture table(s) rewritten\n", done);
+    ZBT_CHECK(done >= 10);
+}
+
+const zbt_case test_ops_tidy_rewrite[] = {
+    ZBT_CASE(test_ops_tidy_rewrite__v1),
+    ZBT_CASE(test_ops_tidy_rewrite__v2),
+    ZBT_CASE(test_ops_tidy_rewrite__v3),
+    ZBT_CASE(test_ops_tidy_rewrite__small_target),
+    ZBT_CASE(test_ops_tidy_rewrite__bad_target),
+    ZBT_CASE(test_ops_tidy_rewrite__min_input),
+    ZBT_CASE(test_ops_tidy_rewrite__fixtures),
+    ZBT_END
+};
