@@ -16,3 +16,10 @@ add_library(zb_config STATIC src/cli/profile.c src/cli/dotenv.c
 # linked here.
 target_link_libraries(zb_config PUBLIC zb_util PkgConfig::JANSSON
   PRIVATE PkgConfig::YAML)
+
+# table-config.json belongs to ops (maintenance reads it per table).
+if(TARGET zb_ops)
+  target_sources(zb_ops PRIVATE src/ops/table_config.c
+    src/ops/table_config_merge.c)
+  target_link_libraries(zb_ops PUBLIC PkgConfig::JANSSON)
+endif()
