@@ -15,9 +15,10 @@
  * Row order: data files in the planner's order (manifest list order, then
  * entry order in each manifest), each file's rows in file order.
  *
- * One row stream per data file: the plan's task is valid only until the
- * next one is asked for, so a delete file that applies to several data
- * files is read once for each of them.
+ * Tasks are copied (zb_scan_task_copy) into groups of up to GROUP_TASKS
+ * data files or GROUP_BYTES of copies, and each group is read by one row
+ * stream, so a delete file that applies to many data files of a group
+ * is read once for the group (once per group over the table).
  *
  * --count reads a single column (the first that is not a variant) and
  * counts the rows that survive the deletes; the row stream still reads
@@ -39,6 +40,7 @@
 #include "plan/scan_plan.h"
 #include "plan/scan_read.h"
 #include "util/alloc.h"
+#include "util/arena.h"
 #include "util/err.h"
 
 const char zb_cli_scan_help[] =
@@ -66,7 +68,8 @@ const char zb_cli_scan_help[] =
     "                       single-value serialization (Appendix D: decimals,\n"
     "                       dates, times and timestamps as strings, binary as\n"
     "                       hex, nested structs keyed by field id, maps as\n"
-    "                       {\"keys\": [...], \"values\": [...]}); NaN and the\n"
+    "                       {\"keys\": [...], \"values\": [...]}, variants as\n"
+    "                       {\"metadata\": HEX, \"value\": HEX}); NaN and the\n"
     "                       infinities as the strings \"NaN\", \"Infinity\",\n"
     "                       \"-Infinity\".\n"
     "                       csv: RFC 4180, a header line of column names, CRLF\n"
@@ -82,7 +85,12 @@ const char zb_cli_scan_help[] =
     "\n"
     "Exit codes: 0 printed, 1 failed (unreadable or corrupt table, unknown\n"
     "snapshot), 2 usage error, 3 not supported by this build (catalog names,\n"
-    "variant columns, non-Parquet data files).\n";
+    "non-Parquet data files).\n";
+
+/* A group of tasks read by one row stream. */
+#define GROUP_TASKS 4096
+#define GROUP_BYTES ((size_t)64 << 20)
+#define GROUP_ARENA_MAX ((size_t)256 << 20)
 
 typedef struct scan_args {
     const char *table;
@@ -253,8 +261,9 @@ typedef struct scan_run {
     int header_done;
 } scan_run;
 
-/* Reads one task's live rows: prints them or counts them. */
-static int read_task(scan_run *r, zb_ctx *ctx, const zb_scan_task *task)
+/* Reads the live rows of tasks[0..n): prints them or counts them. */
+static int read_group(scan_run *r, zb_ctx *ctx, const zb_scan_task *tasks,
+                      size_t n)
 {
     zb_rowstream_opts o = ZB_ROWSTREAM_OPTS_INIT;
     zb_rowstream *rs = NULL;
@@ -272,7 +281,7 @@ static int read_task(scan_run *r, zb_ctx *ctx, const zb_scan_task *task)
         o.field_ids = &one_id;
         o.n_field_ids = 1;
     }
-    if ((rc = zb_rowstream_open(&rs, r->io, ctx, &o, task, 1)) < 0)
+    if ((rc = zb_rowstream_open(&rs, r->io, ctx, &o, tasks, n)) < 0)
         goto done;
     while ((rc = zb_rowstream_next(rs, ctx, &batch,
                                    r->args->count ? NULL : &sch)) == 1) {
@@ -296,6 +305,58 @@ done:
     zb_arrow_array_release(&batch);
     zb_arrow_schema_release(&sch);
     zb_rowstream_free(rs);
+    return rc < 0 ? rc : ZB_OK;
+}
+
+/*
+ * Plans the snapshot and reads it group by group: tasks are copied into
+ * the arena until the group is full, then read and dropped.
+ */
+static int read_snapshot(scan_run *r, zb_ctx *ctx)
+{
+    zb_scan_plan_opts po = ZB_SCAN_PLAN_OPTS_INIT;
+    zb_scan_plan *plan = NULL;
+    zb_arena *arena = NULL;
+    zb_scan_task *group = NULL;
+    const zb_scan_task *task;
+    size_t n = 0;
+    int rc;
+
+    po.manifest = &r->table->paths;
+    if ((rc = zb_arena_new(&arena, GROUP_ARENA_MAX)) < 0 ||
+        (group = zb_calloc(GROUP_TASKS, sizeof *group)) == NULL) {
+        rc = zb_fail_oom(ctx);
+        goto done;
+    }
+    if ((rc = zb_scan_plan_open(&plan, r->io, ctx, r->table->meta, r->snap,
+                                &po)) < 0)
+        goto done;
+    while ((rc = zb_scan_plan_next(plan, ctx, &task)) > 0) {
+        rc = zb_scan_task_copy(&group[n], ctx, arena, task);
+        if (rc == ZB_ENOMEM && n > 0) {
+            /* the arena is full: read what it holds, then copy again */
+            zb_err_clear(&ctx->err);
+            if ((rc = read_group(r, ctx, group, n)) < 0)
+                goto done;
+            n = 0;
+            zb_arena_reset(arena);
+            rc = zb_scan_task_copy(&group[n], ctx, arena, task);
+        }
+        if (rc < 0)
+            goto done;
+        if (++n == GROUP_TASKS || zb_arena_held_bytes(arena) >= GROUP_BYTES) {
+            if ((rc = read_group(r, ctx, group, n)) < 0)
+                goto done;
+            n = 0;
+            zb_arena_reset(arena);
+        }
+    }
+    if (rc == 0 && n > 0)
+        rc = read_group(r, ctx, group, n);
+done:
+    zb_scan_plan_free(plan);
+    zb_free(group);
+    zb_arena_free(arena);
     return rc < 0 ? rc : ZB_OK;
 }
 
@@ -327,9 +388,6 @@ done:
 static int scan_table(scan_run *r, zb_ctx *ctx)
 {
     const ice_metadata *m = r->table->meta;
-    zb_scan_plan_opts po = ZB_SCAN_PLAN_OPTS_INIT;
-    zb_scan_plan *plan = NULL;
-    const zb_scan_task *task;
     int rc;
 
     if (r->args->have_snapshot) {
@@ -351,23 +409,13 @@ static int scan_table(scan_run *r, zb_ctx *ctx)
     if (r->schema == NULL)
         return zb_fail(ctx, ZB_ECORRUPT, "%s has no current schema",
                        r->table->metadata_location);
-    if (r->snap != NULL) {
-        po.manifest = &r->table->paths;
-        if ((rc = zb_scan_plan_open(&plan, r->io, ctx, m, r->snap, &po)) < 0)
-            goto done;
-        while ((rc = zb_scan_plan_next(plan, ctx, &task)) > 0)
-            if ((rc = read_task(r, ctx, task)) < 0)
-                goto done;
-        if (rc < 0)
-            goto done;
-    }
+    if (r->snap != NULL && (rc = read_snapshot(r, ctx)) < 0)
+        return rc;
     rc = ZB_OK;
     if (r->args->count)
         printf("%llu\n", (unsigned long long)r->rows);
     else if (!r->header_done && r->args->format == ZB_SCAN_FORMAT_CSV)
         rc = empty_header(r, ctx);
-done:
-    zb_scan_plan_free(plan);
     return rc;
 }
 

@@ -14,7 +14,9 @@
  * keyed by field id (as Appendix D says; by name when a child carries no
  * "PARQUET:field_id"), lists as arrays, maps as {"keys": [...], "values":
  * [...]}. Appendix D has no form for NaN and the infinities: they print
- * as the strings "NaN", "Infinity", "-Infinity".
+ * as the strings "NaN", "Infinity", "-Infinity"; nor for variants, which
+ * the row stream gives as a struct of two binaries without field ids and
+ * so print as {"metadata": HEX, "value": HEX}.
  *
  * CSV (RFC 4180): a header line of the column names, then one line per
  * row, lines ended by CRLF. A field holding a comma, a double quote, CR

@@ -33,15 +33,6 @@ const EXPECTED = {
       exit: 1, stderr: /snap-7342794868382145167.*(not found|No such file)|(not found|No such file).*snap-7342794868382145167/i,
     },
   },
-  'impala-v3-trino-variant': {
-    '*': {
-      reason: 'variant columns: the row stream (plan/scan_read.h) refuses ' +
-              'them (ZB_EUNSUPPORTED) and Appendix D has no JSON form; ' +
-              'rows are not compared, --count is',
-      exit: 3, stderr: /variant/i, countOnly: true,   // (a snapshot without
-      // data files prints no row and exits 0: its rows are compared)
-    },
-  },
 };
 
 // Extra remaps some fixtures need (fixtures/README.md).
