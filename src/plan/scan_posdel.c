@@ -54,6 +54,12 @@ static int read_posdel_file(zb_rowstream *rs, zb_ctx *ctx,
 
     memset(&s, 0, sizeof s);
     memset(&b, 0, sizeof b);
+    if (f->file->file_format &&
+        strcmp(f->file->file_format, "PARQUET") != 0 &&
+        strcmp(f->file->file_format, "parquet") != 0)
+        return zb_fail(ctx, ZB_EUNSUPPORTED, "position delete file %s: "
+                       "file format %s is not read (only Parquet)",
+                       f->file->file_path, f->file->file_format);
     if (zb_scan__pathmap_build(&pm, rs->tasks, dfl->tasks, dfl->n_tasks) < 0)
         return zb_fail_oom(ctx);
     if ((rc = zb_scan__file_uri(rs, ctx, f, &uri)) < 0)
