@@ -4,6 +4,7 @@
  * hook), allocation failures while loading (each one ZB_ENOMEM, nothing
  * leaked), and PostgreSQL connections that the server closes.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -247,6 +248,98 @@ static void test_catalog_retry__commit_allocation_failures_path(void)
     commit_torture(ZB_CATALOG_PATH);
 }
 
+/* Threads sharing one catalog handle (pools of 2 for 4 threads): loads
+ * and commits through the retry policy; every commit lands. */
+#define THREADS 4
+#define THREAD_COMMITS 5
+
+typedef struct thread_arg {
+    zb_catalog *cat;
+    int index;
+    int rc;
+    char msg[256];
+} thread_arg;
+
+static int build_thread_append(json_t **reqs, json_t **updates, zb_ctx *ctx,
+                               const zb_table *t, void *payload)
+{
+    (void)ctx;
+    cat_fake_append(reqs, updates, t, *(int64_t *)payload, cat_now_ms());
+    return 0;
+}
+
+static void *thread_main(void *p)
+{
+    thread_arg *a = p;
+    zb_ctx ctx;
+    int j;
+
+    zb_ctx_init(&ctx);
+    for (j = 0; j < THREAD_COMMITS && a->rc == 0; j++) {
+        zb_table *t = NULL;
+        int64_t id = (int64_t)(a->index + 1) * 100 + j;
+        zb_catalog_retry_opts o = ZB_CATALOG_RETRY_OPTS_INIT;
+
+        o.num_retries = 200;
+        o.min_wait_ms = 1;
+        o.max_wait_ms = 50;
+        a->rc = zb_catalog_load_table(a->cat, &ctx, "db.t", &t);
+        zb_table_free(t);
+        if (a->rc == 0)
+            a->rc = zb_catalog_commit_retry(a->cat, &ctx, "db.t",
+                                            build_thread_append, &id, &o,
+                                            NULL);
+    }
+    snprintf(a->msg, sizeof(a->msg), "%s", ctx.err.msg);
+    return NULL;
+}
+
+static void threads_share(zb_catalog_kind kind)
+{
+    cat_env e;
+    ice_metadata *first = NULL;
+    zb_table *t = NULL;
+    pthread_t th[THREADS];
+    thread_arg args[THREADS];
+    int i;
+
+    if (!cat_env_open(&e, kind))
+        return;
+    first = cat_first_metadata(&e, "/unused");
+    ZBT_OK_CTX(zb_catalog_create_table(e.cat, &e.ctx, "db.t", NULL, first,
+                                       NULL), &e.ctx);
+    ice_metadata_free(first);
+    for (i = 0; i < THREADS; i++) {
+        memset(&args[i], 0, sizeof(args[i]));
+        args[i].cat = e.cat;
+        args[i].index = i;
+        ZBT_CHECK(pthread_create(&th[i], NULL, thread_main, &args[i]) == 0);
+    }
+    for (i = 0; i < THREADS; i++)
+        pthread_join(th[i], NULL);
+    for (i = 0; i < THREADS; i++)
+        if (args[i].rc != 0)
+            zbt__fail(__FILE__, __LINE__, "thread %d: %s: %s", i,
+                      zb_rc_name(args[i].rc), args[i].msg);
+    ZBT_OK_CTX(zb_catalog_load_table(e.cat, &e.ctx, "db.t", &t), &e.ctx);
+    ZBT_EQ_INT(t->meta->n_snapshots, THREADS * THREAD_COMMITS);
+    ZBT_EQ_INT(ice_metadata_ancestors(NULL, 0, t->meta,
+                                      t->meta->current_snapshot_id),
+               THREADS * THREAD_COMMITS);
+    zb_table_free(t);
+    cat_env_close(&e);
+}
+
+static void test_catalog_retry__threads_share_handle_sqlite(void)
+{
+    threads_share(ZB_CATALOG_SQLITE);
+}
+
+static void test_catalog_retry__threads_share_handle_pg(void)
+{
+    threads_share(ZB_CATALOG_POSTGRES);
+}
+
 /* The server closes the pooled connections: reads and writes reconnect. */
 static void test_catalog_retry__pg_reconnects(void)
 {
@@ -294,6 +387,8 @@ const zbt_case test_catalog_retry[] = {
     ZBT_CASE(test_catalog_retry__load_allocation_failures),
     ZBT_CASE(test_catalog_retry__commit_allocation_failures_sqlite),
     ZBT_CASE(test_catalog_retry__commit_allocation_failures_path),
+    ZBT_CASE(test_catalog_retry__threads_share_handle_sqlite),
+    ZBT_CASE(test_catalog_retry__threads_share_handle_pg),
     ZBT_CASE(test_catalog_retry__pg_reconnects),
     ZBT_END
 };

@@ -10,7 +10,7 @@ if(TARGET zb_catalog)
     ZB_FIXTURES_DIR="${PROJECT_SOURCE_DIR}/../shared/fixtures")
   # sqlite3 builds a database as PyIceberg makes it.
   target_link_libraries(test_catalog PRIVATE zbtest zb_catalog zb_io zb_util
-    PkgConfig::SQLITE3)
+    PkgConfig::SQLITE3 Threads::Threads)
   # libpq lets a case close the catalog's server connections.
   if(LIBPQ_FOUND)
     target_link_libraries(test_catalog PRIVATE PkgConfig::LIBPQ)
