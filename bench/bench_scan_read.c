@@ -208,7 +208,10 @@ static int child(const char *dir, uint64_t rows, uint64_t dels,
     t1 = now();
     c = zb_rowstream_counts(rs);
     getrusage(RUSAGE_SELF, &ru);
-    printf("%.6f %ld %llu %llu %llu %llu %llu\n", t1 - t0, ru.ru_maxrss,
+    printf("%.6f %ld %llu %llu %llu %llu %llu %llu\n", t1 - t0,
+           ru.ru_maxrss,
+           (unsigned long long)zb_scan_estimate_bytes(&task, 1, 0, eq_mem,
+                                                      NULL),
            (unsigned long long)c->rows_read,
            (unsigned long long)c->deleted_by_equality,
            (unsigned long long)c->rows_out,
@@ -249,8 +252,9 @@ static int run_child(const char *self, const char *dir, uint64_t rows,
     close(fd[1]);
     f = fdopen(fd[0], "r");
     if (f == NULL || fgets(line, sizeof line, f) == NULL ||
-        sscanf(line, "%lf %ld %llu %llu %llu %llu %llu", secs, rss_kib,
-               &cnt[0], &cnt[1], &cnt[2], &cnt[3], &cnt[4]) != 7) {
+        sscanf(line, "%lf %ld %llu %llu %llu %llu %llu %llu", secs,
+               rss_kib, &cnt[5], &cnt[0], &cnt[1], &cnt[2], &cnt[3],
+               &cnt[4]) != 8) {
         if (f)
             fclose(f);
         waitpid(pid, &status, 0);
@@ -319,7 +323,7 @@ int main(int argc, char **argv)
         uint64_t nd = mode == 2 ? 0 : dels;
         double secs[99], rate;
         long rss[99], rss_max = 0;
-        unsigned long long cnt[5];
+        unsigned long long cnt[6];
         for (i = 0; i < runs; i++) {
             if (run_child(self, dir, rows, nd, eq_mem, &secs[i], &rss[i],
                           cnt) < 0) {
@@ -332,11 +336,12 @@ int main(int argc, char **argv)
         qsort(secs, (size_t)runs, sizeof secs[0], cmp_d);
         rate = (double)rows / secs[runs / 2];
         printf("%-26s %8.2f M rows/s (median of %d, %.2f s)  peak RSS %ld "
-               "MiB  read %llu eq-deleted %llu out %llu spilled %llu "
-               "passes %llu\n",
+               "MiB (estimate %llu MiB)  read %llu eq-deleted %llu out %llu "
+               "spilled %llu partitions %llu\n",
                mode == 0 ? "eq set in memory:"
                : mode == 1 ? "eq set capped at 4 MiB:" : "no deletes:",
-               rate / 1e6, runs, secs[runs / 2], rss_max / 1024, cnt[0],
+               rate / 1e6, runs, secs[runs / 2], rss_max / 1024,
+               cnt[5] >> 20, cnt[0],
                cnt[1], cnt[2], cnt[3], cnt[4]);
         if (cnt[2] != rows - nd) {
             fprintf(stderr, "bench_scan_read: %llu rows out, want %llu\n",

@@ -73,8 +73,13 @@ uint64_t zb_scan_estimate_bytes(const zb_scan_task *tasks, size_t n,
             for (d = 0; d < tasks[t].n_deletes; d++)
                 add_delete(&e, tasks[t].deletes[d].file);
     }
-    if (eq_memory_bytes && e.equality_bytes > eq_memory_bytes)
-        e.equality_bytes = eq_memory_bytes;
+    if (eq_memory_bytes && e.equality_bytes > eq_memory_bytes) {
+        uint64_t rows = 0;
+        for (t = 0; t < n; t++)
+            rows = sat_add(rows, nonneg(tasks[t].data.file->record_count));
+        e.equality_bytes = sat_add(sat_add(eq_memory_bytes, 2u << 20),
+                                   rows / 8 + 1);
+    }
     e.total_bytes = sat_add(sat_add(e.read_bytes, e.position_bytes),
                             e.equality_bytes);
     if (parts)

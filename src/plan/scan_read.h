@@ -190,18 +190,20 @@ void zb_rowstream_free(zb_rowstream *rs);
  *   read     = max over data files of min(file_size, row-group bound) * 2
  *              (compressed chunks of one row group + decoded pages), the
  *              row-group bound being 128 MiB, plus batch_rows * row_width
- *              * 2 (the batch being built and the one returned), row_width
- *              from the file's bytes per record (at least 8 bytes a
- *              column, taken as 64 when unknown) times 4 for decoding;
- *   position = 16 bytes per position-delete record of every distinct
- *              position delete file, and per DV cardinality (record_count);
+ *              * 8 (the batch being decoded, the one built and the one
+ *              returned, with decoding overhead), row_width being the
+ *              file's compressed bytes per record (at least 8; 64 when the
+ *              count is 0);
+ *   position = 16 bytes per record of every distinct position delete file
+ *              and DV (the sorted position lists and their growth);
  *   equality = per distinct equality delete file, record_count *
  *              (48 + 16 * n_equality_ids) bytes: the hash slot, the entry
  *              header and key bytes at 16 per key column, the table kept
  *              at most half full;
  *   total    = read + position + equality.
  * With eq_memory_bytes non-zero the equality part is capped at it (the
- * rest spills). Returns the total; *parts (may be NULL) gets the three
+ * rest spills) plus what spilling holds: 2 MiB of spill-file buffers and
+ * a bit per row of the data files. Returns the total; *parts (may be NULL) gets the three
  * parts. Deliberately generous: compaction reserves this much and the
  * worker size classes are chosen from it.
  */
