@@ -750,9 +750,7 @@ static int gather_prim(const zb_proj_file *pf, zb_ctx *ctx,
     size_t k;
     int rc;
 
-    if (sf.kind == SK_NULL)
-        return gather_missing(pf, ctx, out, t, f, n);
-    if (t->id == ICE_UNKNOWN)
+    if (sf.kind == SK_NULL || t->id == ICE_UNKNOWN)   /* present, null */
         return fill_const(pf, ctx, out, t, f, NULL, n);
     if (t->id == ICE_VARIANT)
         return gather_variant(pf, ctx, out, f, ss, sa, sel, n, base);
@@ -979,8 +977,8 @@ int zb_scan__gather(const zb_proj_file *pf, zb_ctx *ctx,
     sf = classify(ss->format);
     if (t->id < ICE_STRUCT)
         return gather_prim(pf, ctx, out, t, f, ss, sa, sel, n, base);
-    if (sf.kind == SK_NULL)
-        return gather_missing(pf, ctx, out, t, f, n);
+    if (sf.kind == SK_NULL)     /* present and null: no default applies */
+        return gather_missing(pf, ctx, out, t, NULL, n);
 
     if (t->id == ICE_STRUCT) {
         if (sf.kind != SK_STRUCT)
