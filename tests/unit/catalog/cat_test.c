@@ -2,9 +2,12 @@
 #include "cat_test.h"
 
 #include <dirent.h>
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -48,6 +51,56 @@ static void fill_config(cat_env *e, zb_catalog_config *cfg)
     cfg->uri = e->rest_uri;
 }
 
+#ifdef ZB_TEST_HAVE_REST_SERVER
+/*
+ * The REST test server runs in a process of its own: its threads must not
+ * be in the test's process, which forks writers (a child forked while
+ * another thread holds an allocator lock deadlocks).
+ */
+static void start_rest_server(cat_env *e)
+{
+    int fds[2], life[2];
+    ssize_t n;
+    pid_t pid;
+    char ch;
+
+    /* life: the server reads it until the test process goes away, so a
+     * case that fails before cat_env_close leaves no server behind. */
+    ZBT_CHECK(pipe(fds) == 0 && pipe(life) == 0);
+    fflush(NULL);
+    pid = fork();
+    ZBT_CHECK(pid >= 0);
+    if (pid == 0) {
+        rest_server *srv = NULL;
+        char root[700];
+        const char *uri;
+
+        close(fds[0]);
+        close(life[1]);
+        snprintf(root, sizeof(root), "%s/rest", e->dir);
+        uri = rest_server_start(&srv, root, NULL) == 0 ? rest_server_uri(srv)
+                                                       : "";
+        if (write(fds[1], uri, strlen(uri) + 1) < 0)
+            _exit(1);
+        close(fds[1]);
+        for (;;) {                   /* until EOF or SIGTERM */
+            ssize_t r = read(life[0], &ch, 1);
+            if (r == 0 || (r < 0 && errno != EINTR))
+                break;
+        }
+        _exit(0);
+    }
+    close(fds[1]);
+    close(life[0]);
+    e->rest_life = life[1];
+    n = read(fds[0], e->rest_uri, sizeof(e->rest_uri) - 1);
+    close(fds[0]);
+    e->rest_pid = pid;
+    ZBT_CHECK(n > 1);
+    e->rest_uri[n] = '\0';
+}
+#endif
+
 int cat_env_open(cat_env *e, zb_catalog_kind kind)
 {
     zb_catalog_config cfg = ZB_CATALOG_CONFIG_INIT;
@@ -65,13 +118,7 @@ int cat_env_open(cat_env *e, zb_catalog_kind kind)
     snprintf(e->db_path, sizeof(e->db_path), "%s/catalog.db", e->dir);
     if (kind == ZB_CATALOG_REST) {
 #ifdef ZB_TEST_HAVE_REST_SERVER
-        rest_server *srv = NULL;
-        char root[700];
-        snprintf(root, sizeof(root), "%s/rest", e->dir);
-        ZBT_CHECK(rest_server_start(&srv, root, NULL) == 0);
-        e->rest = srv;
-        snprintf(e->rest_uri, sizeof(e->rest_uri), "%s",
-                 rest_server_uri(srv));
+        start_rest_server(e);
 #else
         printf("  (skipped: no REST test server) ");
         return 0;
@@ -97,10 +144,12 @@ void cat_env_close(cat_env *e)
     zb_io_free(e->io);
     e->cat = NULL;
     e->io = NULL;
-#ifdef ZB_TEST_HAVE_REST_SERVER
-    rest_server_stop(e->rest);
-#endif
-    e->rest = NULL;
+    if (e->rest_pid > 0) {
+        close(e->rest_life);
+        kill(e->rest_pid, SIGTERM);
+        waitpid(e->rest_pid, NULL, 0);
+        e->rest_pid = 0;
+    }
 }
 
 ice_metadata *cat_first_metadata(cat_env *e, const char *location)

@@ -2,7 +2,8 @@
  * tests/unit/catalog/cat_test.h - helpers shared by the catalog suites:
  * a catalog of a given kind in a fresh temporary folder (PostgreSQL from
  * $ZB_TEST_PG_URL, each case in a warehouse of its own; REST on the test
- * server of rest_server.c, started for the case), a first table
+ * server of rest_server.c, started for the case in a child process), a
+ * first table
  * metadata, and fake snapshots for commits.
  */
 #ifndef CAT_TEST_H
@@ -21,7 +22,8 @@ typedef struct cat_env {
     char dir[512];                 /* the case's temporary folder */
     char warehouse[64];
     char db_path[600];             /* SQLite file */
-    void *rest;                    /* REST: the test server (rest_server) */
+    int rest_pid;                  /* REST: the test server's process */
+    int rest_life;                 /* its lifeline pipe (write end) */
     char rest_uri[128];
 } cat_env;
 
