@@ -80,7 +80,8 @@ case "${1:-}" in
             echo "pg-test: no PostgreSQL server binaries; PostgreSQL tests skip" >&2
             exec "$@"
         fi
-        dir=$(mktemp -d "${TMPDIR:-/tmp}/zb-pg.XXXXXX")
+        # Under /tmp, not $TMPDIR: user postgres must reach the folder.
+        dir=$(mktemp -d /tmp/zb-pg.XXXXXX)
         chmod 755 "$dir"
         trap 'stop "$dir"; rm -rf "$dir"' EXIT
         url=$(start "$dir")
