@@ -538,6 +538,11 @@ static int gather_missing(const zb_proj_file *pf, zb_ctx *ctx,
             zb_arrow_array_release(out);
         return rc;
     }
+    if (pv == NULL && f && f->required && f->initial_default == NULL &&
+        n > 0)
+        return zb_fail(ctx, ZB_ECORRUPT, "%s: required field %s (id %d) is "
+                       "not in the file and has no initial-default", pf->uri,
+                       f->name, (int)f->id);
     if (pv == NULL && f && f->initial_default) {
         if ((rc = ice_value_from_json(&dv, ctx, pf->arena, &t->prim,
                                       f->initial_default,

@@ -35,7 +35,8 @@
  *     struct +s, list +l, map +m (entries struct of key, value).
  * Fields are found in each data file by field id at every depth. A file
  * without field ids is matched through the table property
- * schema.name-mapping.default. A field the file lacks reads as its
+ * schema.name-mapping.default (without one: by the current names). A
+ * field the file lacks reads as its
  * initial-default (v3, JSON text in ice_field.initial_default) or null;
  * an identity-partition source field the file lacks (Hive-migrated files)
  * reads as the file's partition value. Values written under an older type
@@ -43,9 +44,10 @@
  * float to double, decimal(P,S) to decimal(P',S) with P' > P, date to
  * timestamp / timestamp_ns (midnight UTC); also the narrower physical
  * forms readers meet (int8/int16 to int, timestamp millis to micros,
- * time millis to micros, INT96 timestamps). A required field that
- * resolves to null, or a type change the spec does not allow, is
- * ZB_ECORRUPT / ZB_EUNSUPPORTED naming the file and the field.
+ * time millis to micros, INT96 timestamps). A required primitive field
+ * the file lacks, with no partition value or initial-default, is
+ * ZB_ECORRUPT; a type change the spec does not allow ZB_EUNSUPPORTED;
+ * both name the file and the field.
  *
  * Deletes, as format/spec.md "Row-level deletes" and scan planning define
  * them. The stream trusts the planner's choice of delete files per task

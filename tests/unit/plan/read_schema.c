@@ -196,6 +196,24 @@ static void test_plan_read__type_change_refused(void)
     fx_free(&f);
 }
 
+static void test_plan_read__required_field_missing(void)
+{
+    static const char meta[] = META_HEAD
+        "{\"id\":1,\"name\":\"a\",\"required\":false,\"type\":\"long\"},"
+        "{\"id\":9,\"name\":\"r\",\"required\":true,\"type\":\"long\"}"
+        META_TAIL("", "");
+    static const int64_t a[1] = { 1 };
+    rt_col c[1] = { { "a", 1, "l", a, NULL } };
+    fx f;
+
+    fx_init(&f, meta);
+    fx_task(&f, 1, rt_write_parquet(f.io, &f.ctx, f.path, c, 1, 1));
+    ZBT_RC(rt_read_rc(f.io, &f.ctx, &f.o, &f.task, 1), ZB_ECORRUPT);
+    ZBT_CONTAINS(f.ctx.err.msg, "required field r");
+    ZBT_CONTAINS(f.ctx.err.msg, "d.parquet");
+    fx_free(&f);
+}
+
 /* Writes struct st<a int (8), b string (9)> (7) and list<int> (11/12). */
 static int64_t write_nested(fx *f)
 {
@@ -328,6 +346,7 @@ const zbt_case test_plan_read_schema[] = {
     ZBT_CASE(test_plan_read__bad_name_mapping),
     ZBT_CASE(test_plan_read__identity_partition_from_metadata),
     ZBT_CASE(test_plan_read__type_change_refused),
+    ZBT_CASE(test_plan_read__required_field_missing),
     ZBT_CASE(test_plan_read__nested_by_id),
     ZBT_END
 };
