@@ -284,6 +284,20 @@ static void test_catalog_path__commit_to_copied_fixture(void)
     ZBT_EQ_STR(ice_metadata_property(t3->meta, "zamboni.test"), "1");
     json_decref(reqs);
     json_decref(u);
+
+    /* v5 taken between finding v4 and writing (a dangling link looks
+     * absent to the probe, but its name is taken): a conflict, and v5
+     * is not overwritten. */
+    snprintf(path, sizeof(path), "%s/metadata/v5.metadata.json", folder);
+    ZBT_CHECK(symlink("/nonexistent/target", path) == 0);
+    u = cat_set_property("raced", "1");
+    ZBT_RC(zb_catalog_commit(e.cat, &e.ctx, t, NULL, u, NULL), ZB_ECONFLICT);
+    ZBT_CONTAINS(e.ctx.err.msg, "another writer created");
+    ZBT_CONTAINS(e.ctx.err.msg, "v5.metadata.json");
+    ZBT_CHECK(unlink(path) == 0);
+    ZBT_OK_CTX(zb_catalog_commit(e.cat, &e.ctx, t, NULL, u, NULL), &e.ctx);
+    ZBT_CHECK(exists(path));
+    json_decref(u);
     zb_table_free(t);
     zb_table_free(t2);
     zb_table_free(t3);

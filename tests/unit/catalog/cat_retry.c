@@ -17,6 +17,9 @@
 #ifdef ZB_TEST_HAVE_LIBPQ
 #include <libpq-fe.h>
 #endif
+#ifdef ZB_TEST_HAVE_REST_SERVER
+#include "rest_server.h"
+#endif
 
 #ifndef ZB_FIXTURES_DIR
 #define ZB_FIXTURES_DIR "../shared/fixtures"
@@ -122,6 +125,67 @@ static void test_catalog_retry__policy(void)
     ZBT_RC(zb_catalog_commit_retry(e.cat, &e.ctx, "db.none", build, &p, NULL,
                                    NULL), ZB_ENOTFOUND);
     cat_env_close(&e);
+}
+
+/*
+ * An unknown outcome (the REST server applies the commit, then answers
+ * 504): the policy stops at once, reports it, and cleans nothing up; the
+ * commit did land. The server runs in this process for its fault hook;
+ * no case forks after this suite's start.
+ */
+static void test_catalog_retry__unknown_outcome_stops(void)
+{
+#ifdef ZB_TEST_HAVE_REST_SERVER
+    rest_server *srv = NULL;
+    zb_ctx ctx;
+    zb_io *io = NULL;
+    zb_catalog *c = NULL;
+    zb_catalog_config cfg = ZB_CATALOG_CONFIG_INIT;
+    zb_catalog_retry_opts o = ZB_CATALOG_RETRY_OPTS_INIT;
+    zb_table *t = NULL;
+    ice_metadata *first = NULL;
+    retry_payload p;
+    char root[700];
+
+    zb_ctx_init(&ctx);
+    snprintf(root, sizeof(root), "%s/rest", zbt_tmpdir());
+    ZBT_CHECK(rest_server_start(&srv, root, NULL) == 0);
+    ZBT_OK_CTX(zb_io_new(&io, &ctx), &ctx);
+    cfg.kind = ZB_CATALOG_REST;
+    cfg.name = "rt";
+    cfg.uri = rest_server_uri(srv);
+    cfg.max_retries = 0;
+    ZBT_OK_CTX(zb_catalog_open(&c, &ctx, io, &cfg), &ctx);
+    ZBT_OK_CTX(zb_catalog_create_namespace(c, &ctx, "db"), &ctx);
+    {
+        cat_env tmp;
+        memset(&tmp, 0, sizeof(tmp));
+        zb_ctx_init(&tmp.ctx);
+        first = cat_first_metadata(&tmp, "/unused");
+    }
+    ZBT_OK_CTX(zb_catalog_create_table(c, &ctx, "db.t", NULL, first, NULL),
+               &ctx);
+    ice_metadata_free(first);
+    memset(&p, 0, sizeof(p));
+    p.mode = 3;                      /* fine from the second build on */
+    p.builds = 1;
+    o.cleanup = cleanup;
+    rest_server_fault(srv, RS_FAULT_504_AFTER, 1, 0, "POST", "/tables/t");
+    ZBT_RC(zb_catalog_commit_retry(c, &ctx, "db.t", build, &p, &o, &t),
+           ZB_ETIMEOUT);
+    ZBT_CHECK(t == NULL);
+    ZBT_EQ_INT(o.attempts, 1);
+    ZBT_EQ_INT(p.cleanups, 0);
+    ZBT_CONTAINS(ctx.err.msg, "outcome unknown");
+    ZBT_OK_CTX(zb_catalog_load_table(c, &ctx, "db.t", &t), &ctx);
+    ZBT_EQ_STR(ice_metadata_property(t->meta, "built"), "yes");
+    zb_table_free(t);
+    zb_catalog_free(c);
+    zb_io_free(io);
+    rest_server_stop(srv);
+#else
+    printf("  (skipped: no REST test server) ");
+#endif
 }
 
 /* Each allocation of a load, failed in turn: ZB_ENOMEM, nothing held. */
@@ -384,6 +448,7 @@ static void test_catalog_retry__pg_reconnects(void)
 
 const zbt_case test_catalog_retry[] = {
     ZBT_CASE(test_catalog_retry__policy),
+    ZBT_CASE(test_catalog_retry__unknown_outcome_stops),
     ZBT_CASE(test_catalog_retry__load_allocation_failures),
     ZBT_CASE(test_catalog_retry__commit_allocation_failures_sqlite),
     ZBT_CASE(test_catalog_retry__commit_allocation_failures_path),
