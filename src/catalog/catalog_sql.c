@@ -235,29 +235,6 @@ static int sql_list_tables(zb_catalog *c, zb_ctx *ctx, const char *ns,
     return rc;
 }
 
-static int sql_create_namespace(zb_catalog *c, zb_ctx *ctx, const char *ns)
-{
-    sql_cat *s = c->backend;
-    const char *params[2] = { s->warehouse, ns };
-    int rc;
-
-    if (ns[0] == '\0')
-        return zb_fail(ctx, ZB_EUSAGE, "an empty namespace name");
-    rc = s->drv->exec(s->db, ctx, ZB_SQL_WRITE,
-                      "INSERT INTO iceberg_namespace_properties (catalog_name, "
-                      "namespace, property_key, property_value) "
-                      "VALUES (?, ?, 'exists', 'true')", 2, params, NULL,
-                      NULL, NULL);
-    if (rc == ZB_EEXISTS)
-        return zb_fail(ctx, ZB_EEXISTS, "namespace %s already exists in "
-                       "warehouse %s", ns, s->warehouse);
-    if (rc < 0)
-        zb_err_prefix(ctx, "creating namespace %s", ns);
-    return rc;
-}
-
-/* ---- tables ---- */
-
 typedef struct one_value {
     int found;
     int oom;
@@ -276,6 +253,48 @@ static int one_cb(void *payload, int n, const char *const *vals)
     }
     return 0;
 }
+
+static int sql_create_namespace(zb_catalog *c, zb_ctx *ctx, const char *ns)
+{
+    sql_cat *s = c->backend;
+    const char *params[2] = { s->warehouse, ns };
+    int rc;
+
+    if (ns[0] == '\0')
+        return zb_fail(ctx, ZB_EUSAGE, "an empty namespace name");
+    /* A namespace that tables name exists already (JdbcCatalog's view),
+     * even without a property row. */
+    {
+        one_value v = { 0, 0, NULL };
+        rc = s->drv->exec(s->db, ctx, ZB_SQL_PRIMARY,
+                          "SELECT table_namespace FROM iceberg_tables WHERE "
+                          "catalog_name = ? AND table_namespace = ? LIMIT 1",
+                          2, params, one_cb, &v, NULL);
+        zb_free(v.value);
+        if (v.oom)
+            return zb_fail_oom(ctx);
+        if (rc < 0) {
+            zb_err_prefix(ctx, "creating namespace %s", ns);
+            return rc;
+        }
+        if (v.found)
+            return zb_fail(ctx, ZB_EEXISTS, "namespace %s already exists in "
+                           "warehouse %s", ns, s->warehouse);
+    }
+    rc = s->drv->exec(s->db, ctx, ZB_SQL_WRITE,
+                      "INSERT INTO iceberg_namespace_properties (catalog_name, "
+                      "namespace, property_key, property_value) "
+                      "VALUES (?, ?, 'exists', 'true')", 2, params, NULL,
+                      NULL, NULL);
+    if (rc == ZB_EEXISTS)
+        return zb_fail(ctx, ZB_EEXISTS, "namespace %s already exists in "
+                       "warehouse %s", ns, s->warehouse);
+    if (rc < 0)
+        zb_err_prefix(ctx, "creating namespace %s", ns);
+    return rc;
+}
+
+/* ---- tables ---- */
 
 /*
  * The metadata_location of ns.name; ZB_ENOTFOUND when there is no such

@@ -97,6 +97,12 @@ static void basics(cat_env *e)
     snprintf(want, sizeof(want), "%s/warehouse/db/t1/metadata/00000-", e->dir);
     ZBT_CHECK(strncmp(t->metadata_location, want, strlen(want)) == 0);
     ZBT_EQ_STR(t->ident, "db.t1");
+    /* A namespace that only tables name exists too. */
+    ZBT_OK_CTX(zb_catalog_register_table(e->cat, &e->ctx, "implied.t",
+                                         t->metadata_location, NULL), &e->ctx);
+    ZBT_RC(zb_catalog_create_namespace(e->cat, &e->ctx, "implied"),
+           ZB_EEXISTS);
+    ZBT_OK_CTX(zb_catalog_drop_table(e->cat, &e->ctx, "implied.t"), &e->ctx);
 
     memset(&s, 0, sizeof(s));
     ZBT_OK_CTX(zb_catalog_list_warehouses(e->cat, &e->ctx, collect, &s),
