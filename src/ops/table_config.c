@@ -151,8 +151,13 @@ static int want_int(tcp *p, const json_t *v, const char *path, int64_t lo,
                    allow_null ? " or null" : "", type_name(v));
     json_int_t n = json_integer_value(v);
     if (n < lo || n > hi) {
-        if (hi == INT64_MAX)
+        /* a bound of INT32_MAX or more only guards arithmetic: the rule
+         * users read is the lower one */
+        if (hi >= INT32_MAX && n < lo)
             return bad(p, path, "must be >= %lld (got %lld)", (long long)lo,
+                       (long long)n);
+        if (hi >= INT32_MAX)
+            return bad(p, path, "must be <= %lld (got %lld)", (long long)hi,
                        (long long)n);
         return bad(p, path, "must be from %lld to %lld (got %lld)",
                    (long long)lo, (long long)hi, (long long)n);
