@@ -70,6 +70,16 @@ static int parse_list(zb_nm_field *parent, zb_arena *arena, zb_ctx *ctx,
     return ZB_OK;
 }
 
+const zb_nm_field *zb_scan__nm_find(const zb_nm_field *nm, int32_t id)
+{
+    size_t i;
+
+    for (i = 0; nm && i < nm->n_fields; i++)
+        if (nm->fields[i].id == id)
+            return &nm->fields[i];
+    return NULL;
+}
+
 int zb_scan__name_mapping_parse(zb_nm_field *root, zb_arena *arena,
                                 zb_ctx *ctx, const char *json)
 {

@@ -556,16 +556,6 @@ static int gather_missing(const zb_proj_file *pf, zb_ctx *ctx,
 
 /* --- name mapping lookups ------------------------------------------------ */
 
-const zb_nm_field *zb_scan__nm_find(const zb_nm_field *nm, int32_t id)
-{
-    size_t i;
-
-    for (i = 0; nm && i < nm->n_fields; i++)
-        if (nm->fields[i].id == id)
-            return &nm->fields[i];
-    return NULL;
-}
-
 static const zb_nm_field *nm_by_name(const zb_nm_field *nm, const char *name)
 {
     size_t i, j;
