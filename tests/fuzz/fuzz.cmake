@@ -91,6 +91,13 @@ if(TARGET zb_catalog_rest_parse)
     EXTERNAL PkgConfig::JANSSON)
 endif()
 
+# The name mapping table property (plan/scan_namemap.c). Seeds: the
+# duckdb-name-mapping fixture's mapping, a nested one, misshapen ones.
+if(TARGET zb_plan_namemap)
+  zb_fuzz_target(fuzz_name_mapping LINK zb_plan_namemap
+    INSTRUMENT zb_plan_namemap zb_util EXTERNAL PkgConfig::JANSSON)
+endif()
+
 # Roaring bitmaps and deletion-vector blobs (exec/roaring_io.c). Seeds:
 # the fixture DV (apache/impala, Apache-2.0) and sets written by our
 # serializer (arrays, runs with offsets, bitmaps, many 32-bit keys).
