@@ -9,8 +9,9 @@
  * that peak RSS (getrusage) belongs to that run alone. Printed per budget,
  * medians: rows/s of the sort calls (add, finish, next; generating the
  * input is not timed), bytes spilled, runs, merge passes, peak bytes
- * reserved, peak RSS. Every run checks that its output is in order and
- * complete.
+ * reserved, peak bytes allocated (zb_alloc_live_bytes sampled after each
+ * call), peak RSS. Every run checks that its output is in order and
+ * complete. BENCH_XSORT_NO_TUNE=1 skips zb_alloc_tune_process.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,8 +30,18 @@
 
 typedef struct result {
     double rows_per_s;
-    double spilled, runs, passes, peak_reserved, rss;
+    double spilled, runs, passes, peak_reserved, rss, peak_live;
 } result;
+
+static uint64_t peak_live;
+
+static void sample_live(void)
+{
+    uint64_t l = zb_alloc_live_bytes();
+
+    if (l > peak_live)
+        peak_live = l;
+}
 
 static double now(void)
 {
@@ -132,6 +143,7 @@ static int run(result *res, uint64_t rows, uint64_t budget_bytes)
         if (zb_xsort_add(xs, &ctx, &a) != 0)
             goto fail;
         t += now() - t0;
+        sample_live();
         done += n;
     }
     t0 = now();
@@ -142,6 +154,7 @@ static int run(result *res, uint64_t rows, uint64_t budget_bytes)
             goto fail;
         if (out.release == NULL)
             break;
+        sample_live();
         {
             const int32_t *o = out.children[1]->buffers[1];
             const char *d = out.children[1]->buffers[2];
@@ -183,6 +196,7 @@ static int run(result *res, uint64_t rows, uint64_t budget_bytes)
     res->passes = (double)st.merge_passes;
     res->peak_reserved = (double)st.peak_reserved_bytes;
     res->rss = (double)ru.ru_maxrss * 1024.0;
+    res->peak_live = (double)peak_live;
     return 0;
 fail:
     fprintf(stderr, "bench_xsort: %s\n", ctx.err.msg);
@@ -208,14 +222,15 @@ int main(int argc, char **argv)
     uint64_t budgets[8] = { 64, 1024 };
     int nb = 2, i, k;
 
-    zb_alloc_tune_process();
+    if (getenv("BENCH_XSORT_NO_TUNE") == NULL)
+        zb_alloc_tune_process();
     if (argc > 2)
         for (nb = 0; nb < 8 && nb + 2 < argc; nb++)
             budgets[nb] = strtoull(argv[nb + 2], NULL, 10);
     printf("bench_xsort: %llu rows (long, string 15-25 B, double) by "
            "(string, long), medians of %d\n", (unsigned long long)rows, RUNS);
     for (i = 0; i < nb; i++) {
-        double v[6][RUNS];
+        double v[7][RUNS];
         for (k = 0; k < RUNS; k++) {
             int fd[2], status;
             result r;
@@ -243,12 +258,15 @@ int main(int argc, char **argv)
             v[3][k] = r.passes;
             v[4][k] = r.peak_reserved;
             v[5][k] = r.rss;
+            v[6][k] = r.peak_live;
         }
         printf("budget %5llu MiB: %9.0f rows/s  spilled %7.1f MiB  runs "
-               "%4.0f  merge passes %.0f  peak reserved %6.1f MiB  peak RSS "
-               "%6.1f MiB\n", (unsigned long long)budgets[i], med(v[0]),
+               "%4.0f  merge passes %.0f  peak reserved %6.1f MiB  peak "
+               "allocated %6.1f MiB  peak RSS %6.1f MiB\n",
+               (unsigned long long)budgets[i], med(v[0]),
                med(v[1]) / 1048576, med(v[2]), med(v[3]),
-               med(v[4]) / 1048576, med(v[5]) / 1048576);
+               med(v[4]) / 1048576, med(v[6]) / 1048576,
+               med(v[5]) / 1048576);
     }
     return 0;
 }

@@ -463,6 +463,32 @@ void zb_keybuf_free(zb_keybuf *kb)
     memset(kb, 0, sizeof *kb);
 }
 
+int zb_keybuf_reserve(zb_keybuf *kb, size_t nkeys, size_t key_bytes)
+{
+    uint8_t *d;
+    uint64_t *o;
+    size_t want;
+
+    if (zb_add_overflow(&want, kb->len, key_bytes))
+        return ZB_ENOMEM;
+    if (want > kb->cap) {
+        if ((d = zb_realloc(kb->data, want)) == NULL)
+            return ZB_ENOMEM;
+        kb->data = d;
+        kb->cap = want;
+    }
+    if (zb_add_overflow(&want, kb->nkeys, nkeys) ||
+        zb_add_overflow(&want, want, 1))
+        return ZB_ENOMEM;
+    if (want > kb->offs_cap) {
+        if ((o = zb_realloc(kb->offs, want * sizeof *o)) == NULL)
+            return ZB_ENOMEM;
+        kb->offs = o;
+        kb->offs_cap = want;
+    }
+    return ZB_OK;
+}
+
 void zb_keybuf_shrink(zb_keybuf *kb)
 {
     uint8_t *d;

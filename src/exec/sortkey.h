@@ -120,6 +120,12 @@ int zb_sortkey_build(zb_keybuf *kb, zb_ctx *ctx, const zb_sortkey *k,
 void zb_keybuf_clear(zb_keybuf *kb);
 void zb_keybuf_free(zb_keybuf *kb);
 
+/*
+ * Makes room for nkeys more keys of key_bytes bytes in all, so that a
+ * build of that size does not reallocate. ZB_OK or ZB_ENOMEM.
+ */
+int zb_keybuf_reserve(zb_keybuf *kb, size_t nkeys, size_t key_bytes);
+
 /* Gives back the unused capacity of kb (keys that are kept a while). */
 void zb_keybuf_shrink(zb_keybuf *kb);
 

@@ -314,6 +314,12 @@ static int add_batch(zb_xsort *xs, zb_ctx *ctx, struct ArrowArray *a)
         return zb_fail(ctx, ZB_EINVAL, "sort: batch of %lld rows is too "
                        "large", (long long)a->length);
     bytes = zb_arrow_array_bytes(xs->schema, a);
+    /* sized from the keys seen so far, so the build rarely reallocates
+       (growth by doubling leaves holes in the heap, run after run) */
+    if (xs->st.rows > 0 &&
+        zb_keybuf_reserve(&kb, n, (size_t)((double)n * xs->avg_key_bytes *
+                                           1.1) + 64) < 0)
+        goto oom;
     if ((rc = zb_sortkey_build(&kb, ctx, xs->key, a)) < 0)
         goto fail;
     zb_keybuf_shrink(&kb);
