@@ -699,6 +699,11 @@ static const char *const schema_sql[] = {
     "PRIMARY KEY (catalog_name, namespace, property_key))"
 };
 
+static const char *const probe_sql[] = {
+    "SELECT catalog_name FROM iceberg_tables WHERE 1 = 0",
+    "SELECT catalog_name FROM iceberg_namespace_properties WHERE 1 = 0"
+};
+
 int zb_catalog__sql_open(zb_catalog *c, zb_ctx *ctx,
                          const zb_catalog_config *cfg,
                          const zb_sql_driver *driver, void *db)
@@ -724,7 +729,15 @@ int zb_catalog__sql_open(zb_catalog *c, zb_ctx *ctx,
          (s->warehouse_location = zb_strdup(cfg->warehouse_location)) == NULL))
         return zb_fail_oom(ctx);
     for (i = 0; i < sizeof(schema_sql) / sizeof(schema_sql[0]); i++) {
-        rc = driver->exec(db, ctx, ZB_SQL_WRITE, schema_sql[i], 0, NULL, NULL, NULL, NULL);
+        /* Probe first: a role that may only read (or a database whose
+         * tables another tool made) needs no DDL. */
+        rc = driver->exec(db, ctx, ZB_SQL_PRIMARY, probe_sql[i], 0, NULL,
+                          NULL, NULL, NULL);
+        zb_err_clear(&ctx->err);
+        if (rc >= 0)
+            continue;
+        rc = driver->exec(db, ctx, ZB_SQL_WRITE, schema_sql[i], 0, NULL, NULL,
+                          NULL, NULL);
         /* Two processes creating the tables at once: one wins. */
         if (rc == ZB_EEXISTS) {
             zb_err_clear(&ctx->err);
@@ -735,7 +748,7 @@ int zb_catalog__sql_open(zb_catalog *c, zb_ctx *ctx,
             return rc;
         }
     }
-    rc = driver->exec(db, ctx, ZB_SQL_READ,
+    rc = driver->exec(db, ctx, ZB_SQL_PRIMARY,
                       "SELECT iceberg_type FROM iceberg_tables WHERE 1 = 0",
                       0, NULL, NULL, NULL, NULL);
     s->has_type = rc >= 0;

@@ -446,6 +446,92 @@ static void test_catalog_retry__pg_reconnects(void)
 #endif
 }
 
+/*
+ * Reads go to the read URL, commits (and the reads they depend on) to
+ * the write URL: a read URL whose role may not read the catalog fails
+ * loads and listings, while creating and committing work; a role that
+ * may only read fails commits with the server's reason.
+ */
+static void test_catalog_retry__pg_read_and_write_urls(void)
+{
+#ifdef ZB_TEST_HAVE_LIBPQ
+    cat_env e;
+    PGconn *admin;
+    PGresult *res;
+    zb_catalog_config cfg = ZB_CATALOG_CONFIG_INIT;
+    zb_catalog *split = NULL, *ro = NULL;
+    zb_table *t = NULL, *t2 = NULL;
+    ice_metadata *first = NULL;
+    json_t *u = NULL;
+    char url_noread[512], url_ro[512], loc[700];
+    const char *at;
+
+    if (!cat_env_open(&e, ZB_CATALOG_POSTGRES))
+        return;
+    admin = PQconnectdb(cat_pg_url());
+    ZBT_CHECK(PQstatus(admin) == CONNECTION_OK);
+    res = PQexec(admin,
+                 "DO $$ BEGIN "
+                 "IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = "
+                 "'zb_noread') THEN CREATE ROLE zb_noread LOGIN; END IF; "
+                 "IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = "
+                 "'zb_ro') THEN CREATE ROLE zb_ro LOGIN; END IF; END $$; "
+                 "GRANT SELECT ON iceberg_tables, iceberg_namespace_properties "
+                 "TO zb_ro");
+    ZBT_CHECK(PQresultStatus(res) == PGRES_COMMAND_OK);
+    PQclear(res);
+    PQfinish(admin);
+    /* The test URL is postgresql://postgres@host:port/db. */
+    at = strchr(cat_pg_url(), '@');
+    ZBT_CHECK(at != NULL);
+    snprintf(url_noread, sizeof(url_noread), "postgresql://zb_noread%s", at);
+    snprintf(url_ro, sizeof(url_ro), "postgresql://zb_ro%s", at);
+    snprintf(loc, sizeof(loc), "%s/wh", e.dir);
+
+    cfg.kind = ZB_CATALOG_POSTGRES;
+    cfg.name = "split";
+    cfg.warehouse = e.warehouse;
+    cfg.pg_write_url = cat_pg_url();
+    cfg.pg_read_url = url_noread;
+    cfg.warehouse_location = loc;
+    ZBT_OK_CTX(zb_catalog_open(&split, &e.ctx, e.io, &cfg), &e.ctx);
+    ZBT_OK_CTX(zb_catalog_create_namespace(split, &e.ctx, "db"), &e.ctx);
+    first = cat_first_metadata(&e, "/unused");
+    ZBT_OK_CTX(zb_catalog_create_table(split, &e.ctx, "db.t", NULL, first,
+                                       &t), &e.ctx);
+    ice_metadata_free(first);
+    u = cat_set_property("via", "write-url");
+    ZBT_OK_CTX(zb_catalog_commit(split, &e.ctx, t, NULL, u, &t2), &e.ctx);
+    zb_table_free(t2);
+    t2 = NULL;
+    ZBT_RC(zb_catalog_load_table(split, &e.ctx, "db.t", &t2), ZB_EIO);
+    ZBT_CONTAINS(e.ctx.err.msg, "catalog split (postgres)");
+    ZBT_CONTAINS(e.ctx.err.msg, "read URL");
+    ZBT_CONTAINS(e.ctx.err.msg, "permission denied");
+
+    /* A role that may only read: loads work, commits fail, named. */
+    cfg.name = "readonly";
+    cfg.pg_write_url = url_ro;
+    cfg.pg_read_url = url_ro;
+    ZBT_OK_CTX(zb_catalog_open(&ro, &e.ctx, e.io, &cfg), &e.ctx);
+    zb_table_free(t2);
+    t2 = NULL;
+    ZBT_OK_CTX(zb_catalog_load_table(ro, &e.ctx, "db.t", &t2), &e.ctx);
+    ZBT_EQ_STR(ice_metadata_property(t2->meta, "via"), "write-url");
+    ZBT_RC(zb_catalog_commit(ro, &e.ctx, t2, NULL, u, NULL), ZB_EIO);
+    ZBT_CONTAINS(e.ctx.err.msg, "catalog readonly (postgres): table db.t");
+    ZBT_CONTAINS(e.ctx.err.msg, "permission denied");
+    json_decref(u);
+    zb_table_free(t);
+    zb_table_free(t2);
+    zb_catalog_free(split);
+    zb_catalog_free(ro);
+    cat_env_close(&e);
+#else
+    printf("  (skipped: built without libpq) ");
+#endif
+}
+
 const zbt_case test_catalog_retry[] = {
     ZBT_CASE(test_catalog_retry__policy),
     ZBT_CASE(test_catalog_retry__unknown_outcome_stops),
@@ -455,5 +541,6 @@ const zbt_case test_catalog_retry[] = {
     ZBT_CASE(test_catalog_retry__threads_share_handle_sqlite),
     ZBT_CASE(test_catalog_retry__threads_share_handle_pg),
     ZBT_CASE(test_catalog_retry__pg_reconnects),
+    ZBT_CASE(test_catalog_retry__pg_read_and_write_urls),
     ZBT_END
 };
