@@ -17,7 +17,7 @@
  *     ZAMBONI_URI = https://x/catalog   spaces around '=' are trimmed
  *     ZAMBONI_SCOPE=catalog  # note     unquoted: " #" starts a comment
  *     ZAMBONI_CREDENTIAL='id:se#cret'   single quotes: taken literally
- *     ZAMBONI_X="a\nb \"q\""            double quotes: \n \r \t \" \\ \$
+ *     ZAMBONI_SCOPE="a\nb \"q\""        double quotes: \n \r \t \" \\ \$
  * Quoted values may span lines. Blank lines are skipped; CRLF is accepted.
  * Anything else (no '=', a bad key, text after a closing quote, an
  * unterminated quote, a NUL byte) is an error naming the file and line.

@@ -102,3 +102,15 @@ endif()
 # the fixture DV (apache/impala, Apache-2.0) and sets written by our
 # serializer (arrays, runs with offsets, bitmaps, many 32-bit keys).
 zb_fuzz_target(fuzz_roaring LINK zb_exec INSTRUMENT zb_exec zb_io zb_util)
+
+# Configuration (issue 10): zamboni.yml through libyaml, .env, and
+# table-config.json v2. Seeds: the seed-003 profile example, hand-written
+# .env files and table configs, with truncated and rule-breaking ones.
+if(TARGET zb_config AND TARGET zb_ops_table_config)
+  zb_fuzz_target(fuzz_profile_yaml LINK zb_config
+    INSTRUMENT zb_config zb_util EXTERNAL PkgConfig::YAML PkgConfig::JANSSON)
+  zb_fuzz_target(fuzz_dotenv LINK zb_config
+    INSTRUMENT zb_config zb_util EXTERNAL PkgConfig::YAML PkgConfig::JANSSON)
+  zb_fuzz_target(fuzz_table_config LINK zb_ops_table_config
+    INSTRUMENT zb_ops_table_config zb_util EXTERNAL PkgConfig::JANSSON)
+endif()

@@ -11,3 +11,9 @@ if(TARGET zb_config AND TARGET zb_ops)
   add_test(NAME test_config COMMAND test_config)
   set_tests_properties(test_config PROPERTIES LABELS unit TIMEOUT 300)
 endif()
+
+# env.sample lists every ZAMBONI_* variable the sources name (seed 003).
+add_test(NAME lint_env_sample
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/env_sample_check.sh
+          ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/env.sample)
+set_tests_properties(lint_env_sample PROPERTIES LABELS lint)
