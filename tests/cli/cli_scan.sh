@@ -66,6 +66,7 @@ expect lineitem_count 0 '^17886$' '' -- scan --count "$fx/impala-lineitem-multib
 expect snapshot_older 0 '^3$' '' -- scan --count --snapshot 6816997371555012807 "$t"
 expect snapshot_equals_form 0 '^3$' '' -- scan --count --snapshot=6816997371555012807 "$t"
 expect file_uri 0 '^2$' '' -- scan --count "file://$t"
+expect file_uri_hadoop_form 0 '^2$' '' -- scan --count "file:$t"
 expect trailing_slash 0 '^2$' '' -- scan --count "$t/"
 expect double_dash 0 '^2$' '' -- scan --count -- "$t"
 
