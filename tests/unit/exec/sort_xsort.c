@@ -339,6 +339,27 @@ static void test_exec_sort_xsort__zorder(void)
     zb_free(id);
 }
 
+/*
+ * Batches larger than the whole budget: each is admitted alone (the
+ * budget's oversized rule) and becomes a run of its own.
+ */
+static void test_exec_sort_xsort__oversized_batches(void)
+{
+    zb_xsort_opts opts = ZB_XSORT_OPTS_INIT;
+    zb_xsort_stats st;
+    zb_budget *b = NULL;
+    zb_ctx ctx;
+
+    zb_ctx_init(&ctx);
+    ZBT_EQ_INT(zb_budget_new(&b, 1 << 20, NULL), ZB_OK);
+    ctx.budget = b;
+    ZBT_OK_CTX(run_sort(&ctx, &opts, 150000, 50000, 8, 1, &st, 0), &ctx);
+    ZBT_EQ_U64(st.runs, 3);
+    ZBT_CHECK(st.peak_reserved_bytes > 1 << 20);
+    ZBT_EQ_U64(zb_budget_held_bytes(b), 0);
+    zb_budget_free(b);
+}
+
 static void test_exec_sort_xsort__stop_flag(void)
 {
     zb_xsort_opts opts = ZB_XSORT_OPTS_INIT;
@@ -351,6 +372,39 @@ static void test_exec_sort_xsort__stop_flag(void)
     opts.max_memory_bytes = 256 << 10;
     ZBT_RC(run_sort(&ctx, &opts, 1000, 100, 4, 0, &st, 0), ZB_ECANCELED);
     ZBT_CONTAINS(ctx.err.msg, "stopped");
+
+    /* raised between calls of a spilling sort: the next call stops */
+    {
+        struct ArrowSchema s;
+        struct ArrowArray b, out;
+        zb_xsort *xs = NULL;
+        row *r = zb_malloc(20000 * sizeof *r);
+        uint64_t live = zb_alloc_live_bytes();
+        int i;
+
+        atomic_store(&stop, 0);
+        gen_rows(r, 20000, 4);
+        schema3(&s);
+        opts.key.cols = sort_cols;
+        opts.key.ncols = 2;
+        ZBT_OK_CTX(zb_xsort_new(&xs, &ctx, &s, &opts), &ctx);
+        for (i = 0; i < 10; i++) {
+            batch_of(&b, r, (size_t)i * 2000, 2000, 0);
+            ZBT_OK_CTX(zb_xsort_add(xs, &ctx, &b), &ctx);
+        }
+        ZBT_OK_CTX(zb_xsort_finish(xs, &ctx), &ctx);
+        ZBT_OK_CTX(zb_xsort_next(&out, xs, &ctx), &ctx);
+        zb_arrow_array_release(&out);
+        atomic_store(&stop, 1);
+        ZBT_RC(zb_xsort_next(&out, xs, &ctx), ZB_ECANCELED);
+        ZBT_CHECK(out.release == NULL);
+        zb_xsort_stats_get(&st, xs);
+        ZBT_CHECK(st.runs > 1);
+        zb_xsort_free(xs);
+        zb_arrow_schema_release(&s);
+        zb_free(r);
+        ZBT_CHECK(zb_alloc_live_bytes() < live);
+    }
 }
 
 static void test_exec_sort_xsort__spill_limit(void)
@@ -411,6 +465,7 @@ const zbt_case test_exec_sort_xsort[] = {
     ZBT_CASE(test_exec_sort_xsort__many_passes),
     ZBT_CASE(test_exec_sort_xsort__in_memory),
     ZBT_CASE(test_exec_sort_xsort__zorder),
+    ZBT_CASE(test_exec_sort_xsort__oversized_batches),
     ZBT_CASE(test_exec_sort_xsort__stop_flag),
     ZBT_CASE(test_exec_sort_xsort__spill_limit),
     ZBT_CASE(test_exec_sort_xsort__alloc_failures),
