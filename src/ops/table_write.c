@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "format/parquet/parquet_write.h"
 #include "ops/table_write.h"
+#include "catalog/catalog_retry.h"
 #include "table/commit.h"
 #include "table/metrics.h"
 #include "util/alloc.h"
@@ -176,31 +176,37 @@ out:
 
 /* ---- commits ---- */
 
-static int64_t prop_int(const ice_metadata *m, const char *key, int64_t dflt)
-{
-    const char *v = ice_metadata_property(m, key);
-    uint64_t u;
+/* One commit attempt's state for zb_catalog_commit_retry. */
+typedef struct commit_attempt {
+    ice_commit_op *op;
+    zb_io *io;
+    ice_commit_result r;           /* the latest attempt's files and JSON */
+} commit_attempt;
 
-    return v != NULL && zb_str_to_u64(&u, v) == ZB_OK && u <= INT64_MAX
-               ? (int64_t)u : dflt;
+static int build_attempt(json_t **reqs, json_t **updates, zb_ctx *ctx,
+                         const zb_table *t, void *payload)
+{
+    commit_attempt *a = payload;
+    int rc;
+
+    ice_commit_result_free(&a->r);
+    a->r = (ice_commit_result)ICE_COMMIT_RESULT_INIT;
+    if ((rc = ice_commit_op_build(a->op, ctx, t->meta, &a->r)) < 0)
+        return rc;
+    *reqs = json_incref(a->r.requirements);
+    *updates = json_incref(a->r.updates);
+    return ZB_OK;
 }
 
-static void sleep_ms(int64_t ms)
+/* An attempt known to have failed: what it wrote can go. */
+static void drop_attempt(zb_ctx *ctx, const zb_table *t, void *payload)
 {
-    struct timespec ts;
+    commit_attempt *a = payload;
 
-    ts.tv_sec = (time_t)(ms / 1000);
-    ts.tv_nsec = (long)(ms % 1000) * 1000000L;
-    nanosleep(&ts, NULL);
-}
-
-/* Jitter that differs between processes racing for the same table. */
-static int64_t jitter(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)(ts.tv_nsec ^ (ts.tv_nsec >> 7)) & INT32_MAX;
+    (void)t;
+    ice_commit_result_delete_files(&a->r, a->io, ctx);
+    ice_commit_result_free(&a->r);
+    a->r = (ice_commit_result)ICE_COMMIT_RESULT_INIT;
 }
 
 int zb_table_commit_files(zb_table **t, zb_catalog *cat, zb_io *io,
@@ -208,55 +214,39 @@ int zb_table_commit_files(zb_table **t, zb_catalog *cat, zb_io *io,
                           const int32_t *spec_ids, size_t n)
 {
     ice_commit_op_opts o = ICE_COMMIT_OP_OPTS_INIT;
-    ice_commit_op *op = NULL;
-    int64_t retries, wait_ms, max_wait_ms;
+    zb_catalog_retry_opts ro = ZB_CATALOG_RETRY_OPTS_INIT;
+    commit_attempt a;
+    zb_table *next = NULL;
     size_t i;
-    int rc, attempt;
+    int rc;
 
+    memset(&a, 0, sizeof a);
+    a.io = io;
+    a.r = (ice_commit_result)ICE_COMMIT_RESULT_INIT;
     o.kind = ICE_OP_APPEND;
     o.io = io;
     o.root = (*t)->root;
     o.paths = &(*t)->paths;
-    if ((rc = ice_commit_op_new(&op, ctx, &o)) < 0)
+    if ((rc = ice_commit_op_new(&a.op, ctx, &o)) < 0)
         return rc;
     for (i = 0; i < n; i++)
-        if ((rc = ice_commit_op_add_file(op, ctx,
+        if ((rc = ice_commit_op_add_file(a.op, ctx,
                                          spec_ids ? spec_ids[i] : -1,
                                          &files[i])) < 0)
             goto out;
-    retries = prop_int((*t)->meta, "commit.retry.num-retries", 4);
-    wait_ms = prop_int((*t)->meta, "commit.retry.min-wait-ms", 100);
-    max_wait_ms = prop_int((*t)->meta, "commit.retry.max-wait-ms", 60000);
-    for (attempt = 0;; attempt++) {
-        ice_commit_result r = ICE_COMMIT_RESULT_INIT;
-        zb_table *next = NULL;
-        rc = ice_commit_op_build(op, ctx, (*t)->meta, &r);
-        if (rc == ZB_OK)
-            rc = zb_catalog_commit(cat, ctx, *t, r.requirements, r.updates,
-                                   &next);
-        if (rc == ZB_OK) {
-            ice_commit_result_free(&r);
-            zb_table_free(*t);
-            *t = next;
-            break;
-        }
-        /* Outcome unknown: what the attempt wrote may be committed. */
-        if (rc != ZB_ETIMEOUT)
-            ice_commit_result_delete_files(&r, io, ctx);
-        ice_commit_result_free(&r);
-        if (rc != ZB_ECONFLICT || !ice_commit_conflict_retryable(ctx) ||
-            attempt >= retries)
-            break;
-        /* Lost a race: back off with jitter, reload, build again. */
-        sleep_ms(wait_ms / 2 + jitter() % (wait_ms / 2 + 1));
-        wait_ms = wait_ms * 2 > max_wait_ms ? max_wait_ms : wait_ms * 2;
-        if ((rc = zb_catalog_load_table(cat, ctx, (*t)->ident, &next)) < 0)
-            break;
+    /* The retry policy (commit.retry.* of the table) reloads the table
+     * after a lost race and builds the snapshot again on the new base. */
+    ro.cleanup = drop_attempt;
+    rc = zb_catalog_commit_retry(cat, ctx, (*t)->ident, build_attempt, &a,
+                                 &ro, &next);
+    if (rc == ZB_OK) {
         zb_table_free(*t);
         *t = next;
     }
 out:
-    ice_commit_op_free(op);
+    /* Committed, or outcome unknown: the files stay. */
+    ice_commit_result_free(&a.r);
+    ice_commit_op_free(a.op);
     return rc;
 }
 

@@ -38,11 +38,13 @@ try {
   const metadataFileName = path.basename(metadataLocation);
   const metadata = JSON.parse(fs.readFileSync(metadataLocation, 'utf8'));
 
-  // History: one append snapshot per (process, append), then two deletes.
+  // History: one append snapshot per (process, append), then the two
+  // delete-file commits, which Iceberg records as "delete" (RowDelta).
   const ops = metadata.snapshots.map((s) => s.summary.operation);
   const nAppend = ops.filter((o) => o === 'append').length;
-  check(nAppend === procs * appends + 2,
-    `history: ${nAppend} append snapshots (expected ${procs * appends} data + 2 delete-file appends)`);
+  const nDelete = ops.filter((o) => o === 'delete').length;
+  check(nAppend === procs * appends && nDelete === 2 && ops.length === nAppend + 2,
+    `history: ${nAppend} append and ${nDelete} delete snapshots (expected ${procs * appends} and 2)`);
   const added = metadata.snapshots
     .filter((s) => Number(s.summary['added-data-files'] ?? 0) === 1)
     .map((s) => Number(s.summary['added-records']));
