@@ -1,8 +1,9 @@
 /*
  * bench_scan_read - the row stream over one data file with a large
  * equality-delete set: in memory, and with the key set's memory far below
- * the set's size (spilling by hash partition, one pass over the data's key
- * column per partition, then the final read).
+ * the set's size (spilling by hash partition: the data's keys routed to
+ * partition files in one pass, each partition looked up, then the final
+ * read).
  *
  * Usage: bench_scan_read [--rows N] [--deletes D] [--runs R] [--dir DIR]
  *        (defaults: 4,000,000 rows, 1,000,000 deleted keys, 3 runs)
@@ -15,8 +16,9 @@
  * ids [1]) under DIR, then runs each mode R times, each run in a fresh
  * child process (fork + exec of itself) so that every run's peak RSS
  * (getrusage ru_maxrss) is its own. Prints the median of rows read per
- * second of wall time, the peak RSS, and the stream's counts, which must
- * say rows out = N - D.
+ * second of wall time, the median CPU time (steadier on a shared
+ * machine), the peak RSS beside zb_scan_estimate_bytes for the group,
+ * and the stream's counts, which must say rows out = N - D.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -208,7 +210,7 @@ static int child(const char *dir, uint64_t rows, uint64_t dels,
     t1 = now();
     c = zb_rowstream_counts(rs);
     getrusage(RUSAGE_SELF, &ru);
-    printf("%.6f %ld %llu %llu %llu %llu %llu %llu\n", t1 - t0,
+    printf("%.6f %ld %llu %llu %llu %llu %llu %llu %.6f\n", t1 - t0,
            ru.ru_maxrss,
            (unsigned long long)zb_scan_estimate_bytes(&task, 1, 0, eq_mem,
                                                       NULL),
@@ -216,7 +218,9 @@ static int child(const char *dir, uint64_t rows, uint64_t dels,
            (unsigned long long)c->deleted_by_equality,
            (unsigned long long)c->rows_out,
            (unsigned long long)c->eq_spilled,
-           (unsigned long long)c->eq_partition_passes);
+           (unsigned long long)c->eq_partition_passes,
+           (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+               (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
     zb_rowstream_free(rs);
     ice_metadata_free(m);
     zb_io_free(io);
@@ -231,7 +235,7 @@ static int cmp_d(const void *a, const void *b)
 
 static int run_child(const char *self, const char *dir, uint64_t rows,
                      uint64_t dels, uint64_t eq_mem, double *secs,
-                     long *rss_kib, unsigned long long *cnt)
+                     double *cpu, long *rss_kib, unsigned long long *cnt)
 {
     int fd[2], status;
     pid_t pid;
@@ -252,9 +256,9 @@ static int run_child(const char *self, const char *dir, uint64_t rows,
     close(fd[1]);
     f = fdopen(fd[0], "r");
     if (f == NULL || fgets(line, sizeof line, f) == NULL ||
-        sscanf(line, "%lf %ld %llu %llu %llu %llu %llu %llu", secs,
+        sscanf(line, "%lf %ld %llu %llu %llu %llu %llu %llu %lf", secs,
                rss_kib, &cnt[5], &cnt[0], &cnt[1], &cnt[2], &cnt[3],
-               &cnt[4]) != 8) {
+               &cnt[4], cpu) != 9) {
         if (f)
             fclose(f);
         waitpid(pid, &status, 0);
@@ -321,12 +325,12 @@ int main(int argc, char **argv)
     for (mode = 0; mode < 3; mode++) {
         uint64_t eq_mem = mode == 1 ? (uint64_t)4 << 20 : 0;
         uint64_t nd = mode == 2 ? 0 : dels;
-        double secs[99], rate;
+        double secs[99], cpu[99], rate;
         long rss[99], rss_max = 0;
         unsigned long long cnt[6];
         for (i = 0; i < runs; i++) {
-            if (run_child(self, dir, rows, nd, eq_mem, &secs[i], &rss[i],
-                          cnt) < 0) {
+            if (run_child(self, dir, rows, nd, eq_mem, &secs[i], &cpu[i],
+                          &rss[i], cnt) < 0) {
                 fprintf(stderr, "bench_scan_read: a run failed\n");
                 return 1;
             }
@@ -334,13 +338,15 @@ int main(int argc, char **argv)
                 rss_max = rss[i];
         }
         qsort(secs, (size_t)runs, sizeof secs[0], cmp_d);
+        qsort(cpu, (size_t)runs, sizeof cpu[0], cmp_d);
         rate = (double)rows / secs[runs / 2];
-        printf("%-26s %8.2f M rows/s (median of %d, %.2f s)  peak RSS %ld "
-               "MiB (estimate %llu MiB)  read %llu eq-deleted %llu out %llu "
-               "spilled %llu partitions %llu\n",
+        printf("%-24s %6.2f M rows/s (median of %d: %.2f s wall, %.2f s "
+               "CPU)  peak RSS %ld MiB (estimate %llu MiB)  read %llu "
+               "eq-deleted %llu out %llu spilled %llu partitions %llu\n",
                mode == 0 ? "eq set in memory:"
                : mode == 1 ? "eq set capped at 4 MiB:" : "no deletes:",
-               rate / 1e6, runs, secs[runs / 2], rss_max / 1024,
+               rate / 1e6, runs, secs[runs / 2], cpu[runs / 2],
+               rss_max / 1024,
                cnt[5] >> 20, cnt[0],
                cnt[1], cnt[2], cnt[3], cnt[4]);
         if (cnt[2] != rows - nd) {
