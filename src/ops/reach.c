@@ -540,7 +540,8 @@ int zb_pathsort_finish(zb_pathsort *s, zb_ctx *ctx)
 
     ZB_ASSERT_ARG(!s->finished);
     s->finished = 1;
-    qsort(s->recs, s->n, sizeof *s->recs, cmp_recs);
+    if (s->n > 0)
+        qsort(s->recs, s->n, sizeof *s->recs, cmp_recs);
     n_src = s->n_runs + 1;
     s->src = zb_calloc(n_src, sizeof *s->src);
     s->heap = zb_calloc(n_src, sizeof *s->heap);

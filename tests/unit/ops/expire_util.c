@@ -277,7 +277,8 @@ static char *sl_join(strlist *l)
     size_t i, len = 1, at = 0;
     char *out;
 
-    qsort(l->s, l->n, sizeof *l->s, cmp_str);
+    if (l->n > 0)
+        qsort(l->s, l->n, sizeof *l->s, cmp_str);
     for (i = 0; i < l->n; i++)
         len += strlen(l->s[i]) + 1;
     out = malloc(len);
