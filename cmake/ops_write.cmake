@@ -2,7 +2,7 @@
 # files, add position and equality delete files), for tests, benchmarks,
 # the demo, and compaction's output files.
 add_library(zb_ops STATIC src/ops/table_write.c)
-target_link_libraries(zb_ops PUBLIC zb_catalog zb_table_commit
+target_link_libraries(zb_ops PUBLIC zb_catalog zb_table_commit zb_puffin
   zb_table_metrics zb_table_manifest zb_parquet zb_exec zb_util)
 
 # zb-table-gen: tables made of many small appends from several processes

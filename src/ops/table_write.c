@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "exec/roaring.h"
 #include "format/parquet/parquet_write.h"
+#include "format/puffin/puffin.h"
 #include "ops/table_write.h"
 #include "catalog/catalog_retry.h"
 #include "table/commit.h"
@@ -23,6 +25,8 @@
 
 /* Longest file URI this module makes. */
 #define ZB_WRITE_URI_MAX ((size_t)16 << 10)
+/* Largest deletion-vector file this module writes in one piece. */
+#define ZB_WRITE_FILE_MAX ((size_t)1 << 30)
 /* Most memory the metrics of one written file may take. */
 #define ZB_WRITE_ARENA_MAX ((size_t)256 << 20)
 
@@ -353,6 +357,138 @@ static int need_v2(const zb_table *t, zb_ctx *ctx)
     return ZB_OK;
 }
 
+/* ---- deletion vectors (v3) ---- */
+
+/* ZB_EUNSUPPORTED when a live deletion vector already covers path: a
+ * data file has at most one, and merging them is not written yet. */
+static int check_no_dv(const zb_table *t, zb_io *io, zb_ctx *ctx,
+                       const pos_row *rows, size_t n)
+{
+    const ice_snapshot *snap = ice_metadata_current_snapshot(t->meta);
+    ice_snapshot_iter *it = NULL;
+    const ice_manifest_entry *e;
+    const ice_manifest_file *mf;
+    size_t i;
+    int rc;
+
+    if (snap == NULL)
+        return ZB_OK;
+    if ((rc = ice_snapshot_iter_open(&it, io, ctx, t->meta, snap,
+                                     &t->paths)) < 0)
+        return rc;
+    while ((rc = ice_snapshot_iter_next(it, ctx, &e, &mf)) > 0) {
+        const char *ref = e->data_file.referenced_data_file;
+        if (e->data_file.content != ICE_CONTENT_POSITION_DELETES ||
+            ref == NULL || e->data_file.content_offset == ICE_NULL_LONG)
+            continue;
+        for (i = 0; i < n; i++)
+            if (strcmp(rows[i].path, ref) == 0) {
+                ice_snapshot_iter_free(it);
+                return zb_fail(ctx, ZB_EUNSUPPORTED,
+                               "%s already has a deletion vector; merging "
+                               "deletion vectors is not supported yet",
+                               ref);
+            }
+    }
+    ice_snapshot_iter_free(it);
+    return rc;
+}
+
+/*
+ * One Puffin file with a deletion vector per data file of the sorted
+ * rows, and a delete-file record per vector (*files, *n_files in arena).
+ */
+static int write_dvs(ice_data_file **files, size_t *n_files, zb_arena *arena,
+                     zb_io *io, zb_ctx *ctx, const zb_table *t,
+                     const pos_row *rows, size_t n,
+                     const zb_write_partition *part)
+{
+    static const int32_t dv_field = ZB_PUFFIN_DV_FIELD;
+    zb_puffin_blob *blobs;
+    zb_buf *dvs, file = ZB_BUF_INIT(ZB_WRITE_FILE_MAX);
+    zb_buf uri = ZB_BUF_INIT(ZB_WRITE_URI_MAX);
+    zb_roaring *r = NULL;
+    ice_data_file *out;
+    size_t i, j, k = 0, groups = 0;
+    int rc = ZB_OK;
+
+    for (i = 0; i < n; i++)
+        groups += i == 0 || strcmp(rows[i].path, rows[i - 1].path) != 0;
+    blobs = zb_arena_calloc(arena, groups ? groups : 1, sizeof *blobs);
+    dvs = zb_arena_calloc(arena, groups ? groups : 1, sizeof *dvs);
+    out = zb_arena_calloc(arena, groups ? groups : 1, sizeof *out);
+    if (blobs == NULL || dvs == NULL || out == NULL)
+        return zb_fail_oom(ctx);
+    for (i = 0; i < n && rc == ZB_OK; i = j, k++) {
+        char card[24];
+        const char **props = zb_arena_calloc(arena, 5, sizeof *props);
+        if (props == NULL || zb_roaring_new(&r) < 0) {
+            rc = zb_fail_oom(ctx);
+            break;
+        }
+        for (j = i; j < n && strcmp(rows[j].path, rows[i].path) == 0; j++)
+            if (rows[j].pos < 0 ||
+                zb_roaring_add(r, (uint64_t)rows[j].pos) < 0)
+                rc = rows[j].pos < 0
+                         ? zb_fail(ctx, ZB_EINVAL, "negative position %lld",
+                                   (long long)rows[j].pos)
+                         : zb_fail_oom(ctx);
+        zb_buf_init(&dvs[k], ZB_WRITE_FILE_MAX);
+        if (rc == ZB_OK)
+            rc = zb_dv_build(&dvs[k], ctx, r);
+        snprintf(card, sizeof card, "%llu",
+                 (unsigned long long)zb_roaring_cardinality(r));
+        props[0] = "referenced-data-file";
+        props[1] = rows[i].path;
+        props[2] = "cardinality";
+        props[3] = zb_arena_strdup(arena, card);
+        blobs[k].type = ZB_PUFFIN_DV_TYPE;
+        blobs[k].fields = &dv_field;
+        blobs[k].n_fields = 1;
+        blobs[k].snapshot_id = -1;
+        blobs[k].sequence_number = -1;
+        blobs[k].data = dvs[k].ptr;
+        blobs[k].len = dvs[k].len;
+        blobs[k].props = props;
+        out[k].record_count = (int64_t)zb_roaring_cardinality(r);
+        zb_roaring_free(r);
+        r = NULL;
+    }
+    if (rc == ZB_OK)
+        rc = zb_puffin_build(&file, ctx, blobs, groups,
+                             "zamboni version " ZB_VERSION_STRING);
+    if (rc == ZB_OK && (rc = data_uri(&uri, ctx, t, part)) == ZB_OK) {
+        /* data_uri names a .parquet file: the same name as .puffin. */
+        uri.len -= strlen("parquet");
+        rc = zb_buf_appendf(&uri, "puffin") < 0 ? zb_fail_oom(ctx) : ZB_OK;
+    }
+    if (rc == ZB_OK)
+        rc = zb_io_write_new(io, ctx, uri.ptr, file.ptr, file.len);
+    for (i = 0, j = 0; rc == ZB_OK && i < groups; i++) {
+        ice_data_file *f = &out[i];
+        f->content = ICE_CONTENT_POSITION_DELETES;
+        f->file_path = zb_arena_strdup(arena, uri.ptr);
+        f->file_format = "PUFFIN";
+        f->file_size_in_bytes = (int64_t)file.len;
+        f->block_size_in_bytes = ICE_NULL_LONG;
+        f->first_row_id = ICE_NULL_LONG;
+        f->referenced_data_file = blobs[i].props[1];
+        f->content_offset = (int64_t)blobs[i].offset;
+        f->content_size_in_bytes = (int64_t)blobs[i].len;
+        if (f->file_path == NULL)
+            rc = zb_fail_oom(ctx);
+        else
+            rc = set_partition(f, ctx, arena, t->meta, part);
+    }
+    for (i = 0; i < groups; i++)
+        zb_buf_free(&dvs[i]);
+    zb_buf_free(&file);
+    zb_buf_free(&uri);
+    *files = out;
+    *n_files = groups;
+    return rc;
+}
+
 int zb_table_delete_positions(zb_table **t, zb_catalog *cat, zb_io *io,
                               zb_ctx *ctx, const char *const *paths,
                               const int64_t *positions, size_t n,
@@ -382,6 +518,23 @@ int zb_table_delete_positions(zb_table **t, zb_catalog *cat, zb_io *io,
     }
     /* The spec asks for rows sorted by file_path, then pos. */
     qsort(rows, n, sizeof *rows, cmp_pos_row);
+    if ((*t)->meta->format_version >= 3) {
+        /* v3 keeps position deletes as deletion vectors. */
+        ice_data_file *dvs = NULL;
+        size_t n_dvs = 0;
+        int32_t *specs;
+        rc = check_no_dv(*t, io, ctx, rows, n);
+        if (rc == ZB_OK)
+            rc = write_dvs(&dvs, &n_dvs, arena, io, ctx, *t, rows, n, part);
+        specs = zb_arena_calloc(arena, n_dvs ? n_dvs : 1, sizeof *specs);
+        for (i = 0; specs != NULL && i < n_dvs; i++)
+            specs[i] = spec;
+        if (rc == ZB_OK)
+            rc = specs == NULL ? zb_fail_oom(ctx)
+                               : zb_table_commit_files(t, cat, io, ctx, dvs,
+                                                       specs, n_dvs);
+        goto done;
+    }
     rc = pos_batch(&sch, &arr, rows, n);
     if (rc < 0)
         rc = zb_fail(ctx, rc, "no room for %zu position deletes", n);
@@ -391,6 +544,7 @@ int zb_table_delete_positions(zb_table **t, zb_catalog *cat, zb_io *io,
                                     1, part);
     if (rc == ZB_OK)
         rc = zb_table_commit_files(t, cat, io, ctx, &f, &spec, 1);
+done:
     zb_arrow_array_release(&arr);
     zb_arrow_schema_release(&sch);
     zb_arena_free(arena);
