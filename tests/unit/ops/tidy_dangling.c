@@ -12,6 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "exec/arrow.h"
 #include "ops/dangling.h"
@@ -328,10 +331,86 @@ static void test_ops_tidy_dangling__v1(void)
     tt_close(&e);
 }
 
+/* A child process appends while the removal runs: each run ends
+ * committed, with nothing to do, or in ZB_ECONFLICT; in the end the
+ * dangling file is gone and every data file of both writers is live. */
+static void test_ops_tidy_dangling__concurrent_appends(void)
+{
+    tt_env e;
+    zb_dangling_opts o = ZB_DANGLING_OPTS_INIT;
+    zb_dangling_result r;
+    tt_items a, b;
+    char *pa;
+    uint64_t rows, h;
+    size_t runs = 0, commits = 0, conflicts = 0;
+    int st = 0, done = 0;
+    pid_t pid;
+
+    tt_open(&e, "dg-race");
+    tt_make_table(&e, 2, 1, 2, 2, 10);
+    tt_live(&a, &e);
+    pa = zb_strdup(data_of(&a, 0));
+    tt_items_free(&a);
+    delete_pos(&e, pa, 0);
+    drop_data_file(&e, pa);
+    o.max_attempts = 2;
+    fflush(stdout);
+    if ((pid = fork()) == 0) {
+        tt_env c = e;
+        zb_catalog_config cfg = ZB_CATALOG_CONFIG_INIT;
+        int k, rc = 0;
+
+        zb_ctx_init(&c.ctx);
+        cfg.kind = ZB_CATALOG_PATH;
+        if (zb_io_new(&c.io, &c.ctx) < 0 ||
+            zb_catalog_open(&c.cat, &c.ctx, c.io, &cfg) < 0)
+            _exit(3);
+        for (k = 0; k < 15 && rc == 0; k++)
+            rc = tt_append_rc(&c, k % 2, 1000 + k * 4, 4);
+        if (rc < 0)
+            fprintf(stderr, "child: %s\n", c.ctx.err.msg);
+        _exit(rc < 0 ? 1 : 0);
+    }
+    ZBT_CHECK(pid > 0);
+    for (;;) {
+        int rc;
+
+        if (!done && waitpid(pid, &st, WNOHANG) == pid)
+            done = 1;
+        rc = zb_remove_dangling_deletes(&e.t, &e.ctx, &o, &r);
+        runs++;
+        if (rc == ZB_ECONFLICT) {
+            conflicts++;
+            continue;
+        }
+        ZBT_OK_CTX(rc, &e.ctx);
+        commits += (size_t)r.committed;
+        if (done && commits > 0 && r.dangling == 0)
+            break;
+        ZBT_CHECK(runs < 20000);
+        if (commits > 0)
+            nanosleep(&(struct timespec){ 0, 2000000 }, NULL);
+    }
+    ZBT_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    ZBT_EQ_U64(commits, 1);
+    printf("  %zu run(s), %zu commit(s), %zu lost race(s)\n", runs, commits,
+           conflicts);
+    tt_live(&b, &e);
+    ZBT_EQ_U64(tt_count(&b, 1), 0);
+    ZBT_EQ_U64(tt_count(&b, 0), 1 + 15);
+    tt_rows(&e, &rows, &h);
+    ZBT_EQ_U64(rows, 10 + 15 * 4);
+    tt_check_files(&e);
+    tt_items_free(&b);
+    zb_free(pa);
+    tt_close(&e);
+}
+
 const zbt_case test_ops_tidy_dangling[] = {
     ZBT_CASE(test_ops_tidy_dangling__fixtures),
     ZBT_CASE(test_ops_tidy_dangling__generated),
     ZBT_CASE(test_ops_tidy_dangling__unpartitioned_eq),
     ZBT_CASE(test_ops_tidy_dangling__v1),
+    ZBT_CASE(test_ops_tidy_dangling__concurrent_appends),
     ZBT_END
 };

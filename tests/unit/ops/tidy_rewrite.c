@@ -14,6 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "ops/apply_props.h"
 #include "ops/rewrite_manifests.h"
@@ -303,6 +306,87 @@ static void test_ops_tidy_rewrite__fixtures(void)
     ZBT_CHECK(done >= 10);
 }
 
+/* A child process appends while rewrites run: every attempt ends
+ * committed or in ZB_ECONFLICT (never anything else), and in the end
+ * every file of both writers is live with its sequence numbers. */
+static void test_ops_tidy_rewrite__concurrent_appends(void)
+{
+    tt_env e;
+    zb_rewrite_manifests_opts o = ZB_REWRITE_MANIFESTS_OPTS_INIT;
+    zb_rewrite_manifests_result r;
+    tt_items a, b;
+    uint64_t rows, h;
+    size_t i, j, commits = 0, conflicts = 0, runs = 0;
+    int st = 0, done = 0;
+    pid_t pid;
+
+    tt_open(&e, "rw-race");
+    tt_make_table(&e, 2, 1, 4, 8, 5);
+    tt_live(&a, &e);
+    o.max_attempts = 2;
+    fflush(stdout);
+    if ((pid = fork()) == 0) {
+        tt_env c = e;
+        int k, rc = 0;
+
+        zb_ctx_init(&c.ctx);
+        if (zb_io_new(&c.io, &c.ctx) < 0)
+            _exit(3);
+        {
+            zb_catalog_config cfg = ZB_CATALOG_CONFIG_INIT;
+            cfg.kind = ZB_CATALOG_PATH;
+            if (zb_catalog_open(&c.cat, &c.ctx, c.io, &cfg) < 0)
+                _exit(3);
+        }
+        for (k = 0; k < 20 && rc == 0; k++)
+            rc = tt_append_rc(&c, k % 4, 1000 + k * 5, 5);
+        if (rc < 0)
+            fprintf(stderr, "child: %s\n", c.ctx.err.msg);
+        _exit(rc < 0 ? 1 : 0);
+    }
+    ZBT_CHECK(pid > 0);
+    while (!done || runs == 0 || commits == 0) {
+        int rc;
+
+        if (!done && waitpid(pid, &st, WNOHANG) == pid)
+            done = 1;
+        rc = zb_rewrite_manifests(&e.t, &e.ctx, &o, &r);
+        runs++;
+        if (rc == ZB_ECONFLICT) {
+            conflicts++;
+            continue;
+        }
+        ZBT_OK_CTX(rc, &e.ctx);
+        commits += (size_t)r.committed;
+        if (done && r.skipped)
+            break;
+        ZBT_CHECK(runs < 20000);
+        if (r.skipped)
+            nanosleep(&(struct timespec){ 0, 2000000 }, NULL);
+    }
+    ZBT_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    printf("  %zu rewrite run(s), %zu commit(s), %zu lost race(s)\n", runs,
+           commits, conflicts);
+    tt_live(&b, &e);
+    ZBT_EQ_U64(b.n, a.n + 20);
+    for (i = 0; i < a.n; i++) {
+        int found = 0;
+
+        for (j = 0; j < b.n && !found; j++)
+            found = strcmp(a.v[i].path, b.v[j].path) == 0 &&
+                    a.v[i].seq == b.v[j].seq && a.v[i].fseq == b.v[j].fseq &&
+                    a.v[i].snap == b.v[j].snap &&
+                    a.v[i].records == b.v[j].records;
+        ZBT_CHECK(found);
+    }
+    tt_rows(&e, &rows, &h);
+    ZBT_EQ_U64(rows, 8 * 5 + 20 * 5);
+    tt_check_files(&e);
+    tt_items_free(&a);
+    tt_items_free(&b);
+    tt_close(&e);
+}
+
 const zbt_case test_ops_tidy_rewrite[] = {
     ZBT_CASE(test_ops_tidy_rewrite__v1),
     ZBT_CASE(test_ops_tidy_rewrite__v2),
@@ -311,5 +395,6 @@ const zbt_case test_ops_tidy_rewrite[] = {
     ZBT_CASE(test_ops_tidy_rewrite__bad_target),
     ZBT_CASE(test_ops_tidy_rewrite__min_input),
     ZBT_CASE(test_ops_tidy_rewrite__fixtures),
+    ZBT_CASE(test_ops_tidy_rewrite__concurrent_appends),
     ZBT_END
 };

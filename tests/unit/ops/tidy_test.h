@@ -42,6 +42,8 @@ void tt_make_table(tt_env *e, int fv, int partitioned, int n_parts,
                    int n_appends, int rows);
 /* Appends rows ids from first to partition part (-1: unpartitioned). */
 void tt_append(tt_env *e, int part, int64_t first, int rows);
+/* The same without checks (for child processes): ZB_OK or an rc. */
+int tt_append_rc(tt_env *e, int part, int64_t first, int rows);
 
 zb_table *tt_load(tt_env *e);
 

@@ -146,15 +146,18 @@ static void make_batch(struct ArrowArray *b, int64_t first, int rows,
     b->length = ids->length = parts->length = pay->length = rows;
 }
 
-void tt_append(tt_env *e, int part, int64_t first, int rows)
+int tt_append_rc(tt_env *e, int part, int64_t first, int rows)
 {
     struct ArrowSchema s;
     struct ArrowArray b;
-    zb_table *t = tt_load(e);
+    zb_table *t = NULL;
     zb_write_partition wp;
     ice_value v = ice_value_int(part);
     char folder[32];
+    int rc;
 
+    if ((rc = zb_catalog_load_table(e->cat, &e->ctx, e->dir, &t)) < 0)
+        return rc;
     make_schema(&s);
     make_batch(&b, first, rows, part);
     memset(&wp, 0, sizeof wp);
@@ -163,11 +166,17 @@ void tt_append(tt_env *e, int part, int64_t first, int rows)
     wp.values = &v;
     snprintf(folder, sizeof folder, "part=%d", part);
     wp.folder = folder;
-    ZBT_OK_CTX(zb_table_append(&t, e->cat, e->io, &e->ctx, &s, &b, 1,
-                               part < 0 ? NULL : &wp), &e->ctx);
+    rc = zb_table_append(&t, e->cat, e->io, &e->ctx, &s, &b, 1,
+                         part < 0 ? NULL : &wp);
     zb_arrow_array_release(&b);
     zb_arrow_schema_release(&s);
     zb_table_free(t);
+    return rc;
+}
+
+void tt_append(tt_env *e, int part, int64_t first, int rows)
+{
+    ZBT_OK_CTX(tt_append_rc(e, part, first, rows), &e->ctx);
 }
 
 void tt_make_table(tt_env *e, int fv, int partitioned, int n_parts,
