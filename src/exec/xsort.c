@@ -10,8 +10,8 @@
  * (batch, keys, index growth, twice: the merge sort's scratch array is
  * sized with the index) plus the margin needed to write a run is
  * reserved with a try-grow; when that is refused, the rows held so far
- * become a run: the index is sorted (stable bottom-up merge sort with
- * insertion-sorted chunks of 32), the rows are gathered in key order into
+ * become a run: the index is sorted (stable: LSD radix on the prefixes,
+ * then a bottom-up merge sort of equal-prefix stretches), the rows are gathered in key order into
  * blocks of about block_target bytes (zb_arrow_take) and each block is
  * framed into the run file (zb_arrow_spill_write); then the batches and
  * keys are freed and the index reused.
@@ -143,10 +143,11 @@ static void merge_into(xs_ent *dst, const xs_ent *a, size_t na,
     memcpy(dst + k, b + j, (nb - j) * sizeof *b);
 }
 
-static void sort_ents(zb_xsort *xs)
+/* Stable merge sort of a[0..n) with scratch tmp (n entries). */
+static void merge_sort(xs_ent *a, xs_ent *tmp, size_t n)
 {
-    xs_ent *src = xs->ents, *dst = xs->tmp, *t;
-    size_t n = xs->nents, lo, w;
+    xs_ent *src = a, *dst = tmp, *t;
+    size_t lo, w;
 
     for (lo = 0; lo < n; lo += 32)
         insertion_sort(src + lo, n - lo < 32 ? n - lo : 32);
@@ -163,8 +164,52 @@ static void sort_ents(zb_xsort *xs)
         src = dst;
         dst = t;
     }
+    if (src != a)
+        memcpy(a, src, n * sizeof *src);
+}
+
+/*
+ * The run's index in key order, stably: an LSD radix sort on the 8-byte
+ * prefixes (a byte that is the same in every entry costs one counting
+ * pass and no moves), then a merge sort of each stretch of equal
+ * prefixes by the whole key. Radix passes are stable, so equal keys keep
+ * their input order. Small runs go straight to the merge sort.
+ */
+static void sort_ents(zb_xsort *xs)
+{
+    xs_ent *src = xs->ents, *dst = xs->tmp, *t;
+    size_t n = xs->nents, i, j, cnt[256], pos;
+    unsigned shift, b;
+
+    if (n < 1024) {
+        merge_sort(xs->ents, xs->tmp, n);
+        return;
+    }
+    for (shift = 0; shift < 64; shift += 8) {
+        memset(cnt, 0, sizeof cnt);
+        for (i = 0; i < n; i++)
+            cnt[(src[i].prefix >> shift) & 255]++;
+        if (cnt[(src[0].prefix >> shift) & 255] == n)
+            continue;
+        for (pos = 0, b = 0; b < 256; b++) {
+            size_t c = cnt[b];
+            cnt[b] = pos;
+            pos += c;
+        }
+        for (i = 0; i < n; i++)
+            dst[cnt[(src[i].prefix >> shift) & 255]++] = src[i];
+        t = src;
+        src = dst;
+        dst = t;
+    }
     if (src != xs->ents)
         memcpy(xs->ents, src, n * sizeof *src);
+    for (i = 0; i < n; i = j) {
+        for (j = i + 1; j < n && xs->ents[j].prefix == xs->ents[i].prefix;)
+            j++;
+        if (j - i > 1)
+            merge_sort(xs->ents + i, xs->tmp, j - i);
+    }
 }
 
 /* ---- runs -------------------------------------------------------------- */
