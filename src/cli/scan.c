@@ -6,7 +6,8 @@
  *
  * Steps: parse the arguments; load the table through the PATH catalog
  * (catalog/catalog.h: newest metadata file, remaps, the recorded location
- * resolved into the folder); pick the snapshot (--snapshot, else the
+ * resolved into the folder) or, for namespace.table, through the catalog
+ * the settings name (cli/settings.h); pick the snapshot (--snapshot, else the
  * current one) and its schema (the table's current schema; with
  * --snapshot, the schema-id that snapshot records, as time travel reads); plan it (plan/scan_plan.h) and read each task's live rows
  * (plan/scan_read.h), printing each batch (cli/scan_print.h) or adding
@@ -42,6 +43,9 @@
 #include "util/alloc.h"
 #include "util/arena.h"
 #include "util/err.h"
+#ifdef ZB_CLI_SCAN_HAVE_SETTINGS
+#include "cli/settings.h"
+#endif
 
 const char zb_cli_scan_help[] =
     "Usage: zamboni scan TABLE [--snapshot ID] [--count] [--format jsonl|csv]\n"
@@ -54,8 +58,12 @@ const char zb_cli_scan_help[] =
     "metadata/); its newest metadata file is read (version-hint.text, else\n"
     "the highest version). A folder copied from elsewhere is read in place:\n"
     "paths under the location its metadata records resolve into the folder.\n"
-    "namespace.table names in a catalog are not available in this build yet\n"
-    "(exit 3): give the table's folder.\n"
+    "Otherwise TABLE is namespace.table in the configured catalog (uri:\n"
+    "SQLite at $ZAMBONI_ROOT/catalog.db by default, sqlite:PATH,\n"
+    "postgresql://..., or a REST catalog; from the flags below, ZAMBONI_*\n"
+    "variables, .env, ./zamboni.yml, $ZAMBONI_ROOT/zamboni.yml). A name that\n"
+    "holds a slash, starts with file:, or is an existing directory is a\n"
+    "folder.\n"
     "\n"
     "Options:\n"
     "  --snapshot ID        read this snapshot instead of the current one, with\n"
@@ -78,14 +86,18 @@ const char zb_cli_scan_help[] =
     "  --remap OLD=NEW      read paths starting with OLD under NEW instead\n"
     "                       (repeatable; the first match wins), for data kept\n"
     "                       outside the table folder\n"
+    "  --uri URI, --warehouse W, --local-warehouse PATH, --profile FILE,\n"
+    "  --env FILE, ...      the catalog settings, for namespace.table\n"
+    "                       (secrets come from the environment or .env)\n"
     "  -h, --help           show this help\n"
     "\n"
     "Rows come in the planner's file order (manifest list order, then entry\n"
     "order), each data file's rows in file order.\n"
     "\n"
     "Exit codes: 0 printed, 1 failed (unreadable or corrupt table, unknown\n"
-    "snapshot), 2 usage error, 3 not supported by this build (catalog names,\n"
-    "non-Parquet data files).\n";
+    "table or snapshot, no catalog database), 2 usage error (also a bad\n"
+    "configuration), 3 not supported by this build (non-Parquet data\n"
+    "files).\n";
 
 /* A group of tasks read by one row stream. */
 #define GROUP_TASKS 4096
@@ -100,6 +112,11 @@ typedef struct scan_args {
     zb_scan_format format;
     size_t n_remaps;
     ice_path_remap *remaps;
+    /* catalog settings given as flags (--uri, --warehouse, ...): values
+     * by zb_setting_id; --profile and --env files */
+    const char *setting_flags[32];
+    const char *profile_path;
+    const char *env_path;
 } scan_args;
 
 static int usage(const char *fmt, ...) ZB_PRINTF(1, 2);
@@ -201,11 +218,41 @@ static int parse_args(scan_args *sa, int argc, char **argv, int *help)
                 return ZB_EXIT_FAILED;
             }
         } else {
+#ifdef ZB_CLI_SCAN_HAVE_SETTINGS
+            char flag[64];
+            size_t fl = strcspn(a, "=");
+            int id;
+            zb_ctx fctx;
+
+            zb_ctx_init(&fctx);
+            if (zb_settings_removed_flag(&fctx, a) < 0) {
+                fprintf(stderr, "zamboni scan: %s\n", fctx.err.msg);
+                return ZB_EXIT_USAGE;
+            }
+            if (fl < sizeof flag) {
+                memcpy(flag, a, fl);
+                flag[fl] = '\0';
+                id = zb_settings_id_for_flag(flag);
+                if (id >= 0 || strcmp(flag, "--profile") == 0 ||
+                    strcmp(flag, "--env") == 0) {
+                    if ((v = option_value(argc, argv, &i, flag)) == NULL)
+                        return usage("option '%s' needs a value", flag);
+                    if (strcmp(flag, "--profile") == 0)
+                        sa->profile_path = v;
+                    else if (strcmp(flag, "--env") == 0)
+                        sa->env_path = v;
+                    else if ((size_t)id < sizeof sa->setting_flags /
+                                              sizeof sa->setting_flags[0])
+                        sa->setting_flags[id] = v;
+                    continue;
+                }
+            }
+#endif
             return usage("unknown option '%s'", a);
         }
     }
     if (sa->table == NULL)
-        return usage("%s", "missing TABLE (a table folder)");
+        return usage("%s", "missing TABLE (a table folder or namespace.table)");
     return ZB_EXIT_OK;
 }
 
@@ -419,12 +466,55 @@ static int scan_table(scan_run *r, zb_ctx *ctx)
     return rc;
 }
 
+#ifdef ZB_CLI_SCAN_HAVE_SETTINGS
+/*
+ * The configured catalog (cli/settings.h: flags, ZAMBONI_* variables,
+ * zamboni.yml, $ZAMBONI_ROOT) with the --remap list. A SQLite catalog
+ * whose database file does not exist is an error here: a read-only
+ * command does not create one.
+ */
+static int open_configured(zb_catalog **cat, zb_settings **settings,
+                           zb_ctx *ctx, zb_io *io, const scan_args *sa)
+{
+    zb_settings_input in = ZB_SETTINGS_INPUT_INIT;
+    zb_catalog_config cfg;
+    struct stat st;
+    size_t k;
+    int rc;
+
+    for (k = 0; k < ZB_SET_COUNT &&
+                k < sizeof sa->setting_flags / sizeof sa->setting_flags[0];
+         k++)
+        in.flags[k] = sa->setting_flags[k];
+    in.profile_path = sa->profile_path;
+    in.env_path = sa->env_path;
+    in.cwd = ".";
+    if ((rc = zb_settings_load(settings, ctx, &in)) < 0)
+        return rc;
+    memset(&cfg, 0, sizeof cfg);
+    if ((rc = zb_settings_catalog_config(&cfg, ctx, *settings)) < 0)
+        return rc;
+    if (cfg.kind == ZB_CATALOG_SQLITE && cfg.sqlite_path &&
+        stat(cfg.sqlite_path, &st) != 0)
+        return zb_fail(ctx, ZB_ENOTFOUND,
+                       "no catalog database at %s; set ZAMBONI_URI or "
+                       "ZAMBONI_ROOT, or give the table's folder",
+                       cfg.sqlite_path);
+    cfg.n_remaps = sa->n_remaps;
+    cfg.remaps = sa->remaps;
+    return zb_catalog_open(cat, ctx, io, &cfg);
+}
+#endif
+
 int zb_cli_scan_run(int argc, char **argv)
 {
     scan_args sa;
     scan_run run;
     zb_catalog_config cfg = ZB_CATALOG_CONFIG_INIT;
     zb_catalog *cat = NULL;
+#ifdef ZB_CLI_SCAN_HAVE_SETTINGS
+    zb_settings *settings = NULL;
+#endif
     zb_ctx ctx;
     int help = 0, code, rc;
 
@@ -437,22 +527,25 @@ int zb_cli_scan_run(int argc, char **argv)
         free_args(&sa);
         return code;
     }
-    if (!names_folder(sa.table)) {
-        fprintf(stderr,
-                "zamboni scan: %s: catalog tables (namespace.table) are not "
-                "available in this build yet; give the table's folder\n",
-                sa.table);
-        free_args(&sa);
-        return ZB_EXIT_REFUSED;
-    }
     run.args = &sa;
-    cfg.kind = ZB_CATALOG_PATH;
-    cfg.name = "folder";
-    cfg.n_remaps = sa.n_remaps;
-    cfg.remaps = sa.remaps;
     if ((rc = zb_io_new(&run.io, &ctx)) < 0)
         goto done;
-    if ((rc = zb_catalog_open(&cat, &ctx, run.io, &cfg)) < 0)
+    if (names_folder(sa.table)) {
+        cfg.kind = ZB_CATALOG_PATH;
+        cfg.name = "folder";
+        cfg.n_remaps = sa.n_remaps;
+        cfg.remaps = sa.remaps;
+        rc = zb_catalog_open(&cat, &ctx, run.io, &cfg);
+    } else {
+#ifdef ZB_CLI_SCAN_HAVE_SETTINGS
+        rc = open_configured(&cat, &settings, &ctx, run.io, &sa);
+#else
+        rc = zb_fail(&ctx, ZB_EUNSUPPORTED,
+                     "catalog tables (namespace.table) are not available in "
+                     "this build; give the table's folder");
+#endif
+    }
+    if (rc < 0)
         goto done;
     if ((rc = zb_catalog_load_table(cat, &ctx, sa.table, &run.table)) < 0)
         goto done;
@@ -466,6 +559,9 @@ done:
                 ctx.err.msg[0] ? ctx.err.msg : zb_rc_name(rc));
     zb_table_free(run.table);
     zb_catalog_free(cat);
+#ifdef ZB_CLI_SCAN_HAVE_SETTINGS
+    zb_settings_free(settings);
+#endif
     zb_io_free(run.io);
     free_args(&sa);
     return zb_cli_exit_code(rc);

@@ -11,6 +11,11 @@ fail=0
 tmp=$(mktemp -d)
 out=$tmp/out err=$tmp/err
 trap 'rm -rf "$tmp"' EXIT
+# A configuration of our own: no profile, .env or root of the caller's.
+mkdir -p "$tmp/root" "$tmp/home" "$tmp/cwd"
+cd "$tmp/cwd" || exit 1
+for v in $(env | grep -o '^ZAMBONI_[A-Z0-9_]*'); do unset "$v"; done
+export ZAMBONI_ROOT=$tmp/root HOME=$tmp/home
 
 # expect NAME WANT_EXIT STDOUT_PATTERN STDERR_PATTERN -- ARGS...
 expect() {
@@ -51,7 +56,10 @@ expect remap_no_equals 2 '' "invalid value 'abc' for --remap" -- scan --remap ab
 expect remap_empty_old 2 '' "invalid value '=/x' for --remap" -- scan --remap =/x "$t"
 expect remap_empty_new 2 '' "invalid value '/x=' for --remap" -- scan --remap /x= "$t"
 expect unknown_option 2 '' "unknown option '--bogus'" -- scan --bogus "$t"
-expect catalog_name_refused 3 '' 'db.events: catalog tables .* not available in this build' -- scan db.events
+expect catalog_without_database 1 '' "db.events: no catalog database at $tmp/root/catalog.db" -- scan db.events
+expect catalog_bad_uri 2 '' "uri 'ftp://x' \\(--uri\\) names no catalog" -- scan --uri ftp://x db.events
+expect catalog_secret_flag 2 '' '--token was removed' -- scan --token abc db.events
+expect catalog_flag_no_value 2 '' "option '--uri' needs a value" -- scan db.events --uri
 expect missing_folder 1 '' "$tmp/nope" -- scan "$tmp/nope"
 expect unknown_snapshot 1 '' 'no snapshot 12345 in .*metadata' -- scan --snapshot 12345 "$t"
 
@@ -80,6 +88,32 @@ if [ $? -eq 0 ] && grep -q '^2$' "$out"; then
     echo "PASS dotted_folder"; pass=$((pass + 1))
 else
     echo "FAIL dotted_folder"; sed 's/^/     stderr: /' "$err" | head -3; fail=$((fail + 1))
+fi
+
+# namespace.table in the default SQLite catalog ($ZAMBONI_ROOT/catalog.db,
+# Iceberg's JDBC catalog tables), made here with the sqlite3 shell.
+if command -v sqlite3 >/dev/null; then
+    cp -r "$t" "$tmp/root/events"
+    sqlite3 "$tmp/root/catalog.db" "
+      CREATE TABLE iceberg_tables (catalog_name VARCHAR(255) NOT NULL,
+        table_namespace VARCHAR(255) NOT NULL, table_name VARCHAR(255) NOT NULL,
+        metadata_location VARCHAR(1000), previous_metadata_location VARCHAR(1000),
+        iceberg_type VARCHAR(5),
+        PRIMARY KEY (catalog_name, table_namespace, table_name));
+      CREATE TABLE iceberg_namespace_properties (catalog_name VARCHAR(255) NOT NULL,
+        namespace VARCHAR(255) NOT NULL, property_key VARCHAR(255),
+        property_value VARCHAR(1000),
+        PRIMARY KEY (catalog_name, namespace, property_key));
+      INSERT INTO iceberg_tables VALUES ('zamboni', 'db', 'events',
+        '$tmp/root/events/metadata/v2.metadata.json', NULL, 'TABLE');"
+    loc=/test-warehouse/iceberg_test/hadoop_catalog/ice/iceberg_v2_delete_positional
+    expect catalog_table 0 '^\{"id":3,"data":"c"\}$' '' -- scan --remap "$loc=$tmp/root/events" db.events
+    expect catalog_table_count 0 '^2$' '' -- scan --count --remap "$loc=$tmp/root/events" db.events
+    expect catalog_table_location_unmapped 1 '' "$loc/metadata/snap-" -- scan db.events
+    expect catalog_unknown_table 1 '' 'catalog zamboni \(sqlite\): table db.nope not found' -- scan db.nope
+    expect catalog_other_warehouse 1 '' 'table db.events not found in warehouse other' -- scan --warehouse other db.events
+else
+    echo "SKIP catalog_table: the sqlite3 shell is not installed (needed to make the catalog)"
 fi
 
 # Corrupt and truncated files: exit 1 and the file named, never a crash.
