@@ -11,10 +11,11 @@
  * $TMPDIR) with the manifest writer and one add-snapshot commit; then a
  * dry run and the rewrite each run in a child process, whose time and
  * peak RSS (wait4) are printed, and the rewritten table's live entries
- * are counted.
+ * are counted. With --runs N the rewrite runs N times (main is set back
+ * to the built snapshot between runs) and the medians are printed.
  *
  * Usage: bench_rewrite_manifests [--files N] [--manifests M] [--parts P]
- *                                [--dir DIR] [--keep]
+ *                                [--runs N] [--dir DIR] [--keep]
  */
 #define _DEFAULT_SOURCE
 #include <stdio.h>
@@ -211,8 +212,45 @@ static void build(env *e, long n_files, long n_mf, long n_parts)
     zb_arena_free(arena);
 }
 
-/* One run in a child; prints time and peak RSS. */
-static void run(const char *dir, int dry_run)
+/* Points main back at the built snapshot. */
+static void reset_main(const char *dir)
+{
+    env e;
+    zb_table *t = NULL, *t2 = NULL;
+    ice_ref ref;
+    json_t *u, *r;
+
+    open_env(&e, dir);
+    if (zb_catalog_load_table(e.cat, &e.ctx, dir, &t) < 0)
+        die(&e.ctx, "load");
+    memset(&ref, 0, sizeof ref);
+    ref.name = "main";
+    ref.type = ICE_REF_BRANCH;
+    ref.snapshot_id = 1000001;
+    ref.min_snapshots_to_keep = -1;
+    ref.max_snapshot_age_ms = ref.max_ref_age_ms = -1;
+    u = json_array();
+    r = json_array();
+    if (u == NULL || r == NULL ||
+        ice_commit_append(u, &e.ctx, ice_update_set_ref(&ref)) < 0 ||
+        zb_catalog_commit(e.cat, &e.ctx, t, r, u, &t2) < 0)
+        die(&e.ctx, "reset main");
+    json_decref(u);
+    json_decref(r);
+    zb_table_free(t);
+    zb_table_free(t2);
+    close_env(&e);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+/* One run in a child; prints time and peak RSS, returns both. */
+static void run(const char *dir, int dry_run, double *wall, double *rss_mib)
 {
     struct rusage ru;
     int st;
@@ -251,9 +289,10 @@ static void run(const char *dir, int dry_run)
     }
     if (wait4(pid, &st, 0, &ru) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
         die(NULL, "child failed");
+    *wall = now_s() - t0;
+    *rss_mib = (double)ru.ru_maxrss / 1024.0;
     printf("  %s child: %.2f s wall, peak RSS %.1f MiB\n",
-           dry_run ? "dry run" : "rewrite", now_s() - t0,
-           (double)ru.ru_maxrss / 1024.0);
+           dry_run ? "dry run" : "rewrite", *wall, *rss_mib);
 }
 
 static void count_live(const char *dir)
@@ -286,9 +325,9 @@ int main(int argc, char **argv)
 {
     long n_files = 1000000, n_mf = 10000, n_parts = 1000;
     char dir[1024] = "";
-    int keep = 0, i;
+    int keep = 0, i, runs = 1;
     env e;
-    double t0;
+    double t0, wall[16], rss[16], w1, r1;
 
     for (i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--files") == 0 && i + 1 < argc)
@@ -299,15 +338,18 @@ int main(int argc, char **argv)
             n_parts = strtol(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--dir") == 0 && i + 1 < argc)
             snprintf(dir, sizeof dir, "%s", argv[++i]);
+        else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc)
+            runs = (int)strtol(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--keep") == 0)
             keep = 1;
         else {
             fprintf(stderr, "usage: bench_rewrite_manifests [--files N] "
-                    "[--manifests M] [--parts P] [--dir DIR] [--keep]\n");
+                    "[--manifests M] [--parts P] [--runs N] [--dir DIR] "
+                    "[--keep]\n");
             return 2;
         }
     }
-    if (n_files < 1 || n_mf < 1 || n_parts < 1)
+    if (n_files < 1 || n_mf < 1 || n_parts < 1 || runs < 1 || runs > 16)
         return 2;
     if (dir[0] == '\0') {
         const char *tmp = getenv("TMPDIR");
@@ -324,9 +366,18 @@ int main(int argc, char **argv)
     build(&e, n_files, n_mf, n_parts);
     close_env(&e);
     printf("  built in %.2f s\n", now_s() - t0);
-    run(dir, 1);
-    run(dir, 0);
+    run(dir, 1, &w1, &r1);
+    for (i = 0; i < runs; i++) {
+        if (i > 0)
+            reset_main(dir);
+        run(dir, 0, &wall[i], &rss[i]);
+    }
     count_live(dir);
+    qsort(wall, (size_t)runs, sizeof wall[0], cmp_double);
+    qsort(rss, (size_t)runs, sizeof rss[0], cmp_double);
+    printf("rewrite of %ld files in %ld manifests: median %.2f s, peak RSS "
+           "median %.1f MiB (%d run(s))\n", n_files, n_mf, wall[runs / 2],
+           rss[runs / 2], runs);
     if (!keep) {
         char cmd[1200];
 
