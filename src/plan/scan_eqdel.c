@@ -1,14 +1,21 @@
 /*
  * plan/scan_eqdel.c - equality deletes of a group.
  *
- * The delete files are sorted into scopes: the files of one set of
- * equality_ids that apply to exactly the same tasks (the planner decided
- * which: sequence numbers, partitions, global deletes). Every delete row
- * becomes a key in one key set (exec/keyset.h): its scope's 4-byte id
- * followed by the canonical bytes of its key columns, projected to the
- * read schema's types first (scan_project.c), so an int 5 written before
- * a promotion meets a long 5, and null meets null. A data row is deleted
- * when its key, prefixed by any of its task's scopes, is in the set.
+ * The delete files are sorted into scopes. The planner decided which
+ * files apply to which task (sequence numbers, partitions, global
+ * deletes); the stream only groups them. When the files of one set of
+ * equality_ids apply, across the group, exactly to the tasks of lower data
+ * sequence number (checked here, file by file and task by task: the
+ * common case of a partition's compaction group and of global deletes),
+ * they form one scope whose keys carry the largest sequence number of the
+ * files that hold them, and a row of sequence s is deleted by a key found
+ * with a larger one: one lookup per row however many commits wrote
+ * deletes (Flink upserts). Otherwise each distinct set of tasks is a
+ * scope of its own whose keys always delete. Every delete row becomes a
+ * key in one key set (exec/keyset.h): its scope's 4-byte id followed by
+ * the canonical bytes of its key columns, projected to the read schema's
+ * types first (scan_project.c), so an int 5 written before a promotion
+ * meets a long 5, and null meets null.
  *
  * In memory the set is probed while reading. When it spilled into P
  * partitions, the key columns of every data file with equality deletes
@@ -34,7 +41,16 @@ typedef struct eqfile {
     const zb_delfile *df;    /* its tasks */
     size_t eqset;
     size_t scope;
+    uint64_t value;          /* its keys' value: seq, or UINT64_MAX */
 } eqfile;
+
+/* A row of task ti is deleted by a key of this value. */
+static int deletes_row(const zb_rowstream *rs, size_t ti, uint64_t value)
+{
+    int64_t seq = rs->tasks[ti].data.data_sequence_number;
+
+    return value > (uint64_t)(seq > 0 ? seq : 0);
+}
 
 /* Key columns of one eq set for one batch. */
 typedef struct keycols {
@@ -281,7 +297,8 @@ static int read_delete_file(zb_rowstream *rs, zb_ctx *ctx, const eqfile *ef)
             set_scope(&rs->key, (uint32_t)ef->scope);
             if ((rc = zb_keyset_add(rs->ks, ctx, rs->key.ptr, rs->key.len,
                                     zb_keyset_hash(rs->key.ptr, rs->key.len,
-                                                   HASH_SEED), 1)) < 0)
+                                                   HASH_SEED),
+                                    ef->value)) < 0)
                 goto done;
         }
         b.release(&b);
@@ -353,10 +370,13 @@ static int probe_batch(zb_rowstream *rs, zb_ctx *ctx, size_t ti,
                         (rc = zb_spill_write(sp, ctx, rs->key.ptr,
                                              rs->key.len)) < 0)
                         goto done;
-                } else if (zb_keyset_contains(rs->ks, rs->key.ptr,
-                                              rs->key.len, h)) {
-                    del[i] = 2;
-                    break;
+                } else {
+                    uint64_t v;
+                    if (zb_keyset_find(rs->ks, rs->key.ptr, rs->key.len, h,
+                                       &v) && deletes_row(rs, ti, v)) {
+                        del[i] = 2;
+                        break;
+                    }
                 }
             }
         }
@@ -504,9 +524,13 @@ static int mark_partition(zb_rowstream *rs, zb_ctx *ctx, zb_spill *sp)
         if ((rc = zb_spill_read_full(sp, ctx, rs->key.ptr, len)) < 0)
             return rc;
         rs->key.len = len;
-        if (pos / 8 < rs->ts[ti].eq_marks_bytes &&
-            zb_keyset_contains(rs->ks, rs->key.ptr, len, h))
-            zb_arrow_set_bit(rs->ts[ti].eq_marks, (int64_t)pos);
+        {
+            uint64_t v;
+            if (pos / 8 < rs->ts[ti].eq_marks_bytes &&
+                zb_keyset_find(rs->ks, rs->key.ptr, len, h, &v) &&
+                deletes_row(rs, ti, v))
+                zb_arrow_set_bit(rs->ts[ti].eq_marks, (int64_t)pos);
+        }
     }
 }
 
@@ -570,11 +594,46 @@ done:
     return rc;
 }
 
+/*
+ * Whether the files of eq set e apply, across the group, exactly to the
+ * tasks of lower data sequence number: for every file and every task
+ * listing any file of the set, listed <=> file seq > task seq. stamp is
+ * scratch of n_tasks entries.
+ */
+static int by_sequence(const zb_rowstream *rs, const eqfile *files,
+                       size_t n_files, size_t e, size_t *stamp)
+{
+    size_t i, k, t, mark = e + 1;
+
+    /* The tasks listing any file of the set. */
+    for (i = 0; i < n_files; i++)
+        if (files[i].eqset == e)
+            for (k = 0; k < files[i].df->n_tasks; k++)
+                stamp[files[i].df->tasks[k]] = mark;
+    for (i = 0; i < n_files; i++) {
+        const zb_delfile *df = files[i].df;
+        int64_t fseq = files[i].f->data_sequence_number;
+        if (files[i].eqset != e)
+            continue;
+        for (t = 0, k = 0; t < rs->n_tasks; t++) {
+            int listed = 0;
+            if (stamp[t] != mark)
+                continue;
+            while (k < df->n_tasks && df->tasks[k] < t)
+                k++;
+            listed = k < df->n_tasks && df->tasks[k] == t;
+            if (listed != (fseq > rs->tasks[t].data.data_sequence_number))
+                return 0;
+        }
+    }
+    return 1;
+}
+
 int zb_scan__eqdel_load(zb_rowstream *rs, zb_ctx *ctx)
 {
     eqfile *files = NULL;
-    size_t *per_task = NULL;
-    size_t n_files = 0, t, i, j, k;
+    size_t *per_task = NULL, *stamp = NULL;
+    size_t n_files = 0, t, i, j, k, e;
     zb_keyset_opts ko = ZB_KEYSET_OPTS_INIT;
     uint64_t expected = 0;
     int rc = ZB_OK;
@@ -605,29 +664,46 @@ int zb_scan__eqdel_load(zb_rowstream *rs, zb_ctx *ctx)
             per_task[df->tasks[k]]++;
         n_files++;
     }
-    /* Scopes: files of one eq set applying to the same tasks. */
+    /* Scopes (see the top of the file). */
     if ((rs->scopes = zb_arena_calloc(rs->arena, n_files,
-                                      sizeof *rs->scopes)) == NULL) {
+                                      sizeof *rs->scopes)) == NULL ||
+        (stamp = zb_calloc(rs->n_tasks + 1, sizeof *stamp)) == NULL) {
         rc = zb_fail_oom(ctx);
         goto done;
     }
-    for (i = 0; i < n_files; i++) {
-        const zb_delfile *a = files[i].df;
-        for (j = 0; j < i; j++) {
-            const zb_delfile *b = files[j].df;
-            if (files[j].eqset == files[i].eqset &&
-                a->n_tasks == b->n_tasks &&
-                memcmp(a->tasks, b->tasks, a->n_tasks * sizeof *a->tasks)
-                    == 0)
-                break;
+    for (e = 0; e < rs->n_eqsets; e++) {
+        if (by_sequence(rs, files, n_files, e, stamp)) {
+            size_t sc = rs->n_scopes++;
+            rs->scopes[sc].id = (uint32_t)sc;
+            rs->scopes[sc].eqset = e;
+            for (i = 0; i < n_files; i++)
+                if (files[i].eqset == e) {
+                    int64_t seq = files[i].f->data_sequence_number;
+                    files[i].scope = sc;
+                    files[i].value = seq > 0 ? (uint64_t)seq : 0;
+                }
+            continue;
         }
-        if (j < i) {
-            files[i].scope = files[j].scope;
-        } else {
-            files[i].scope = rs->n_scopes;
-            rs->scopes[rs->n_scopes].id = (uint32_t)rs->n_scopes;
-            rs->scopes[rs->n_scopes].eqset = files[i].eqset;
-            rs->n_scopes++;
+        for (i = 0; i < n_files; i++) {
+            const zb_delfile *a = files[i].df;
+            if (files[i].eqset != e)
+                continue;
+            files[i].value = UINT64_MAX;
+            for (j = 0; j < i; j++) {
+                const zb_delfile *b = files[j].df;
+                if (files[j].eqset == e && a->n_tasks == b->n_tasks &&
+                    memcmp(a->tasks, b->tasks,
+                           a->n_tasks * sizeof *a->tasks) == 0)
+                    break;
+            }
+            if (j < i) {
+                files[i].scope = files[j].scope;
+            } else {
+                files[i].scope = rs->n_scopes;
+                rs->scopes[rs->n_scopes].id = (uint32_t)rs->n_scopes;
+                rs->scopes[rs->n_scopes].eqset = e;
+                rs->n_scopes++;
+            }
         }
     }
     for (t = 0; t < rs->n_tasks; t++)
@@ -667,5 +743,6 @@ int zb_scan__eqdel_load(zb_rowstream *rs, zb_ctx *ctx)
 done:
     zb_free(files);
     zb_free(per_task);
+    zb_free(stamp);
     return rc;
 }

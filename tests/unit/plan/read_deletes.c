@@ -393,6 +393,84 @@ static void test_plan_read__spills_with_same_rows(void)
     fx_free(&f);
 }
 
+/*
+ * Upserts as Flink writes them: each commit adds a data file and an
+ * equality delete file of the same sequence number; a delete applies to
+ * the data files of lower sequence numbers (the planner's choice, given
+ * here by hand). D1 (seq 1) ids 1 2 3; D2 (seq 2) ids 1 2 4; D3 (seq 3)
+ * ids 2 5; E2 (seq 2, for D1) keys 1 2; E3 (seq 3, for D1 and D2) keys
+ * 2 4. D1 keeps 3; D2 keeps 1 (E2 does not apply to it); D3 keeps all.
+ */
+static void test_plan_read__upserts_by_sequence(void)
+{
+    static const int64_t i1[3] = { 1, 2, 3 }, i2[3] = { 1, 2, 4 },
+                         i3[2] = { 2, 5 };
+    static const int32_t k2[2] = { 1, 2 }, k3[2] = { 2, 4 };
+    fx f;
+    char p[5][600];
+    ice_data_file d[3], e2, e3;
+    zb_scan_file dels1[2], dels2[1];
+    zb_scan_task tasks[3];
+    zb_rowstream_opts o = ZB_ROWSTREAM_OPTS_INIT;
+    zb_read_counts c;
+    int32_t eq_ids[1] = { 1 };
+    size_t i;
+
+    fx_init(&f);
+    for (i = 0; i < 5; i++)
+        snprintf(p[i], sizeof p[i], "%s/f%zu.parquet", f.dir, i);
+    {
+        rt_col c1[1] = { { "id", 1, "l", i1, NULL } };
+        rt_col c2[1] = { { "id", 1, "l", i2, NULL } };
+        rt_col c3[1] = { { "id", 1, "l", i3, NULL } };
+        d[0] = rt_file(ICE_CONTENT_DATA, p[0], 3,
+                       rt_write_parquet(f.io, &f.ctx, p[0], c1, 1, 3));
+        d[1] = rt_file(ICE_CONTENT_DATA, p[1], 3,
+                       rt_write_parquet(f.io, &f.ctx, p[1], c2, 1, 3));
+        d[2] = rt_file(ICE_CONTENT_DATA, p[2], 2,
+                       rt_write_parquet(f.io, &f.ctx, p[2], c3, 1, 2));
+    }
+    e2 = rt_file(ICE_CONTENT_EQUALITY_DELETES, p[3], 2,
+                 write_eq(&f, p[3], k2, NULL, NULL, NULL, 2, 1, 0));
+    e3 = rt_file(ICE_CONTENT_EQUALITY_DELETES, p[4], 2,
+                 write_eq(&f, p[4], k3, NULL, NULL, NULL, 2, 1, 0));
+    e2.has_equality_ids = e3.has_equality_ids = 1;
+    e2.n_equality_ids = e3.n_equality_ids = 1;
+    e2.equality_ids = e3.equality_ids = eq_ids;
+    memset(dels1, 0, sizeof dels1);
+    memset(dels2, 0, sizeof dels2);
+    dels1[0].file = &e2;
+    dels1[0].data_sequence_number = 2;
+    dels1[1].file = &e3;
+    dels1[1].data_sequence_number = 3;
+    dels2[0] = dels1[1];
+    memset(tasks, 0, sizeof tasks);
+    for (i = 0; i < 3; i++) {
+        tasks[i].data.file = &d[i];
+        tasks[i].data.data_sequence_number = (int64_t)i + 1;
+    }
+    tasks[0].n_deletes = 2;
+    tasks[0].deletes = dels1;
+    tasks[1].n_deletes = 1;
+    tasks[1].deletes = dels2;
+    o.meta = f.meta;
+    ZBT_EQ_STR(rt_read_all(f.io, &f.ctx, &o, tasks, 3, &c),
+               "3,null,null\n1,null,null\n2,null,null\n5,null,null\n");
+    ZBT_EQ_U64(c.deleted_by_equality, 4);
+    o.eq_memory_bytes = 1;
+    ZBT_EQ_STR(rt_read_all(f.io, &f.ctx, &o, tasks, 3, &c),
+               "3,null,null\n1,null,null\n2,null,null\n5,null,null\n");
+    ZBT_EQ_U64(c.eq_spilled, 1);
+    /* The same files, E3 listed for D1 only: no longer ordered by
+     * sequence, each set of tasks its own scope; D2 keeps 1, 2 and 4. */
+    tasks[1].n_deletes = 0;
+    o.eq_memory_bytes = 0;
+    ZBT_EQ_STR(rt_read_all(f.io, &f.ctx, &o, tasks, 3, &c),
+               "3,null,null\n1,null,null\n2,null,null\n4,null,null\n"
+               "2,null,null\n5,null,null\n");
+    fx_free(&f);
+}
+
 static void test_plan_read__corrupt_delete_files(void)
 {
     fx f;
@@ -529,6 +607,7 @@ static void test_plan_read__empty_group(void)
 const zbt_case test_plan_read_deletes[] = {
     ZBT_CASE(test_plan_read__all_delete_kinds),
     ZBT_CASE(test_plan_read__spills_with_same_rows),
+    ZBT_CASE(test_plan_read__upserts_by_sequence),
     ZBT_CASE(test_plan_read__corrupt_delete_files),
     ZBT_CASE(test_plan_read__stop_flag),
     ZBT_CASE(test_plan_read__empty_group),
