@@ -61,17 +61,22 @@
  *   - Deletion vectors (v3): the Puffin blob at content_offset /
  *     content_size_in_bytes of the delete file, a Roaring 64 bitmap in the
  *     portable format (format/puffin-spec.md deletion-vector-v1).
- *   - Equality delete files: for each distinct set of equality_ids, a key
- *     set of the delete rows' key bytes (each key value promoted to the
- *     read schema's type and encoded canonically with a null marker, so
- *     int 5 in an old file equals long 5, null equals null, and floats
- *     compare by bits with NaNs folded to one). The key set's memory is
- *     reserved from ctx->budget, at most eq_memory_bytes; when it does not
- *     fit, it spills into hash partitions (exec/spill.h: $TMPDIR); the
- *     data files' key columns are then read once, each row's key written
- *     to the spill file of its partition, and each partition of the set
- *     is loaded in turn to look those keys up and mark deleted positions
- *     (a bit per row of each data file) before the final read.
+ *   - Equality delete files: one key set of the delete rows' key bytes
+ *     (each key value promoted to the read schema's type and encoded
+ *     canonically with a null marker, so int 5 in an old file equals long
+ *     5, null equals null, and floats compare by bits with NaNs folded to
+ *     one), each key prefixed by its scope: the files of one set of
+ *     equality_ids that apply to the same tasks, or, when they apply
+ *     across the group exactly to the tasks of lower sequence number
+ *     (upserts), all of them, with the largest sequence number per key
+ *     (one lookup per row however many commits wrote deletes). The key
+ *     set's memory is reserved from ctx->budget, at most eq_memory_bytes;
+ *     when it does not fit, it spills into hash partitions (exec/spill.h:
+ *     $TMPDIR); the data files' key columns are then read once, each
+ *     row's key written to the spill file of its partition, and each
+ *     partition of the set is loaded in turn to look those keys up and
+ *     mark deleted positions (a bit per row of each data file) before the
+ *     final read.
  * A row deleted both by position and by equality is counted once, as a
  * position delete.
  *
