@@ -3,7 +3,7 @@
 # temporary folder) and on copies of the fixture tables.
 add_executable(test_ops_expire unit/ops/expire_main.c unit/ops/expire_util.c
   unit/ops/expire_reach.c unit/ops/expire_gen.c unit/ops/orphans_gen.c
-  unit/ops/orphans_fixtures.c)
+  unit/ops/orphans_fixtures.c unit/ops/expire_torture.c)
 target_include_directories(test_ops_expire PRIVATE
   ${CMAKE_CURRENT_SOURCE_DIR}/unit/ops)
 target_link_libraries(test_ops_expire PRIVATE zbtest zb_ops zb_plan

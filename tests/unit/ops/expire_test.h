@@ -35,7 +35,8 @@ void xp_open(xp_env *e, int sqlite);
 void xp_close(xp_env *e);
 
 /*
- * Creates ns.name (SQLite; location <dir>/<name> or the given one) with
+ * Creates ns.name (SQLite; location <dir>/<name> or the given one; or a
+ * PATH table when ident is a folder, starting with '/') with
  * columns (id long, payload string), v2, and appends n_appends batches of
  * rows rows, one commit each. Returns the table as last committed.
  */

@@ -138,17 +138,22 @@ zb_table *xp_make_table(xp_env *e, const char *ident, const char *location,
     json_t *schema = json_loads(SCHEMA, 0, NULL);
     zb_table *t = NULL;
     char ns[128], loc[1024];
-    const char *dot = strrchr(ident, '.');
+    const char *dot = strrchr(ident, ident[0] == '/' ? '/' : '.');
     int a;
 
     ZBT_CHECK(schema != NULL && dot != NULL);
-    snprintf(ns, sizeof ns, "%.*s", (int)(dot - ident), ident);
-    if (location == NULL) {
-        snprintf(loc, sizeof loc, "%s/%s", e->dir, dot + 1);
-        location = loc;
+    if (ident[0] != '/') {       /* a PATH table is its folder */
+        snprintf(ns, sizeof ns, "%.*s", (int)(dot - ident), ident);
+        if (location == NULL) {
+            snprintf(loc, sizeof loc, "%s/%s", e->dir, dot + 1);
+            location = loc;
+        }
+        if (zb_catalog_create_namespace(e->cat, &e->ctx, ns) < 0)
+            ZBT_EQ_INT(e->ctx.err.code, ZB_EEXISTS);
+    } else if (location == NULL) {
+        /* Given: a PATH table created without one records "". */
+        location = ident;
     }
-    if (zb_catalog_create_namespace(e->cat, &e->ctx, ns) < 0)
-        ZBT_EQ_INT(e->ctx.err.code, ZB_EEXISTS);
     ZBT_OK_CTX(zb_table_create(&t, e->cat, &e->ctx, ident, location, schema,
                                NULL, NULL, 0, 2),
                &e->ctx);

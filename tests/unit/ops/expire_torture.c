@@ -1,0 +1,148 @@
+/*
+ * tests/unit/ops/expire_torture.c - allocation failures in expire and
+ * remove-orphans. A table folder (PATH catalog) is made once; each round
+ * works on a fresh copy and fails the n-th allocation (every n for a dry
+ * run, a stride of them for real runs). Every round returns ZB_OK or
+ * ZB_ENOMEM; a dry run leaves every byte as it was; a real run, however
+ * far it got, leaves a table whose every snapshot still reads whole (no
+ * referenced file is ever deleted) and deletes nothing it should not.
+ * ASan runs of the suite check that nothing leaks.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "expire_test.h"
+#include "ops/expire.h"
+#include "ops/orphans.h"
+#include "util/alloc.h"
+
+typedef int (*op_fn)(zb_op_target *t, zb_ctx *ctx);
+
+static int run_expire(zb_op_target *t, zb_ctx *ctx)
+{
+    zb_expire_opts o = ZB_EXPIRE_OPTS_INIT;
+    zb_expire_result r = ZB_EXPIRE_RESULT_INIT;
+    int rc;
+
+    o.min_snapshots_to_keep = 2;
+    o.delete_threads = 2;
+    rc = zb_expire(t, ctx, &o, &r);
+    zb_expire_result_free(&r);
+    return rc;
+}
+
+static int run_orphans(zb_op_target *t, zb_ctx *ctx)
+{
+    zb_remove_orphans_opts o = ZB_REMOVE_ORPHANS_OPTS_INIT;
+    zb_remove_orphans_result r;
+
+    o.delete_threads = 2;
+    return zb_remove_orphans(t, ctx, &o, &r);
+}
+
+/* A folder table of 6 snapshots with a removed file and an old stray. */
+static void make_master(xp_env *e, const char *folder)
+{
+    zb_table *t = xp_make_table(e, folder, NULL, 4, 5);
+    char *path = xp_data_file(e, t, 1), stray[1200];
+
+    xp_remove_file(e, &t, path);
+    xp_append(e, &t, 5, 100);
+    free(path);
+    snprintf(stray, sizeof stray, "%s/data/stray.parquet", folder);
+    xp_make_file(stray, 7, 10 * DAY_MS);
+    zb_table_free(t);
+}
+
+static void torture(op_fn fn, int dry_run)
+{
+    xp_env e;
+    char master[700], copy[700], cmd[1600], *before, *after;
+    uint64_t n_allocs, nth, stride, failed;
+    zb_op_target tg;
+    int rc, rounds = 0, enomem = 0;
+
+    xp_open(&e, 0);
+    snprintf(master, sizeof master, "%s/master", e.dir);
+    snprintf(copy, sizeof copy, "%s/copy", e.dir);
+    make_master(&e, master);
+    memset(&tg, 0, sizeof tg);
+    tg.catalog = e.cat;
+    tg.io = e.io;
+    tg.ident = copy;
+    tg.dry_run = dry_run;
+    tg.now_ms = xp_now_ms() + 10 * DAY_MS;
+
+    /* A clean round counts the allocations. */
+    xp_copy(master, copy);
+    n_allocs = zb_alloc__count();
+    ZBT_OK_CTX(fn(&tg, &e.ctx), &e.ctx);
+    n_allocs = zb_alloc__count() - n_allocs;
+    ZBT_CHECK(n_allocs > 10);
+    stride = dry_run ? 1 + n_allocs / 100 : 1 + n_allocs / 40;
+    for (nth = 1; nth <= n_allocs; nth += stride) {
+        zb_table *t = NULL;
+        size_t i;
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", copy);
+        ZBT_CHECK(system(cmd) == 0);
+        xp_copy(master, copy);
+        before = xp_tree(copy);
+        zb_ctx_init(&e.ctx);
+        zb_alloc__fail_at(nth, 0);
+        rc = fn(&tg, &e.ctx);
+        failed = zb_alloc__fail_at(0, 0);
+        rounds++;
+        if (rc != ZB_OK) {
+            if (rc != ZB_ENOMEM)
+                zbt__fail(__FILE__, __LINE__, "allocation %llu: %s (%s)",
+                          (unsigned long long)nth, zb_rc_name(rc),
+                          e.ctx.err.msg);
+            ZBT_CHECK(failed > 0);
+            enomem++;
+        }
+        after = xp_tree(copy);
+        if (dry_run)
+            ZBT_EQ_STR(after, before);
+        zb_ctx_init(&e.ctx);
+        ZBT_OK_CTX(zb_catalog_load_table(e.cat, &e.ctx, copy, &t), &e.ctx);
+        for (i = 0; i < t->meta->n_snapshots; i++)
+            ZBT_CHECK(xp_check_snapshot(&e, t, &t->meta->snapshots[i], 0) >
+                      0);
+        zb_table_free(t);
+        free(before);
+        free(after);
+    }
+    printf("  %d rounds of %llu allocations, %d ZB_ENOMEM\n", rounds,
+           (unsigned long long)n_allocs, enomem);
+    ZBT_CHECK(enomem > 0);
+    xp_close(&e);
+}
+
+static void test_ops_expire__torture_dry_run(void)
+{
+    torture(run_expire, 1);
+}
+
+static void test_ops_expire__torture(void)
+{
+    torture(run_expire, 0);
+}
+
+static void test_ops_orphans__torture_dry_run(void)
+{
+    torture(run_orphans, 1);
+}
+
+static void test_ops_orphans__torture(void)
+{
+    torture(run_orphans, 0);
+}
+
+const zbt_case test_ops_expire_torture[] = {
+    ZBT_CASE(test_ops_expire__torture_dry_run),
+    ZBT_CASE(test_ops_expire__torture),
+    ZBT_CASE(test_ops_orphans__torture_dry_run),
+    ZBT_CASE(test_ops_orphans__torture),
+    ZBT_END
+};
