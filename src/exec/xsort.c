@@ -11,10 +11,11 @@
  * sized with the index) plus the margin needed to write a run is
  * reserved with a try-grow; when that is refused, the rows held so far
  * become a run: the index is sorted (stable: LSD radix on the prefixes,
- * then a bottom-up merge sort of equal-prefix stretches), the rows are gathered in key order into
- * blocks of about block_target bytes (zb_arrow_take) and each block is
- * framed into the run file (zb_arrow_spill_write); then the batches and
- * keys are freed and the index reused.
+ * then a bottom-up merge sort of equal-prefix stretches), the rows are
+ * gathered in key order into blocks of about block_target bytes
+ * (zb_arrow_take) and each block is framed into the run file
+ * (zb_arrow_spill_write); then the batches and keys are freed and the
+ * index reused.
  *
  * finish() sorts what is left. With no run spilled, next() gathers output
  * batches straight from the sorted index; otherwise the last rows become
@@ -60,10 +61,15 @@ void zb_xsort__account(zb_xsort *xs, int64_t delta)
         xs->st.peak_used_bytes = xs->used;
 }
 
+uint64_t zb_xsort__held(const zb_xsort *xs)
+{
+    return xs->rp->bytes > xs->keep ? xs->rp->bytes - xs->keep : 0;
+}
+
 static void note_peak(zb_xsort *xs)
 {
-    if (xs->res.bytes > xs->st.peak_reserved_bytes)
-        xs->st.peak_reserved_bytes = xs->res.bytes;
+    if (zb_xsort__held(xs) > xs->st.peak_reserved_bytes)
+        xs->st.peak_reserved_bytes = zb_xsort__held(xs);
 }
 
 int zb_xsort__ensure(zb_xsort *xs, zb_ctx *ctx, uint64_t need, int must)
@@ -73,24 +79,25 @@ int zb_xsort__ensure(zb_xsort *xs, zb_ctx *ctx, uint64_t need, int must)
 
     if (!must && cap && need > cap)
         return 1;
-    if (need <= xs->res.bytes)
+    if (need <= zb_xsort__held(xs))
         return ZB_OK;
     if (xs->budget == NULL)
         return ZB_OK;
     want = need + (need / 8 > GROW_CHUNK ? need / 8 : GROW_CHUNK);
     if (cap && want > cap)
         want = cap > need ? cap : need;
-    if (zb_budget_try_grow(&xs->res, xs->budget, want) == ZB_OK ||
-        zb_budget_try_grow(&xs->res, xs->budget, need) == ZB_OK) {
+    if (zb_budget_try_grow(xs->rp, xs->budget, xs->keep + want) == ZB_OK ||
+        zb_budget_try_grow(xs->rp, xs->budget, xs->keep + need) == ZB_OK) {
         note_peak(xs);
         return ZB_OK;
     }
     if (!must)
         return 1;
-    if (xs->res.bytes == 0)
-        rc = zb_budget_reserve(&xs->res, xs->budget, need, ctx->stop);
+    if (xs->rp->bytes == 0)
+        rc = zb_budget_reserve(xs->rp, xs->budget, xs->keep + need,
+                               ctx->stop);
     else
-        rc = zb_budget_grow(&xs->res, need, ctx->stop);
+        rc = zb_budget_grow(xs->rp, xs->keep + need, ctx->stop);
     if (rc == ZB_ECANCELED)
         return zb_fail(ctx, rc, "sort stopped while waiting for memory");
     if (rc < 0)
@@ -322,7 +329,14 @@ int zb_xsort_new(zb_xsort **out, zb_ctx *ctx,
     xs->opts.key.cols = NULL;     /* the resolved copy lives in key */
     if (xs->opts.out_batch_rows == 0)
         xs->opts.out_batch_rows = DEFAULT_OUT_ROWS;
-    xs->budget = ctx->budget;
+    if (opts->reservation) {
+        xs->rp = opts->reservation;
+        xs->keep = opts->reservation_keep_bytes;
+        xs->budget = xs->rp->budget ? xs->rp->budget : ctx->budget;
+    } else {
+        xs->rp = &xs->own;
+        xs->budget = ctx->budget;
+    }
     if ((rc = zb_sortkey_new(&xs->key, ctx, &opts->key, schema)) < 0) {
         zb_free(xs);
         return rc;
@@ -531,6 +545,6 @@ void zb_xsort_free(zb_xsort *xs)
     zb_free(xs->refs);
     zb_xsort__runfile_free(xs, &xs->rf);
     zb_sortkey_free(xs->key);
-    zb_budget_release(&xs->res);
+    zb_budget_release(&xs->own);
     zb_free(xs);
 }

@@ -24,11 +24,15 @@
  * rows held so far are sorted and written to a spill file as a run of
  * blocks, and the memory is used again. If one batch alone does not fit,
  * the sort waits for it with zb_budget_grow (ZB_ENOMEM only if waiting
- * would deadlock). The merge reads each run a block at a time; when more
- * runs exist than blocks fit in memory, runs are merged in groups into
- * longer runs first (several passes). If everything fits, nothing is
- * spilled and the output comes from memory. The reservation is released
- * by zb_xsort_free.
+ * would deadlock). A task that already holds a reservation (a compaction
+ * group) passes it as opts.reservation instead, so that it never waits
+ * for a second one while holding the first: the sort then grows that
+ * reservation (never releasing it), treating its first
+ * opts.reservation_keep_bytes as the caller's own. The merge reads each
+ * run a block at a time; when more runs exist than blocks fit in memory,
+ * runs are merged in groups into longer runs first (several passes). If
+ * everything fits, nothing is spilled and the output comes from memory.
+ * The sort's own reservation is released by zb_xsort_free.
  *
  * The stop flag of ctx makes any call return ZB_ECANCELED. Spill files
  * count against the process-wide spill-disk limit (ZB_ENOMEM when it is
@@ -43,6 +47,7 @@
 #include "zamboni/zamboni.h"
 #include "exec/arrow.h"
 #include "exec/sortkey.h"
+#include "zamboni/budget.h"
 
 typedef struct zb_xsort zb_xsort;
 
@@ -52,13 +57,19 @@ typedef struct zb_xsort_opts {
     unsigned version;            /* ZB_XSORT_OPTS_VERSION */
     zb_sortkey_spec key;         /* columns, copied at zb_xsort_new */
     uint64_t max_memory_bytes;   /* 0: only the budget limits it */
-    size_t out_batch_rows;       /* rows per output batch; 0: 65536 */
+    size_t out_batch_rows;       /* rows per output batch at most; 0:
+                                    65536 (fewer when an eighth of the
+                                    memory cannot hold that many) */
     unsigned max_fan_in;         /* runs merged at once; 0: as memory
                                     allows (at least 2) */
+    zb_reservation *reservation; /* borrowed; NULL: the sort reserves
+                                    its own from ctx->budget */
+    uint64_t reservation_keep_bytes; /* of *reservation, not the sort's */
 } zb_xsort_opts;
 
 #define ZB_XSORT_OPTS_INIT \
-    { ZB_XSORT_OPTS_VERSION, { ZB_SORTKEY_LEXICAL, NULL, 0, 0 }, 0, 0, 0 }
+    { ZB_XSORT_OPTS_VERSION, { ZB_SORTKEY_LEXICAL, NULL, 0, 0 }, 0, 0, 0, \
+      NULL, 0 }
 
 typedef struct zb_xsort_stats {
     uint64_t rows;               /* rows added */

@@ -40,7 +40,9 @@ struct zb_xsort {
     zb_sortkey *key;
     zb_xsort_opts opts;
     zb_budget *budget;           /* NULL: only opts.max_memory_bytes */
-    zb_reservation res;
+    zb_reservation own;          /* without opts.reservation */
+    zb_reservation *rp;          /* own or opts.reservation */
+    uint64_t keep;               /* bytes of *rp that are not the sort's */
     uint64_t used;               /* bytes counted as held */
     uint64_t block_target;       /* bytes per spilled block */
     double avg_row_bytes;        /* of the input, for block sizing */
@@ -69,6 +71,9 @@ struct zb_xsort {
  * 1, ZB_ENOMEM or ZB_ECANCELED.
  */
 int zb_xsort__ensure(zb_xsort *xs, zb_ctx *ctx, uint64_t need, int must);
+
+/* Bytes of the reservation that are the sort's. */
+uint64_t zb_xsort__held(const zb_xsort *xs);
 
 /* Adds delta (may be negative) to the bytes in use, tracking the peak. */
 void zb_xsort__account(zb_xsort *xs, int64_t delta);

@@ -333,7 +333,8 @@ static int merger_next(struct ArrowArray *out, zb_xsort *xs, zb_ctx *ctx,
 
 static size_t fan_in(zb_xsort *xs, const xs_runfile *rf, size_t out_rows)
 {
-    uint64_t avail = xs->res.bytes, shared, per = cursor_cost(xs, rf);
+    uint64_t avail = zb_xsort__held(xs), shared;
+    uint64_t per = cursor_cost(xs, rf);
     uint64_t f;
 
     if (xs->opts.max_memory_bytes > avail)
@@ -395,7 +396,16 @@ static int merge_pass(zb_xsort *xs, zb_ctx *ctx, size_t f, size_t rows)
 int zb_xsort__merge(zb_xsort *xs, zb_ctx *ctx)
 {
     size_t rows = xs->rf.max_rows, f;
+    uint64_t mem = zb_xsort__held(xs), fit;
     int rc;
+
+    /* output batches take at most an eighth of the memory */
+    if (xs->opts.max_memory_bytes > mem)
+        mem = xs->opts.max_memory_bytes;
+    fit = mem / 8 / (uint64_t)(xs->avg_row_bytes * 1.25 + 8);
+    if (mem > 0 && (xs->budget || xs->opts.max_memory_bytes) &&
+        fit < xs->opts.out_batch_rows)
+        xs->opts.out_batch_rows = fit > 0 ? (size_t)fit : 1;
 
     if ((rc = zb_spill_flush(xs->rf.sp, ctx)) < 0)
         return rc;

@@ -360,6 +360,34 @@ static void test_exec_sort_xsort__oversized_batches(void)
     zb_budget_free(b);
 }
 
+/*
+ * A caller's reservation (a compaction group's) lent to the sort: grown,
+ * never released by it, the first keep bytes left alone.
+ */
+static void test_exec_sort_xsort__borrowed_reservation(void)
+{
+    zb_xsort_opts opts = ZB_XSORT_OPTS_INIT;
+    zb_reservation r = ZB_RESERVATION_INIT;
+    zb_xsort_stats st;
+    zb_budget *b = NULL;
+    zb_ctx ctx;
+
+    zb_ctx_init(&ctx);
+    ZBT_EQ_INT(zb_budget_new(&b, 4 << 20, NULL), ZB_OK);
+    ctx.budget = b;
+    ZBT_EQ_INT(zb_budget_reserve(&r, b, 1 << 20, NULL), ZB_OK);
+    opts.reservation = &r;
+    opts.reservation_keep_bytes = 512 << 10;
+    ZBT_OK_CTX(run_sort(&ctx, &opts, 200000, 5000, 9, 1, &st, 0), &ctx);
+    ZBT_CHECK(st.runs > 2);
+    ZBT_CHECK(st.peak_reserved_bytes <= (4 << 20) - (512 << 10));
+    ZBT_EQ_U64(zb_budget_holders(b), 1);       /* only the caller's */
+    ZBT_CHECK(r.bytes >= 1 << 20 && r.bytes <= 4 << 20);
+    zb_budget_release(&r);
+    ZBT_EQ_U64(zb_budget_held_bytes(b), 0);
+    zb_budget_free(b);
+}
+
 static void test_exec_sort_xsort__stop_flag(void)
 {
     zb_xsort_opts opts = ZB_XSORT_OPTS_INIT;
@@ -466,6 +494,7 @@ const zbt_case test_exec_sort_xsort[] = {
     ZBT_CASE(test_exec_sort_xsort__in_memory),
     ZBT_CASE(test_exec_sort_xsort__zorder),
     ZBT_CASE(test_exec_sort_xsort__oversized_batches),
+    ZBT_CASE(test_exec_sort_xsort__borrowed_reservation),
     ZBT_CASE(test_exec_sort_xsort__stop_flag),
     ZBT_CASE(test_exec_sort_xsort__spill_limit),
     ZBT_CASE(test_exec_sort_xsort__alloc_failures),
