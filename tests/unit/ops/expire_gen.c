@@ -532,6 +532,40 @@ static void test_ops_expire__small_memory(void)
     xp_close(&e);
 }
 
+/* A retained snapshot's manifest list is gone: the plan fails, nothing is
+ * committed or deleted. */
+static void test_ops_expire__retained_file_missing(void)
+{
+    xp_env e;
+    zb_table *t;
+    zb_op_target tg;
+    zb_expire_opts o = ZB_EXPIRE_OPTS_INIT;
+    zb_expire_result r = ZB_EXPIRE_RESULT_INIT;
+    char tdir[700], *before, *after, *loc;
+    const char *list;
+
+    xp_open(&e, 1);
+    t = twelve(&e);
+    snprintf(tdir, sizeof tdir, "%s/events", e.dir);
+    list = ice_metadata_current_snapshot(t->meta)->manifest_list;
+    ZBT_CHECK(remove(list) == 0);
+    before = xp_tree(tdir);
+    loc = strdup(t->metadata_location);
+    tg = target(&e, 0, xp_now_ms() + 10 * DAY_MS);
+    ZBT_RC(zb_expire(&tg, &e.ctx, &o, &r), ZB_ENOTFOUND);
+    ZBT_CONTAINS(e.ctx.err.msg, "retained snapshot");
+    ZBT_CHECK(!r.committed);
+    after = xp_tree(tdir);
+    ZBT_EQ_STR(after, before);
+    xp_reload(&e, &t, IDENT);
+    ZBT_EQ_STR(t->metadata_location, loc);
+    free(loc);
+    free(before);
+    free(after);
+    zb_table_free(t);
+    xp_close(&e);
+}
+
 const zbt_case test_ops_expire_gen[] = {
     ZBT_CASE(test_ops_expire__generated_table),
     ZBT_CASE(test_ops_expire__dry_run_changes_nothing),
@@ -541,5 +575,6 @@ const zbt_case test_ops_expire_gen[] = {
     ZBT_CASE(test_ops_expire__unsafe_after_commit),
     ZBT_CASE(test_ops_expire__lost_race_deletes_nothing),
     ZBT_CASE(test_ops_expire__small_memory),
+    ZBT_CASE(test_ops_expire__retained_file_missing),
     ZBT_END
 };
