@@ -414,7 +414,6 @@ function hasIds(tree) {
   return walk(tree);
 }
 
-const parquetCache = new Map();
 
 export async function readParquet(file, nameMapping) {
   const { parquetMetadata, parquetSchema, parquetRead } = await import('hyparquet');
@@ -432,7 +431,6 @@ export async function readParquet(file, nameMapping) {
     rowFormat: 'array', onComplete: (rows) => { raw = rows; },
   });
   const canon = raw.map((r) => tree.children.map((c, i) => canonicalFromHyparquet(r[i], c)));
-  void parquetCache;
   return { tree, rows: canon };
 }
 
