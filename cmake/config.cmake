@@ -20,12 +20,13 @@ target_link_libraries(zb_config PUBLIC zb_util PkgConfig::JANSSON
 # table-config.json belongs to ops (maintenance reads it per table).
 if(TARGET zb_ops)
   target_sources(zb_ops PRIVATE src/ops/table_config.c
-    src/ops/table_config_merge.c)
+    src/ops/table_config_block.c src/ops/table_config_merge.c)
   target_link_libraries(zb_ops PUBLIC PkgConfig::JANSSON)
 endif()
 
 # The table-config sources alone, for the fuzz target (which compiles
 # them again under libFuzzer and must not pull the rest of zb_ops).
 add_library(zb_ops_table_config STATIC EXCLUDE_FROM_ALL
-  src/ops/table_config.c src/ops/table_config_merge.c)
+  src/ops/table_config.c src/ops/table_config_block.c
+  src/ops/table_config_merge.c)
 target_link_libraries(zb_ops_table_config PUBLIC zb_util PkgConfig::JANSSON)

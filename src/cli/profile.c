@@ -368,8 +368,8 @@ int zb_profile_parse(zb_profile **out, zb_ctx *ctx, const char *name,
         goto done;
     }
     have_parser = 1;
-    yaml_parser_set_input_string(&parser, (const unsigned char *)(text ? text : ""),
-                                 len);
+    yaml_parser_set_input_string(
+        &parser, (const unsigned char *)(text ? text : ""), len);
     if (!yaml_parser_load(&parser, &doc)) {
         rc = yaml_error(ctx, name, &parser);
         goto done;
