@@ -266,6 +266,17 @@ done:
     return rc;
 }
 
+/* The refusal itself, from a mode already read. */
+static int refuse_open_mode(zb_ctx *ctx, const char *path, unsigned mode)
+{
+    if ((mode & 077) != 0)
+        return zb_fail(ctx, ZB_EUSAGE,
+                       "%s is readable by group or other (mode %03o); it "
+                       "holds secrets: run chmod 600 %s", path,
+                       mode & 0777, path);
+    return ZB_OK;
+}
+
 int zb_dotenv_check_mode(zb_ctx *ctx, const char *path)
 {
     struct stat st;
@@ -276,18 +287,14 @@ int zb_dotenv_check_mode(zb_ctx *ctx, const char *path)
             return zb_fail(ctx, ZB_ENOTFOUND, "%s: no such file", path);
         return zb_fail(ctx, ZB_EIO, "%s: %s", path, strerror(errno));
     }
-    if ((st.st_mode & 077) != 0)
-        return zb_fail(ctx, ZB_EUSAGE,
-                       "%s is readable by group or other (mode %03o); it "
-                       "holds secrets: run chmod 600 %s", path,
-                       (unsigned)(st.st_mode & 0777), path);
-    return ZB_OK;
+    return refuse_open_mode(ctx, path, (unsigned)st.st_mode);
 }
 
 int zb_dotenv__read_file(zb_buf *out, zb_ctx *ctx, const char *path,
-                         size_t max_bytes)
+                         size_t max_bytes, unsigned *mode_out)
 {
     char chunk[8192];
+    struct stat st;
     int fd, rc = ZB_OK;
 
     zb_buf_clear(out);
@@ -297,6 +304,18 @@ int zb_dotenv__read_file(zb_buf *out, zb_ctx *ctx, const char *path,
             return zb_fail(ctx, ZB_ENOTFOUND, "%s: no such file", path);
         return zb_fail(ctx, ZB_EIO, "%s: %s", path, strerror(errno));
     }
+    /* the mode of the file read, not of whatever the path names later */
+    if (fstat(fd, &st) != 0) {
+        rc = zb_fail(ctx, ZB_EIO, "%s: %s", path, strerror(errno));
+        close(fd);
+        return rc;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return zb_fail(ctx, ZB_EUSAGE, "%s is not a regular file", path);
+    }
+    if (mode_out != NULL)
+        *mode_out = (unsigned)st.st_mode;
     for (;;) {
         ssize_t n = read(fd, chunk, sizeof(chunk));
         if (n < 0 && errno == EINTR)
@@ -308,7 +327,7 @@ int zb_dotenv__read_file(zb_buf *out, zb_ctx *ctx, const char *path,
         if (n == 0)
             break;
         if (out->len + (size_t)n > max_bytes) {
-            rc = zb_fail(ctx, ZB_ENOMEM, "%s: larger than %zu bytes", path,
+            rc = zb_fail(ctx, ZB_EUSAGE, "%s: larger than %zu bytes", path,
                          max_bytes);
             break;
         }
@@ -326,12 +345,14 @@ int zb_dotenv_load(zb_dotenv **out, zb_ctx *ctx, const char *path)
     zb_buf text = ZB_BUF_INIT(ZB_DOTENV_MAX_BYTES);
     int rc;
 
+    unsigned mode = 0;
+
     ZB_ASSERT_ARG(out && ctx && path);
     *out = NULL;
-    if ((rc = zb_dotenv_check_mode(ctx, path)) < 0)
-        return rc;
-    if ((rc = zb_dotenv__read_file(&text, ctx, path,
-                                   ZB_DOTENV_MAX_BYTES)) == ZB_OK)
+    rc = zb_dotenv__read_file(&text, ctx, path, ZB_DOTENV_MAX_BYTES, &mode);
+    if (rc == ZB_OK)
+        rc = refuse_open_mode(ctx, path, mode);
+    if (rc == ZB_OK)
         rc = zb_dotenv_parse(out, ctx, path, text.ptr, text.len);
     zb_buf_free(&text);
     return rc;
@@ -345,10 +366,11 @@ static int try_candidate(zb_dotenv **out, zb_ctx *ctx, const char *path)
 {
     zb_buf text = ZB_BUF_INIT(ZB_DOTENV_MAX_BYTES);
     zb_dotenv *d = NULL;
+    unsigned mode = 0;
     int rc;
 
     *out = NULL;
-    rc = zb_dotenv__read_file(&text, ctx, path, ZB_DOTENV_MAX_BYTES);
+    rc = zb_dotenv__read_file(&text, ctx, path, ZB_DOTENV_MAX_BYTES, &mode);
     if (rc == ZB_ENOTFOUND) {
         zb_err_clear(&ctx->err);
         rc = ZB_OK;
@@ -366,7 +388,7 @@ static int try_candidate(zb_dotenv **out, zb_ctx *ctx, const char *path)
     }
     if (rc < 0 || zb_dotenv_count(d) == 0)
         goto done;
-    if ((rc = zb_dotenv_check_mode(ctx, path)) < 0)
+    if ((rc = refuse_open_mode(ctx, path, mode)) < 0)
         goto done;
     *out = d;
     d = NULL;

@@ -61,7 +61,10 @@ int zb_dotenv_check_mode(zb_ctx *ctx, const char *path);
 int zb_dotenv_find(zb_dotenv **out, zb_ctx *ctx, const char *env_flag,
                    const char *cwd, const char *root);
 
-/* Loads one file (mode checked first). ZB_ENOTFOUND when missing. */
+/*
+ * Loads one file; its mode is checked as zb_dotenv_check_mode does, on
+ * the descriptor read. ZB_ENOTFOUND when missing.
+ */
 int zb_dotenv_load(zb_dotenv **out, zb_ctx *ctx, const char *path);
 
 void zb_dotenv_free(zb_dotenv *d);
@@ -92,11 +95,13 @@ const char *zb_dotenv_value(const zb_dotenv *d, size_t i);
 int zb_dotenv_export(const zb_dotenv *d, zb_ctx *ctx);
 
 /*
- * Reads a whole file into out (cleared first), at most max_bytes:
- * ZB_ENOTFOUND when missing, ZB_EIO, ZB_ENOMEM (also when larger than
- * max_bytes). Shared by the configuration readers of src/cli.
+ * Reads a whole regular file into out (cleared first), at most max_bytes,
+ * and its mode into *mode_out (may be NULL), taken from the descriptor
+ * read. ZB_ENOTFOUND when missing, ZB_EUSAGE when not a regular file or
+ * larger than max_bytes, ZB_EIO, ZB_ENOMEM. Shared by the configuration
+ * readers of src/cli.
  */
 int zb_dotenv__read_file(zb_buf *out, zb_ctx *ctx, const char *path,
-                         size_t max_bytes);
+                         size_t max_bytes, unsigned *mode_out);
 
 #endif

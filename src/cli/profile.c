@@ -413,7 +413,7 @@ int zb_profile_load(zb_profile **out, zb_ctx *ctx, const char *path)
 
     ZB_ASSERT_ARG(out && ctx && path);
     *out = NULL;
-    rc = zb_dotenv__read_file(&text, ctx, path, ZB_PROFILE_MAX_BYTES);
+    rc = zb_dotenv__read_file(&text, ctx, path, ZB_PROFILE_MAX_BYTES, NULL);
     if (rc == ZB_OK)
         rc = zb_profile_parse(out, ctx, path, text.ptr, text.len);
     zb_buf_free(&text);

@@ -172,6 +172,26 @@ static void test_config_dotenv__mode(void)
     ZBT_OK_CTX(zb_dotenv_check_mode(&ctx, path), &ctx);
     snprintf(path, sizeof(path), "%s/missing.env", zbt_tmpdir());
     ZBT_RC(zb_dotenv_load(&d, &ctx, path), ZB_ENOTFOUND);
+    /* a directory where the file should be, and a file too large */
+    snprintf(path, sizeof(path), "%s/dir.env/x", zbt_tmpdir());
+    cfg_write(path, "", 0600);
+    snprintf(path, sizeof(path), "%s/dir.env", zbt_tmpdir());
+    ZBT_RC(zb_dotenv_load(&d, &ctx, path), ZB_EUSAGE);
+    ZBT_CONTAINS(ctx.err.msg, "/dir.env is not a regular file");
+    ZBT_RC(zb_dotenv_find(&d, &ctx, NULL, zbt_tmpdir(), NULL), ZB_OK);
+    ZBT_EQ_STR(zb_dotenv_get(d, "ZAMBONI_TOKEN"), "t");   /* mode 0400 */
+    zb_dotenv_free(d);
+    snprintf(path, sizeof(path), "%s/big.env", zbt_tmpdir());
+    {
+        size_t n = ZB_DOTENV_MAX_BYTES + 10;
+        char *big = malloc(n + 1);
+        memset(big, '#', n);
+        big[n] = '\0';
+        cfg_write(path, big, 0600);
+        free(big);
+    }
+    ZBT_RC(zb_dotenv_load(&d, &ctx, path), ZB_EUSAGE);
+    ZBT_CONTAINS(ctx.err.msg, "/big.env: larger than 1048576 bytes");
 }
 
 static void test_config_dotenv__search_order(void)
