@@ -205,6 +205,15 @@ const char *zb_table_config_table(const zb_table_config *tc, size_t i);
 void zb_table_config_effective(zb_tc_effective *out,
                                const zb_table_config *tc, const char *ident);
 
+/*
+ * The block's keys that are table properties, for apply-properties
+ * (ops/apply_props.h): target_file_size_bytes, retention.metadata and
+ * retention.expire_snapshots; null keys stay -1 (not declared).
+ */
+struct zb_config_props;
+void zb_table_config_props(struct zb_config_props *out,
+                           const zb_tc_block *b);
+
 /* Names: "identity", "bucket", ...; "none", "sort", "zorder". */
 const char *zb_tc_transform_name(zb_tc_transform t);
 const char *zb_tc_order_mode_name(zb_tc_order_mode m);

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops/apply_props.h"
 #include "util/err.h"
 
 /* The default rule of a file without a "defaults" key. */
@@ -137,6 +138,18 @@ void zb_table_config_effective(zb_tc_effective *out,
         out->listed = 1;
     }
     out->block.present = t ? t->block.present : tc->defaults.present;
+}
+
+void zb_table_config_props(zb_config_props *out, const zb_tc_block *b)
+{
+    zb_config_props init = ZB_CONFIG_PROPS_INIT;
+    *out = init;
+    out->target_file_size_bytes = b->target_file_size_bytes;
+    out->previous_versions_max = b->retention.previous_versions_max;
+    out->delete_after_commit = b->retention.delete_after_commit;
+    out->max_snapshot_age_days = b->retention.max_snapshot_age_days;
+    out->min_snapshots_to_keep = b->retention.min_snapshots_to_keep;
+    out->max_ref_age_days = b->retention.max_ref_age_days;
 }
 
 const char *zb_table_config_name(const zb_table_config *tc)

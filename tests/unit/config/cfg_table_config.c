@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cfg_test.h"
+#include "ops/apply_props.h"
 #include "ops/table_config.h"
 #include "zbtest.h"
 
@@ -505,6 +506,15 @@ static void test_config_table__every_key_parsed(void)
     ZBT_EQ_INT(r->min_input_manifests, 10);
     ZBT_EQ_INT(r->previous_versions_max, 50);
     ZBT_EQ_INT(r->delete_after_commit, 1);
+
+    zb_config_props cp;
+    zb_table_config_props(&cp, b);
+    ZBT_EQ_INT(cp.target_file_size_bytes, -1);
+    ZBT_EQ_INT(cp.previous_versions_max, 50);
+    ZBT_EQ_INT(cp.delete_after_commit, 1);
+    ZBT_EQ_INT(cp.max_snapshot_age_days, -1);
+    ZBT_EQ_INT(cp.min_snapshots_to_keep, 4);
+    ZBT_EQ_INT(cp.max_ref_age_days, 30);
 
     zb_table_config_effective(&e, tc, "db.desc");
     ZBT_EQ_INT(e.block.order_mode, ZB_TC_ORDER_SORT);
