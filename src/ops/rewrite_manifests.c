@@ -351,6 +351,8 @@ static int count_entry(rw *w, size_t mf_no, const ice_manifest_file *mf,
         w->r->spread_before++;
     }
     w->r->entries++;
+    if (mf->content != ICE_MANIFEST_DELETES)
+        w->r->data_entries++;
     return ZB_OK;
 }
 
@@ -894,7 +896,7 @@ int zb_rewrite_manifests_report(zb_buf *out, const char *table,
     if ((rc = zb_buf_appendf(out, "%s: %llu data manifest(s) holding %llu "
                              "entries -> %llu\n", table,
                              (unsigned long long)r->data_manifests,
-                             (unsigned long long)r->entries,
+                             (unsigned long long)r->data_entries,
                              (unsigned long long)r->new_data_manifests)) < 0 ||
         (rc = zb_buf_appendf(out, "  partition spread %llu -> %llu\n",
                              (unsigned long long)r->spread_before,

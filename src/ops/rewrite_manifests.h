@@ -75,6 +75,7 @@ typedef struct zb_rewrite_manifests_result {
     uint64_t data_manifests;       /* in the current snapshot */
     uint64_t delete_manifests;
     uint64_t entries;              /* live entries rewritten */
+    uint64_t data_entries;         /* of them in data manifests */
     uint64_t partitions;           /* (spec, partition) groups rewritten */
     uint64_t new_data_manifests;   /* after (or would be) */
     uint64_t new_delete_manifests;
