@@ -13,7 +13,8 @@
  * runs and the records still in memory with a binary heap of sources
  * keyed by each source's current path, and merges equal paths into one
  * record. Runs are merged in one pass: each holds a 64 KiB spill buffer,
- * so a cap of 64 MiB and a few hundred MiB of paths cost a few runs.
+ * so a cap of 64 MiB and a few hundred MiB of paths cost a few runs; when
+ * MAX_RUNS runs exist (a tiny cap), they are first merged into one.
  */
 #define ZB_MODULE "reach"
 
@@ -243,6 +244,7 @@ int zb_pathfile_next_cb(void *f, zb_ctx *ctx, const zb_pathrec **out)
 /* ---- sorted streams ---------------------------------------------------- */
 
 #define CHUNK_BYTES ((size_t)1 << 20)
+#define MAX_RUNS 64                /* then the runs are merged into one */
 #define REC_ALIGN 8
 
 typedef struct chunk {
@@ -355,6 +357,8 @@ void zb_pathsort_free(zb_pathsort *s)
     zb_free(s);
 }
 
+static int compact_runs(zb_pathsort *s, zb_ctx *ctx);
+
 /* Sorts the memory records and writes them as one run. */
 static int spill_run(zb_pathsort *s, zb_ctx *ctx)
 {
@@ -391,6 +395,8 @@ static int spill_run(zb_pathsort *s, zb_ctx *ctx)
     if ((rc = zb_spill_drop_buffer(f->sp, ctx)) < 0)
         return rc;
     free_chunks(s);
+    if (s->n_runs >= MAX_RUNS)
+        return compact_runs(s, ctx);
     return ZB_OK;
 }
 
@@ -533,18 +539,16 @@ static int src_advance(zb_pathsort *s, zb_ctx *ctx, size_t k)
     return 1;
 }
 
-int zb_pathsort_finish(zb_pathsort *s, zb_ctx *ctx)
+/* Sets up the merge of the runs and the (sorted) memory records. */
+static int merge_start(zb_pathsort *s, zb_ctx *ctx)
 {
-    size_t k, n_src;
+    size_t k, n_src = s->n_runs + 1;
     int rc;
 
-    ZB_ASSERT_ARG(!s->finished);
-    s->finished = 1;
-    if (s->n > 0)
-        qsort(s->recs, s->n, sizeof *s->recs, cmp_recs);
-    n_src = s->n_runs + 1;
     s->src = zb_calloc(n_src, sizeof *s->src);
     s->heap = zb_calloc(n_src, sizeof *s->heap);
+    s->n_heap = 0;
+    s->mem_pos = 0;
     if (s->src == NULL || s->heap == NULL)
         return zb_fail_oom(ctx);
     for (k = 0; k < n_src; k++) {
@@ -561,6 +565,15 @@ int zb_pathsort_finish(zb_pathsort *s, zb_ctx *ctx)
     return ZB_OK;
 }
 
+int zb_pathsort_finish(zb_pathsort *s, zb_ctx *ctx)
+{
+    ZB_ASSERT_ARG(!s->finished);
+    s->finished = 1;
+    if (s->n > 0)
+        qsort(s->recs, s->n, sizeof *s->recs, cmp_recs);
+    return merge_start(s, ctx);
+}
+
 /* Advances the top source and restores the heap. */
 static int pop_advance(zb_pathsort *s, zb_ctx *ctx)
 {
@@ -575,12 +588,11 @@ static int pop_advance(zb_pathsort *s, zb_ctx *ctx)
     return ZB_OK;
 }
 
-int zb_pathsort_next(zb_pathsort *s, zb_ctx *ctx, const zb_pathrec **out)
+static int merge_next(zb_pathsort *s, zb_ctx *ctx, const zb_pathrec **out)
 {
     const zb_pathrec *top;
     int rc;
 
-    ZB_ASSERT_ARG(s->finished);
     if (s->n_heap == 0)
         return 0;
     top = s->src[s->heap[0]].cur;
@@ -606,6 +618,48 @@ int zb_pathsort_next(zb_pathsort *s, zb_ctx *ctx, const zb_pathrec **out)
     }
     *out = &s->out;
     return 1;
+}
+
+int zb_pathsort_next(zb_pathsort *s, zb_ctx *ctx, const zb_pathrec **out)
+{
+    ZB_ASSERT_ARG(s->finished);
+    return merge_next(s, ctx, out);
+}
+
+/*
+ * Merges every run into one, so that the number of open spill files (and
+ * of their buffers while merging) stays below MAX_RUNS however small the
+ * cap. Called with no record in memory.
+ */
+static int compact_runs(zb_pathsort *s, zb_ctx *ctx)
+{
+    zb_pathfile *f = NULL;
+    const zb_pathrec *r;
+    size_t k;
+    int rc;
+
+    if ((rc = zb_pathfile_open(&f, ctx, s->purpose)) < 0)
+        return rc;
+    if ((rc = merge_start(s, ctx)) < 0)
+        goto done;
+    while ((rc = merge_next(s, ctx, &r)) > 0)
+        if ((rc = zb_pathfile_write(f, ctx, r)) < 0)
+            goto done;
+    if (rc < 0 || (rc = zb_spill_drop_buffer(f->sp, ctx)) < 0)
+        goto done;
+    for (k = 0; k < s->n_runs; k++)
+        zb_pathfile_free(s->runs[k]);
+    s->runs[0] = f;
+    s->n_runs = 1;
+    f = NULL;
+done:
+    zb_free(s->src);
+    zb_free(s->heap);
+    s->src = NULL;
+    s->heap = NULL;
+    s->n_heap = 0;
+    zb_pathfile_free(f);
+    return rc;
 }
 
 int zb_pathsort_next_cb(void *s, zb_ctx *ctx, const zb_pathrec **out)

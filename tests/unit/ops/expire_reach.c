@@ -125,6 +125,31 @@ static void test_ops_reach__sort_memory_and_spilled(void)
     zb_pathsort_free(b);
 }
 
+/* A tiny cap: runs are merged whenever 64 exist; the same output. */
+static void test_ops_reach__sort_many_runs(void)
+{
+    zb_ctx ctx;
+    zb_pathsort *a = NULL, *b = NULL;
+    uint64_t na, nb, sa, sb;
+    unsigned n = 40000;
+
+    zb_ctx_init(&ctx);
+    ZBT_OK_CTX(zb_pathsort_new(&a, &ctx, "test", (uint64_t)1 << 30), &ctx);
+    ZBT_OK_CTX(zb_pathsort_new(&b, &ctx, "test", 16 << 10), &ctx);
+    fill(a, &ctx, n);
+    fill(b, &ctx, n);
+    ZBT_OK_CTX(zb_pathsort_finish(a, &ctx), &ctx);
+    ZBT_OK_CTX(zb_pathsort_finish(b, &ctx), &ctx);
+    ZBT_CHECK(zb_pathsort_runs(b) >= 1 && zb_pathsort_runs(b) <= 64);
+    na = drain(a, &ctx, &sa);
+    nb = drain(b, &ctx, &sb);
+    ZBT_EQ_U64(na, n / 4 * 3);
+    ZBT_EQ_U64(na, nb);
+    ZBT_EQ_U64(sa, sb);
+    zb_pathsort_free(a);
+    zb_pathsort_free(b);
+}
+
 /* A budget smaller than the data: the stream spills instead of growing
  * past it, and gives everything back. */
 static void test_ops_reach__sort_under_budget(void)
@@ -285,6 +310,7 @@ static void test_ops_reach__delete_batches(void)
 const zbt_case test_ops_reach[] = {
     ZBT_CASE(test_ops_reach__normalize),
     ZBT_CASE(test_ops_reach__sort_memory_and_spilled),
+    ZBT_CASE(test_ops_reach__sort_many_runs),
     ZBT_CASE(test_ops_reach__sort_under_budget),
     ZBT_CASE(test_ops_reach__join),
     ZBT_CASE(test_ops_reach__alloc_torture),
