@@ -1,0 +1,53 @@
+/*
+ * ops/compact_int.h - private to compact*.c: what the plan, rewrite,
+ * commit and run parts share.
+ */
+#ifndef ZB_OPS_COMPACT_INT_H
+#define ZB_OPS_COMPACT_INT_H
+
+#include <stdatomic.h>
+
+#include "catalog/catalog.h"
+#include "ops/compact.h"
+#include "zamboni/budget.h"
+
+/* The snapshot branch (NULL: main) points at; NULL when it has none. */
+int zb_compact__head(const ice_snapshot **out, zb_ctx *ctx,
+                     const ice_metadata *m, const char *branch);
+
+/* The estimate of a group: the row stream's plus the writer's. */
+uint64_t zb_compact__group_memory(const zb_compact_group *g,
+                                  int64_t target, size_t batch_rows);
+
+/* Rows per batch for a group (opts, else from the target and widths). */
+size_t zb_compact__batch_rows(const zb_compact_opts *o, int64_t target,
+                              const zb_compact_group *g);
+
+/*
+ * Rewrites group g of table: writes its output files (into g->outputs,
+ * in arena, which must be thread-safe: one arena per group), verifies the
+ * row counts. ctx is the group's own (its budget unused: the caller
+ * reserved). On failure every file written is deleted.
+ */
+int zb_compact__rewrite(zb_compact_group *g, zb_arena *arena, zb_io *io,
+                        zb_ctx *ctx, const zb_table *table,
+                        const zb_compact_opts *o, int64_t target);
+
+/* Deletes g's output files, best effort, keeping ctx->err. */
+void zb_compact__drop_outputs(zb_compact_group *g, zb_io *io, zb_ctx *ctx);
+
+/*
+ * Commits groups[0..n) (those in state WRITTEN) as one replace snapshot:
+ * validates each attempt against the snapshots committed since the plan
+ * (start snapshot id, sequence number); groups found in conflict become
+ * DROPPED (their files deleted), the others COMMITTED. *snapshot_id gets
+ * the snapshot committed. ZB_OK (also when every group was dropped: then
+ * *snapshot_id is -1), ZB_ETIMEOUT (unknown: nothing deleted, groups stay
+ * WRITTEN), or another failure (groups FAILED, files deleted).
+ */
+int zb_compact__commit(zb_compact_group **groups, size_t n,
+                       const zb_op_target *t, zb_ctx *ctx,
+                       const zb_compact_plan *plan, const zb_compact_opts *o,
+                       int64_t *snapshot_id);
+
+#endif

@@ -1,0 +1,374 @@
+/*
+ * ops/compact_rewrite.c - the binpack rewrite of one compaction group
+ * (ops/compact.h "Rewrite").
+ *
+ * zb_compact__rewrite: the output schema is the row stream's (the
+ * table's current schema, field ids in the Arrow metadata), taken from a
+ * stream over no task. Then, when the group has no deletes, each input
+ * whose row groups are worth copying and whose Parquet schema equals the
+ * output's is appended row group by row group (the writer checks the
+ * schema before it writes; a mismatch returns ZB_EINVAL and that file
+ * joins the streamed ones). The rest are read through one row stream
+ * (deletes applied) and written batch by batch. A file rolls when the
+ * writer's size passes the target; each closed file becomes a data_file
+ * (metrics from the writer, the group's partition). Last, the counts are
+ * checked: rows read = the manifests' record counts, rows written =
+ * rows read - rows deleted; a mismatch is ZB_EUNSAFE. Any failure deletes
+ * every file the group wrote.
+ */
+#define ZB_MODULE "compact"
+
+#include <string.h>
+
+#include "format/parquet/parquet.h"
+#include "format/parquet/parquet_write.h"
+#include "ops/compact_int.h"
+#include "plan/scan_read.h"
+#include "table/commit.h"
+#include "table/metrics.h"
+#include "table/transform.h"
+#include "util/alloc.h"
+#include "util/err.h"
+#include "util/vec.h"
+
+#define URI_MAX ((size_t)16 << 10)
+#define COPY_MIN_ROWS_DEFAULT 100000
+
+typedef struct rw {
+    zb_compact_group *g;
+    zb_arena *arena;
+    zb_io *io;
+    zb_ctx *ctx;
+    const zb_table *table;
+    const zb_compact_opts *o;
+    int64_t target;
+    pq_writer_opts wo;
+    struct ArrowSchema schema;     /* the output schema */
+    int have_schema;
+    pq_writer *w;                  /* the open output, or NULL */
+    char *w_uri;
+    zb_buf folder;                 /* "a=1/b=x" or empty */
+    zb_vec outs;                   /* ice_data_file */
+    ice_metrics_config mcfg;
+    uint64_t rows_written, rows_copied;
+} rw;
+
+/* The table's write.parquet.* properties applied to the defaults. */
+static int writer_opts(pq_writer_opts *o, zb_ctx *ctx, const ice_metadata *m)
+{
+    const char **kv;
+    size_t i;
+    int unsupported = 0, rc;
+
+    *o = (pq_writer_opts)PQ_WRITER_OPTS_INIT;
+    if ((kv = zb_calloc(2 * m->n_properties + 1, sizeof *kv)) == NULL)
+        return zb_fail_oom(ctx);
+    for (i = 0; i < m->n_properties; i++) {
+        kv[2 * i] = m->properties[i].key;
+        kv[2 * i + 1] = m->properties[i].value;
+    }
+    rc = pq_writer_opts_apply_properties(o, ctx, kv, &unsupported);
+    zb_free(kv);
+    return rc;
+}
+
+/* "name=value/..." of the group's partition, as Java names folders. */
+static int make_folder(rw *s)
+{
+    const ice_partition_spec *spec = ice_metadata_spec(s->table->meta,
+                                                       s->g->spec_id);
+    const ice_data_file *f = s->g->tasks[0].data.file;
+    size_t i;
+    int rc;
+
+    if (spec == NULL || spec->n_fields != f->n_partition)
+        return ZB_OK;              /* files straight under data/ */
+    for (i = 0; i < spec->n_fields; i++) {
+        ice_transform tr;
+
+        if (ice_transform_parse(&tr, s->ctx, spec->fields[i].transform) < 0) {
+            zb_err_clear(&s->ctx->err);
+            zb_buf_clear(&s->folder);
+            return ZB_OK;
+        }
+        if ((i > 0 && zb_buf_putc(&s->folder, '/') < 0))
+            return zb_fail_oom(s->ctx);
+        if ((rc = ice_partition_path_field(&s->folder, s->ctx,
+                                           spec->fields[i].name, &tr,
+                                           &f->partition[i])) < 0)
+            return rc;
+    }
+    return ZB_OK;
+}
+
+static int open_output(rw *s)
+{
+    const char *base = ice_metadata_property(s->table->meta,
+                                             ICE_PROP_DATA_PATH);
+    zb_buf uri = ZB_BUF_INIT(URI_MAX);
+    char uuid[37];
+    int rc;
+
+    ice_commit_uuid(uuid);
+    if ((base != NULL ? zb_buf_appendf(&uri, "%s", base)
+                      : zb_buf_appendf(&uri, "%s/data", s->table->root)) < 0 ||
+        (s->folder.len > 0 &&
+         zb_buf_appendf(&uri, "/%s", zb_buf_cstr(&s->folder)) < 0) ||
+        zb_buf_appendf(&uri, "/%s.parquet", uuid) < 0 ||
+        (s->w_uri = zb_arena_strdup(s->arena, zb_buf_cstr(&uri))) == NULL) {
+        zb_buf_free(&uri);
+        return zb_fail_oom(s->ctx);
+    }
+    zb_buf_free(&uri);
+    rc = pq_writer_open(&s->w, s->io, s->ctx, s->w_uri, &s->schema, &s->wo);
+    return rc;
+}
+
+/* Closes the open output into a data_file of the group. */
+static int close_output(rw *s)
+{
+    const ice_data_file *src = s->g->tasks[0].data.file;
+    pq_write_result res;
+    ice_data_file_metrics dm;
+    ice_data_file *f;
+    int rc;
+
+    memset(&res, 0, sizeof res);
+    rc = pq_writer_close(s->w, s->ctx, &res);
+    s->w = NULL;
+    if (rc < 0)
+        return rc;
+    /* The file exists now: record it first, so a failure deletes it. */
+    if (zb_vec_push(&s->outs, (void **)&f) < 0) {
+        pq_write_result_free(&res);
+        (void)zb_io_delete(s->io, s->ctx, s->w_uri);
+        return zb_fail_oom(s->ctx);
+    }
+    f->file_path = s->w_uri;
+    if ((rc = ice_metrics_from_parquet(&dm, s->ctx, s->arena, &s->mcfg,
+                                       &res)) < 0 ||
+        (rc = ice_data_file_from_metrics(f, s->ctx, s->arena, &dm,
+                                         ICE_CONTENT_DATA, s->w_uri)) < 0) {
+        f->file_path = s->w_uri;
+        pq_write_result_free(&res);
+        return rc;
+    }
+    pq_write_result_free(&res);
+    f->n_partition = src->n_partition;
+    f->partition = src->partition;
+    f->partition_names = src->partition_names;
+    f->partition_field_ids = src->partition_field_ids;
+    s->rows_written += (uint64_t)f->record_count;
+    return ZB_OK;
+}
+
+static int roll_if_full(rw *s)
+{
+    if (s->w != NULL && pq_writer_bytes(s->w) >= (uint64_t)s->target)
+        return close_output(s);
+    return ZB_OK;
+}
+
+/* Row-group copy of one input; 1 done, 0 not possible, or an rc. */
+static int try_copy(rw *s, const zb_scan_task *t, uint64_t min_rows)
+{
+    pq_reader *r = NULL;
+    int rc;
+
+    if ((rc = pq_reader_open(&r, s->io, s->ctx, t->data.uri, NULL)) < 0)
+        return rc;
+    if (!pq_writer_copy_worthwhile(r, min_rows) ||
+        pq_reader_meta(r)->num_rows != t->data.file->record_count) {
+        pq_reader_free(r);
+        return 0;
+    }
+    if (s->w != NULL && pq_writer_bytes(s->w) > 0 &&
+        pq_writer_bytes(s->w) + (uint64_t)t->data.file->file_size_in_bytes >
+            (uint64_t)s->target &&
+        (rc = close_output(s)) < 0)
+        goto done;
+    if (s->w == NULL && (rc = open_output(s)) < 0)
+        goto done;
+    rc = pq_writer_copy_row_groups(s->w, s->ctx, r);
+    if (rc == ZB_EINVAL) {         /* schemas differ: nothing written */
+        zb_err_clear(&s->ctx->err);
+        rc = 0;
+        goto done;
+    }
+    if (rc < 0)
+        goto done;
+    s->rows_copied += (uint64_t)pq_reader_meta(r)->num_rows;
+    s->g->copied_files++;
+    if ((rc = roll_if_full(s)) == ZB_OK)
+        rc = 1;
+done:
+    pq_reader_free(r);
+    return rc;
+}
+
+static int stream_rows(rw *s, const zb_scan_task *tasks, size_t n,
+                       size_t batch_rows)
+{
+    zb_rowstream_opts ro = ZB_ROWSTREAM_OPTS_INIT;
+    zb_rowstream *rs = NULL;
+    struct ArrowArray batch;
+    const zb_read_counts *c;
+    int rc;
+
+    ro.meta = s->table->meta;
+    ro.paths = &s->table->paths;
+    ro.batch_rows = batch_rows;
+    if ((rc = zb_rowstream_open(&rs, s->io, s->ctx, &ro, tasks, n)) < 0)
+        return rc;
+    if (!s->have_schema) {
+        if ((rc = zb_rowstream_schema(&s->schema, rs, s->ctx)) < 0)
+            goto done;
+        s->have_schema = 1;
+    }
+    while ((rc = zb_rowstream_next(rs, s->ctx, &batch, NULL)) == 1) {
+        if (s->w == NULL && (rc = open_output(s)) < 0) {
+            batch.release(&batch);
+            break;
+        }
+        rc = pq_writer_write(s->w, s->ctx, &batch);
+        batch.release(&batch);
+        if (rc < 0 || (rc = roll_if_full(s)) < 0)
+            break;
+    }
+    if (rc < 0)
+        goto done;
+    c = zb_rowstream_counts(rs);
+    s->g->rows_read += c->rows_read;
+    s->g->rows_deleted += c->deleted_by_position + c->deleted_by_equality;
+    rc = ZB_OK;
+done:
+    zb_rowstream_free(rs);
+    return rc;
+}
+
+void zb_compact__drop_outputs(zb_compact_group *g, zb_io *io, zb_ctx *ctx)
+{
+    zb_err saved;
+    uint64_t i;
+
+    zb_err_copy(&saved, &ctx->err);
+    for (i = 0; i < g->out_files; i++)
+        (void)zb_io_delete(io, ctx, g->outputs[i].file_path);
+    zb_err_copy(&ctx->err, &saved);
+}
+
+static int verify(rw *s)
+{
+    zb_compact_group *g = s->g;
+    uint64_t expect_read = 0, written;
+    size_t i;
+
+    for (i = 0; i < g->n_tasks; i++)
+        expect_read += (uint64_t)g->tasks[i].data.file->record_count;
+    g->rows_read += s->rows_copied;
+    written = s->rows_written + (uint64_t)s->o->test_row_skew;
+    g->out_rows = written;
+    if (g->rows_read != expect_read)
+        return zb_fail(s->ctx, ZB_EUNSAFE, "%s partition %s: read %llu "
+                       "rows, the manifests list %llu: nothing committed",
+                       s->table->ident, g->partition,
+                       (unsigned long long)g->rows_read,
+                       (unsigned long long)expect_read);
+    if (written != g->rows_read - g->rows_deleted)
+        return zb_fail(s->ctx, ZB_EUNSAFE, "%s partition %s: wrote %llu "
+                       "rows, expected %llu (read %llu - deleted %llu): "
+                       "nothing committed", s->table->ident, g->partition,
+                       (unsigned long long)written,
+                       (unsigned long long)(g->rows_read - g->rows_deleted),
+                       (unsigned long long)g->rows_read,
+                       (unsigned long long)g->rows_deleted);
+    return ZB_OK;
+}
+
+int zb_compact__rewrite(zb_compact_group *g, zb_arena *arena, zb_io *io,
+                        zb_ctx *ctx, const zb_table *table,
+                        const zb_compact_opts *o, int64_t target)
+{
+    const ice_metadata *m = table->meta;
+    zb_scan_task *rest = NULL;
+    size_t n_rest = 0, i;
+    uint64_t min_rows = o->copy_min_rows ? o->copy_min_rows
+                                         : COPY_MIN_ROWS_DEFAULT;
+    int no_deletes = g->delete_files == 0, rc;
+    rw s;
+
+    memset(&s, 0, sizeof s);
+    s.g = g;
+    s.arena = arena;
+    s.io = io;
+    s.ctx = ctx;
+    s.table = table;
+    s.o = o;
+    s.target = target;
+    zb_buf_init(&s.folder, URI_MAX);
+    zb_vec_init(&s.outs, sizeof(ice_data_file), SIZE_MAX / 2);
+    g->rows_read = g->rows_deleted = g->copied_files = 0;
+    ice_metrics_config_init(&s.mcfg, ice_metadata_current_schema(m),
+                            ice_metadata_sort_order(m,
+                                                    m->default_sort_order_id),
+                            m->properties, m->n_properties);
+    if ((rc = writer_opts(&s.wo, ctx, m)) < 0 || (rc = make_folder(&s)) < 0)
+        goto done;
+    /* The output schema: a stream over no task opens no file. */
+    if ((rc = stream_rows(&s, NULL, 0, 1)) < 0)
+        goto done;
+    if ((rest = zb_calloc(g->n_tasks + 1, sizeof *rest)) == NULL) {
+        rc = zb_fail_oom(ctx);
+        goto done;
+    }
+    for (i = 0; i < g->n_tasks; i++) {
+        rc = 0;
+        if (no_deletes && (rc = try_copy(&s, &g->tasks[i], min_rows)) < 0)
+            goto done;
+        if (rc == 0)
+            rest[n_rest++] = g->tasks[i];
+        if (zb_ctx_stopped(ctx)) {
+            rc = zb_fail(ctx, ZB_ECANCELED, "%s: stopped", table->ident);
+            goto done;
+        }
+    }
+    if ((rc = stream_rows(&s, rest, n_rest,
+                          zb_compact__batch_rows(o, target, g))) < 0)
+        goto done;
+    if (s.w != NULL && (rc = close_output(&s)) < 0)
+        goto done;
+    rc = verify(&s);
+done:
+    pq_writer_abort(s.w);
+    if (s.outs.len > 0) {
+        g->outputs = zb_arena_calloc(arena, s.outs.len, sizeof *g->outputs);
+        if (g->outputs != NULL) {
+            memcpy(g->outputs, s.outs.items,
+                   s.outs.len * sizeof *g->outputs);
+            g->out_files = s.outs.len;
+        } else {
+            /* No room to list them: delete them here. */
+            for (i = 0; i < s.outs.len; i++)
+                (void)zb_io_delete(io, ctx, ((ice_data_file *)zb_vec_at(
+                                                 &s.outs, i))->file_path);
+            if (rc == ZB_OK)
+                rc = zb_fail_oom(ctx);
+        }
+    }
+    for (i = 0; i < g->out_files; i++)
+        g->out_bytes += (uint64_t)g->outputs[i].file_size_in_bytes;
+    if (rc < 0) {
+        zb_compact__drop_outputs(g, io, ctx);
+        g->out_files = 0;
+        g->out_bytes = 0;
+        g->state = ZB_GROUP_FAILED;
+    } else {
+        g->state = ZB_GROUP_WRITTEN;
+    }
+    if (s.have_schema)
+        s.schema.release(&s.schema);
+    zb_free(rest);
+    zb_vec_free(&s.outs);
+    zb_buf_free(&s.folder);
+    return rc;
+}
