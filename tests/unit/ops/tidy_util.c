@@ -35,7 +35,7 @@ void tt_open(tt_env *e, const char *name)
 
 int tt_fixture(tt_env *e, const char *name)
 {
-    char src[1024], cmd[2300];
+    char src[1024], cmd[3400];
     struct stat st;
 
     tt_open(e, name);
@@ -44,7 +44,8 @@ int tt_fixture(tt_env *e, const char *name)
         printf("  (skipped: no fixture %s)\n", src);
         return 0;
     }
-    snprintf(cmd, sizeof cmd, "cp -R '%s' '%s'", src, e->dir);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && cp -R '%s' '%s'", e->dir, src,
+             e->dir);
     ZBT_EQ_INT(system(cmd), 0);
     return 1;
 }
