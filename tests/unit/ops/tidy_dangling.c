@@ -499,12 +499,94 @@ static void test_ops_tidy_dangling__all_fixtures(void)
     ZBT_EQ_U64(with_dangling, sizeof expect / sizeof expect[0]);
 }
 
+/* Commits a deletion vector entry (v3) for data file ref in puffin at
+ * offset. The Puffin file is not written: these cases read metadata only. */
+static void add_dv(tt_env *e, const char *ref, const char *puffin,
+                   int64_t offset)
+{
+    zb_table *t = tt_load(e);
+    ice_data_file f;
+
+    memset(&f, 0, sizeof f);
+    f.content = ICE_CONTENT_POSITION_DELETES;
+    f.file_path = puffin;
+    f.file_format = "PUFFIN";
+    f.record_count = 1;
+    f.file_size_in_bytes = 200;
+    f.block_size_in_bytes = ICE_NULL_LONG;
+    f.first_row_id = ICE_NULL_LONG;
+    f.referenced_data_file = ref;
+    f.content_offset = offset;
+    f.content_size_in_bytes = 40;
+    ZBT_OK_CTX(zb_table_commit_files(&t, e->cat, e->io, &e->ctx, &f, NULL, 1),
+               &e->ctx);
+    zb_table_free(t);
+}
+
+/* Deletion vectors: one whose data file is gone dangles and is removed;
+ * one in a Puffin file that also holds a live DV is counted, and kept. */
+static void test_ops_tidy_dangling__deletion_vectors(void)
+{
+    tt_env e;
+    tt_items a, b;
+    zb_dangling_result r;
+    char *p0, *p1, *p2, puf1[1200], puf2[1200], text[512];
+    const char *gone_path[1];
+
+    tt_open(&e, "dv");
+    tt_make_table(&e, 3, 0, 1, 3, 10);
+    tt_live(&a, &e);
+    p0 = zb_strdup(data_of(&a, 0));
+    p1 = zb_strdup(data_of(&a, 1));
+    p2 = zb_strdup(data_of(&a, 2));
+    tt_items_free(&a);
+    snprintf(puf1, sizeof puf1, "%s/data/dv-1.puffin", e.dir);
+    snprintf(puf2, sizeof puf2, "%s/data/dv-2.puffin", e.dir);
+    add_dv(&e, p0, puf1, 4);           /* alone in its file */
+    add_dv(&e, p1, puf2, 4);           /* two in one file */
+    add_dv(&e, p2, puf2, 44);
+    ZBT_OK_CTX(zb_remove_dangling_deletes(&e.t, &e.ctx, NULL, &r), &e.ctx);
+    ZBT_EQ_U64(r.dvs, 3);
+    ZBT_EQ_U64(r.dangling, 0);
+    drop_data_file(&e, p0);
+    drop_data_file(&e, p1);
+    tt_live(&a, &e);
+    e.t.dry_run = 1;
+    ZBT_OK_CTX(zb_remove_dangling_deletes(&e.t, &e.ctx, NULL, &r), &e.ctx);
+    ZBT_EQ_U64(r.delete_files, 3);
+    ZBT_EQ_U64(r.dangling, 2);
+    ZBT_EQ_U64(r.removable, 1);
+    ZBT_EQ_U64(r.kept_shared, 1);
+    ZBT_EQ_U64(r.removable_bytes, 40);
+    report(text, sizeof text, "t", &r, 1);
+    ZBT_EQ_STR(text, "t: 3 delete file(s), 2 dangling\n"
+               "  1 removable (40B) in 1 whole manifest(s)\n"
+               "  would remove 1 delete file(s) (40B)\n"
+               "  1 deletion vector(s) kept: their Puffin file holds live "
+               "ones\n");
+    e.t.dry_run = 0;
+    ZBT_OK_CTX(zb_remove_dangling_deletes(&e.t, &e.ctx, NULL, &r), &e.ctx);
+    ZBT_EQ_INT(r.committed, 1);
+    ZBT_EQ_U64(r.removed, 1);
+    tt_live(&b, &e);
+    gone_path[0] = puf1;
+    tt_items_same(&a, &b, gone_path, 1);
+    ZBT_EQ_U64(tt_count(&b, 1), 2);
+    tt_items_free(&a);
+    tt_items_free(&b);
+    zb_free(p0);
+    zb_free(p1);
+    zb_free(p2);
+    tt_close(&e);
+}
+
 const zbt_case test_ops_tidy_dangling[] = {
     ZBT_CASE(test_ops_tidy_dangling__fixtures),
     ZBT_CASE(test_ops_tidy_dangling__all_fixtures),
     ZBT_CASE(test_ops_tidy_dangling__generated),
     ZBT_CASE(test_ops_tidy_dangling__unpartitioned_eq),
     ZBT_CASE(test_ops_tidy_dangling__v1),
+    ZBT_CASE(test_ops_tidy_dangling__deletion_vectors),
     ZBT_CASE(test_ops_tidy_dangling__concurrent_appends),
     ZBT_END
 };

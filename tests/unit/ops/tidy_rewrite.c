@@ -20,6 +20,7 @@
 
 #include "ops/apply_props.h"
 #include "ops/rewrite_manifests.h"
+#include "ops/table_write.h"
 #include "tidy_test.h"
 #include "util/alloc.h"
 
@@ -387,6 +388,64 @@ static void test_ops_tidy_rewrite__concurrent_appends(void)
     tt_close(&e);
 }
 
+/* v3 with deletion vectors in two delete manifests: data and delete
+ * manifests each regrouped, DV entries (offset, size, referenced file)
+ * and first row ids kept. The Puffin files are not written. */
+static void test_ops_tidy_rewrite__deletion_vectors(void)
+{
+    tt_env e;
+    zb_rewrite_manifests_opts o = ZB_REWRITE_MANIFESTS_OPTS_INIT;
+    zb_rewrite_manifests_result r;
+    tt_items a, b;
+    size_t i, k = 0;
+    size_t nd, ndel;
+
+    tt_open(&e, "rw-dv");
+    tt_make_table(&e, 3, 0, 1, 3, 10);
+    tt_live(&a, &e);
+    for (i = 0; i < a.n; i++) {
+        zb_table *t = tt_load(&e);
+        ice_data_file f;
+        char puf[1200];
+
+        snprintf(puf, sizeof puf, "%s/data/dv-%zu.puffin", e.dir, k++);
+        memset(&f, 0, sizeof f);
+        f.content = ICE_CONTENT_POSITION_DELETES;
+        f.file_path = puf;
+        f.file_format = "PUFFIN";
+        f.record_count = 1;
+        f.file_size_in_bytes = 100;
+        f.block_size_in_bytes = ICE_NULL_LONG;
+        f.first_row_id = ICE_NULL_LONG;
+        f.referenced_data_file = a.v[i].path;
+        f.content_offset = 4;
+        f.content_size_in_bytes = 33;
+        ZBT_OK_CTX(zb_table_commit_files(&t, e.cat, e.io, &e.ctx, &f, NULL,
+                                         1), &e.ctx);
+        zb_table_free(t);
+    }
+    tt_items_free(&a);
+    tt_live(&a, &e);
+    ZBT_EQ_U64(tt_count(&a, 1), 3);
+    ZBT_OK_CTX(zb_rewrite_manifests(&e.t, &e.ctx, &o, &r), &e.ctx);
+    ZBT_EQ_INT(r.committed, 1);
+    ZBT_EQ_U64(r.delete_manifests, 3);
+    ZBT_EQ_U64(r.new_data_manifests, 1);
+    ZBT_EQ_U64(r.new_delete_manifests, 1);
+    ZBT_EQ_U64(r.manifests_replaced, 6);
+    tt_live(&b, &e);
+    tt_items_same(&a, &b, NULL, 0);
+    tt_manifests(&e, &nd, &ndel);
+    ZBT_EQ_U64(nd, 1);
+    ZBT_EQ_U64(ndel, 1);
+    for (i = 0; i < b.n; i++)
+        if (b.v[i].content == 0)
+            ZBT_CHECK(b.v[i].first_row_id >= 0);
+    tt_items_free(&a);
+    tt_items_free(&b);
+    tt_close(&e);
+}
+
 const zbt_case test_ops_tidy_rewrite[] = {
     ZBT_CASE(test_ops_tidy_rewrite__v1),
     ZBT_CASE(test_ops_tidy_rewrite__v2),
@@ -394,6 +453,7 @@ const zbt_case test_ops_tidy_rewrite[] = {
     ZBT_CASE(test_ops_tidy_rewrite__small_target),
     ZBT_CASE(test_ops_tidy_rewrite__bad_target),
     ZBT_CASE(test_ops_tidy_rewrite__min_input),
+    ZBT_CASE(test_ops_tidy_rewrite__deletion_vectors),
     ZBT_CASE(test_ops_tidy_rewrite__fixtures),
     ZBT_CASE(test_ops_tidy_rewrite__concurrent_appends),
     ZBT_END
