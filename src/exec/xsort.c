@@ -3,10 +3,10 @@
  * (exec/xsort.h); the merge lives in xsort_merge.c.
  *
  * Input phase. Each added batch is kept as it came, with its keys
- * (zb_sortkey_build) in a key buffer of its own, and one 32-byte index
+ * (zb_sortkey_build) in a key buffer of its own, and one 16-byte index
  * entry per row: the key's first 8 bytes as a big-endian integer (most
- * comparisons end there), a pointer to the key, its length, and the row's
- * batch and row number. Before a batch is kept, the memory it brings
+ * comparisons end there), and the row's batch and row number, which find
+ * the whole key when the prefixes tie. Before a batch is kept, the memory it brings
  * (batch, keys, index growth, twice: the merge sort's scratch array is
  * sized with the index) plus the margin needed to write a run is
  * reserved with a try-grow; when that is refused, the rows held so far
@@ -46,10 +46,8 @@ typedef struct xs_held {
 
 typedef struct xs_ent {
     uint64_t prefix;             /* key bytes 0..7, big-endian, 0-padded */
-    const uint8_t *key;
-    uint32_t klen;
-    uint32_t src;
-    uint32_t row;
+    uint32_t src;                /* held batch */
+    uint32_t row;                /* its row; the key is in its kb */
 } xs_ent;
 
 /* ---- memory ------------------------------------------------------------ */
@@ -111,61 +109,72 @@ int zb_xsort__ensure(zb_xsort *xs, zb_ctx *ctx, uint64_t need, int must)
 
 /* ---- index sort -------------------------------------------------------- */
 
-static inline int ent_cmp(const xs_ent *a, const xs_ent *b)
+static inline int ent_cmp(const xs_held *h, const xs_ent *a,
+                          const xs_ent *b)
 {
-    uint32_t m;
+    const zb_keybuf *ka, *kb;
+    const uint8_t *pa, *pb;
+    uint64_t la, lb, m;
     int r;
 
     if (a->prefix != b->prefix)
         return a->prefix < b->prefix ? -1 : 1;
-    m = a->klen < b->klen ? a->klen : b->klen;
-    if (m > 8 && (r = memcmp(a->key + 8, b->key + 8, m - 8)) != 0)
+    ka = &h[a->src].kb;
+    kb = &h[b->src].kb;
+    pa = ka->data + ka->offs[a->row];
+    pb = kb->data + kb->offs[b->row];
+    la = ka->offs[a->row + 1] - ka->offs[a->row];
+    lb = kb->offs[b->row + 1] - kb->offs[b->row];
+    m = la < lb ? la : lb;
+    if (m > 8 && (r = memcmp(pa + 8, pb + 8, (size_t)(m - 8))) != 0)
         return r;
-    return (a->klen > b->klen) - (a->klen < b->klen);
+    return (la > lb) - (la < lb);
 }
 
-static void insertion_sort(xs_ent *a, size_t n)
+static void insertion_sort(const xs_held *h, xs_ent *a, size_t n)
 {
     size_t i, j;
     xs_ent t;
 
     for (i = 1; i < n; i++) {
         t = a[i];
-        for (j = i; j > 0 && ent_cmp(&a[j - 1], &t) > 0; j--)
+        for (j = i; j > 0 && ent_cmp(h, &a[j - 1], &t) > 0; j--)
             a[j] = a[j - 1];
         a[j] = t;
     }
 }
 
 /* Stable: on ties the left (earlier) entry goes first. */
-static void merge_into(xs_ent *dst, const xs_ent *a, size_t na,
-                       const xs_ent *b, size_t nb)
+static void merge_into(const xs_held *h, xs_ent *dst, const xs_ent *a,
+                       size_t na, const xs_ent *b, size_t nb)
 {
     size_t i = 0, j = 0, k = 0;
 
     while (i < na && j < nb)
-        dst[k++] = ent_cmp(&b[j], &a[i]) < 0 ? b[j++] : a[i++];
+        dst[k++] = ent_cmp(h, &b[j], &a[i]) < 0 ? b[j++] : a[i++];
     memcpy(dst + k, a + i, (na - i) * sizeof *a);
     k += na - i;
     memcpy(dst + k, b + j, (nb - j) * sizeof *b);
 }
 
 /* Stable merge sort of a[0..n) with scratch tmp (n entries). */
-static void merge_sort(xs_ent *a, xs_ent *tmp, size_t n)
+static void merge_sort(const xs_held *h, xs_ent *a, xs_ent *tmp,
+                       size_t n)
 {
     xs_ent *src = a, *dst = tmp, *t;
     size_t lo, w;
 
     for (lo = 0; lo < n; lo += 32)
-        insertion_sort(src + lo, n - lo < 32 ? n - lo : 32);
+        insertion_sort(h, src + lo, n - lo < 32 ? n - lo : 32);
     for (w = 32; w < n; w *= 2) {
         for (lo = 0; lo < n; lo += 2 * w) {
             size_t mid = lo + w < n ? lo + w : n;
             size_t hi = lo + 2 * w < n ? lo + 2 * w : n;
-            if (mid == hi || ent_cmp(&src[mid - 1], &src[mid]) <= 0)
+            if (mid == hi || ent_cmp(h, &src[mid - 1], &src[mid]) <= 0)
                 memcpy(dst + lo, src + lo, (hi - lo) * sizeof *src);
             else
-                merge_into(dst + lo, src + lo, mid - lo, src + mid, hi - mid);
+                merge_into(h, dst + lo, src + lo, mid - lo, src + mid,
+                           hi - mid);
         }
         t = src;
         src = dst;
@@ -189,7 +198,7 @@ static void sort_ents(zb_xsort *xs)
     unsigned shift, b;
 
     if (n < 1024) {
-        merge_sort(xs->ents, xs->tmp, n);
+        merge_sort(xs->held, xs->ents, xs->tmp, n);
         return;
     }
     for (shift = 0; shift < 64; shift += 8) {
@@ -215,7 +224,7 @@ static void sort_ents(zb_xsort *xs)
         for (j = i + 1; j < n && xs->ents[j].prefix == xs->ents[i].prefix;)
             j++;
         if (j - i > 1)
-            merge_sort(xs->ents + i, xs->tmp, j - i);
+            merge_sort(xs->held, xs->ents + i, xs->tmp, j - i);
     }
 }
 
@@ -415,7 +424,6 @@ static int add_batch(zb_xsort *xs, zb_ctx *ctx, struct ArrowArray *a)
         xs_held *hh = zb_realloc(xs->held, c * sizeof *hh);
         if (hh == NULL)
             goto oom;
-        /* entries point into key buffers, not into held: moving is fine */
         xs->held = hh;
         xs->cap_held = c;
     }
@@ -432,8 +440,6 @@ static int add_batch(zb_xsort *xs, zb_ctx *ctx, struct ArrowArray *a)
         for (j = 0; j < 8; j++)
             p = p << 8 | (j < len ? k[j] : 0);
         e->prefix = p;
-        e->key = k;
-        e->klen = len;
         e->src = (uint32_t)xs->nheld;
         e->row = (uint32_t)i;
     }
