@@ -196,8 +196,15 @@ int zb_compact(const zb_op_target *t, zb_ctx *ctx, const zb_compact_opts *o,
     r->snapshot_id = -1;
     if (o == NULL)
         o = &dflt;
-    if ((rc = zb_compact_plan_table(&r->plan, &table, t, ctx, o)) < 0)
+    if ((rc = zb_compact_plan_table(&r->plan, &table, t, ctx, o)) < 0) {
+        if (rc == ZB_ECANCELED && zb_ctx_stopped(ctx)) {
+            /* A stop is no failure: nothing started. */
+            zb_err_clear(&ctx->err);
+            r->stopped = 1;
+            return ZB_OK;
+        }
         return rc;
+    }
     if (r->plan.format_version >= 3 && r->plan.n_groups > 0 &&
         !o->reset_row_lineage) {
         rc = zb_fail(ctx, ZB_EUNSUPPORTED, "%s: compacting a v3 table "

@@ -165,6 +165,10 @@ uint64_t zb_compact__group_memory(const zb_compact_group *g,
      * codec's output: the smaller of the target and a row group, twice. */
     if ((uint64_t)target < rg)
         rg = (uint64_t)target;
+    /* ...and never more than the group's rows decoded (compressed bytes
+     * times a generous expansion). */
+    if (g->bytes < rg / 8)
+        rg = g->bytes * 8 + ((uint64_t)1 << 20);
     return est + 2 * rg + ((uint64_t)4 << 20);
 }
 

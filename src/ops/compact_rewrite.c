@@ -51,6 +51,7 @@ typedef struct rw {
     zb_vec outs;                   /* ice_data_file */
     ice_metrics_config mcfg;
     uint64_t rows_written, rows_copied;
+    double ratio;                  /* file size / writer's estimate */
 } rw;
 
 /* The table's write.parquet.* properties applied to the defaults. */
@@ -133,11 +134,21 @@ static int close_output(rw *s)
     ice_data_file *f;
     int rc;
 
+    uint64_t est = pq_writer_bytes(s->w);
+
     memset(&res, 0, sizeof res);
     rc = pq_writer_close(s->w, s->ctx, &res);
     s->w = NULL;
     if (rc < 0)
         return rc;
+    /* Pending pages count uncompressed: learn how far off that was. */
+    if (est > 0 && res.file_bytes > 0) {
+        s->ratio = (double)res.file_bytes / (double)est;
+        if (s->ratio > 1.0)
+            s->ratio = 1.0;
+        if (s->ratio < 0.05)
+            s->ratio = 0.05;
+    }
     /* The file exists now: record it first, so a failure deletes it. */
     if (zb_vec_push(&s->outs, (void **)&f) < 0) {
         pq_write_result_free(&res);
@@ -164,7 +175,8 @@ static int close_output(rw *s)
 
 static int roll_if_full(rw *s)
 {
-    if (s->w != NULL && pq_writer_bytes(s->w) >= (uint64_t)s->target)
+    if (s->w != NULL &&
+        (double)pq_writer_bytes(s->w) * s->ratio >= (double)s->target)
         return close_output(s);
     return ZB_OK;
 }
@@ -305,6 +317,7 @@ int zb_compact__rewrite(zb_compact_group *g, zb_arena *arena, zb_io *io,
     s.table = table;
     s.o = o;
     s.target = target;
+    s.ratio = 1.0;
     zb_buf_init(&s.folder, URI_MAX);
     zb_vec_init(&s.outs, sizeof(ice_data_file), SIZE_MAX / 2);
     g->rows_read = g->rows_deleted = g->copied_files = 0;
@@ -314,6 +327,11 @@ int zb_compact__rewrite(zb_compact_group *g, zb_arena *arena, zb_io *io,
                             m->properties, m->n_properties);
     if ((rc = writer_opts(&s.wo, ctx, m)) < 0 || (rc = make_folder(&s)) < 0)
         goto done;
+    /* Small targets: pages small enough to be compressed (and counted
+     * as such) long before the file is full. */
+    if (s.wo.page_bytes > (uint64_t)target / 16)
+        s.wo.page_bytes = (uint64_t)target / 16 < 256
+                              ? 256 : (uint64_t)target / 16;
     /* The output schema: a stream over no task opens no file. */
     if ((rc = stream_rows(&s, NULL, 0, 1)) < 0)
         goto done;

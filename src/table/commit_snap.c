@@ -53,7 +53,14 @@ struct ice_commit_op {
     json_t *removes;               /* path -> true */
     json_t *extra;                 /* summary entries */
     int attempt;
+    int64_t data_seq;              /* > 0: added files' data sequence
+                                      number (commit_seq.c) */
 };
+
+int64_t *ice_snap__data_seq(ice_commit_op *op)
+{
+    return &op->data_seq;
+}
 
 int ice_commit_op_new(ice_commit_op **out, zb_ctx *ctx,
                       const ice_commit_op_opts *opts)
@@ -273,6 +280,10 @@ static int write_added(bst *b, int deletes)
             e.sequence_number = ICE_NULL_LONG;
             e.file_sequence_number = ICE_NULL_LONG;
             e.explicit_mask = ICE_ENTRY_SNAPSHOT_ID_EXPLICIT;
+            if (b->op->data_seq > 0 && b->v >= 2) {
+                e.sequence_number = b->op->data_seq;
+                e.explicit_mask |= ICE_ENTRY_SEQ_EXPLICIT;
+            }
             e.data_file = a->f;
             if ((rc = ice_manifest_writer_add(w, b->ctx, &e)) < 0 ||
                 (rc = note_partition(b, spec, &a->f)) < 0)

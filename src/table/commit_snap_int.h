@@ -28,4 +28,7 @@ int ice_snap__partition_key(zb_buf *out, zb_ctx *ctx, int32_t spec_id,
 
 void ice_snap__count(ice_snap_counts *c, const ice_data_file *f);
 
+/* The op's data sequence number for added files (commit_seq.c). */
+int64_t *ice_snap__data_seq(ice_commit_op *op);
+
 #endif

@@ -1,0 +1,14 @@
+# Tests of compaction (src/ops/compact*.c) on generated tables, with a
+# concurrent writer, and on copies of the fixture tables, through the
+# PATH catalog. The tidy suites' table helpers (tidy_util.c) are shared.
+if(TARGET zb_ops AND EXISTS ${PROJECT_SOURCE_DIR}/cmake/ops_compact.cmake)
+  add_executable(test_ops_compact unit/ops/compact_main.c
+    unit/ops/compact_util.c unit/ops/compact_gen.c unit/ops/tidy_util.c)
+  target_include_directories(test_ops_compact PRIVATE
+    ${CMAKE_CURRENT_SOURCE_DIR}/unit/ops)
+  target_link_libraries(test_ops_compact PRIVATE zbtest zb_ops zb_plan)
+  target_compile_definitions(test_ops_compact PRIVATE
+    ZB_FIXTURES_DIR="${PROJECT_SOURCE_DIR}/../shared/fixtures")
+  add_test(NAME test_ops_compact COMMAND test_ops_compact)
+  set_tests_properties(test_ops_compact PROPERTIES LABELS unit TIMEOUT 600)
+endif()

@@ -1,0 +1,396 @@
+/*
+ * tests/unit/ops/compact_gen.c - compaction of generated tables: plans
+ * and their lines, binpack of v1/v2/v3 tables partitioned or not, with
+ * position and equality deletes (on two columns), the live rows before
+ * and after (count and an order-free hash of every value), file counts
+ * against ceil(bytes / target), the starting sequence number, dry run,
+ * the row-count abort, the memory refusal, partial progress, stop, and
+ * allocation failure while planning.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compact_test.h"
+#include "util/alloc.h"
+#include "zamboni/budget.h"
+
+#define SMALL_TARGET 4096
+
+static void same_rows(tt_env *e, uint64_t rows0, uint64_t h0)
+{
+    uint64_t rows, h;
+
+    tt_rows(e, &rows, &h);
+    ZBT_EQ_U64(rows, rows0);
+    ZBT_EQ_U64(h, h0);
+}
+
+static void test_ops_compact_gen__plan(void)
+{
+    tt_env e;
+    zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
+    zb_compact_result r;
+    zb_buf out = ZB_BUF_INIT(1 << 20);
+    char *before, *after;
+
+    tt_open(&e, "cplan");
+    tt_make_table(&e, 2, 1, 4, 16, 50);
+    e.t.dry_run = 1;
+    before = tt_listing(e.dir);
+    ZBT_OK_CTX(ct_compact(&e, &o, &r), &e.ctx);
+    after = tt_listing(e.dir);
+    ZBT_EQ_STR(before, after);     /* a dry run writes nothing */
+    ZBT_EQ_U64(r.plan.n_groups, 4);
+    ZBT_EQ_U64(r.plan.files, 16);
+    ZBT_EQ_U64(r.plan.rows, 16 * 50);
+    ZBT_EQ_U64(r.plan.live_files, 16);
+    ZBT_EQ_U64(r.plan.est_out_files, 4);
+    ZBT_CHECK(r.plan.est_peak_memory_bytes > 0);
+    ZBT_EQ_INT(r.plan.target_file_bytes, ZB_COMPACT_TARGET_DEFAULT);
+    ZBT_OK_CTX(zb_compact_plan_report(&out, "db.t", &r.plan), &e.ctx);
+    ZBT_CONTAINS(zb_buf_cstr(&out), "db.t: 4 group(s), 16 file(s), target "
+                                    "134217728 bytes, snapshot ");
+    ZBT_CONTAINS(zb_buf_cstr(&out), "  group 1: spec=0 partition=(");
+    ZBT_CONTAINS(zb_buf_cstr(&out), "files=4 bytes=");
+    ZBT_CONTAINS(zb_buf_cstr(&out), "rows=200");
+    {
+        uint64_t per_file = r.plan.bytes / 16;
+
+        zb_compact_result_free(&r);
+        /* Groups cut at 2.5 files' bytes: two files each. */
+        o.max_group_bytes = per_file * 5 / 2;
+        ZBT_OK_CTX(ct_compact(&e, &o, &r), &e.ctx);
+        ZBT_EQ_U64(r.plan.n_groups, 8);
+        ZBT_EQ_U64(r.plan.files, 16);
+        zb_compact_result_free(&r);
+        o.max_group_bytes = 0;
+    }
+    o.min_input_files = 5;
+    ZBT_OK_CTX(ct_compact(&e, &o, &r), &e.ctx);
+    ZBT_EQ_U64(r.plan.n_groups, 0);
+    ZBT_EQ_U64(r.plan.n_skipped, 4);
+    ZBT_EQ_STR(r.plan.skipped[0].reason,
+               "4 candidate file(s) < min_input_files=5");
+    zb_compact_result_free(&r);
+    /* Files at or above the target are no candidates, unless all. */
+    o.min_input_files = 2;
+    o.target_file_bytes = 100;
+    ZBT_OK_CTX(ct_compact(&e, &o, &r), &e.ctx);
+    ZBT_EQ_U64(r.plan.n_groups, 0);
+    zb_compact_result_free(&r);
+    o.rewrite_all = 1;
+    ZBT_OK_CTX(ct_compact(&e, &o, &r), &e.ctx);
+    ZBT_EQ_U64(r.plan.n_groups, 4);
+    zb_compact_result_free(&r);
+    zb_buf_free(&out);
+    zb_free(before);
+    zb_free(after);
+    tt_close(&e);
+}
+
+/* Compacts a generated table with a small target and checks rows,
+ * file counts, the summary and the sequence numbers. */
+static void binpack(const char *name, int fv, int partitioned, int deletes)
+{
+    tt_env e;
+    zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
+    zb_compact_result r;
+    uint64_t rows0, h0;
+    size_t n_before, n_after, n_ids, i;
+    int64_t start_seq, *ids;
+    tt_items live;
+    char *op, *zop;
+
+    tt_open(&e, name);
+    tt_make_table(&e, fv, partitioned, 3, 30, 200);
+    if (deletes) {
+        int64_t pos[] = { 0, 7, 199 };
+        int64_t eq[] = { 3 * 200 + 5, 3 * 200 + 6, 6 * 200 + 1 };
+        char *p = ct_delete_pos(&e, 0, pos, 3, partitioned ? 0 : -1);
+
+        zb_free(p);
+        /* ids of append 3 and 6 live in partition 0 (3 % 3, 6 % 3). */
+        ct_delete_eq2(&e, eq, 3, partitioned ? 0 : -1);
+    }
+    tt_rows(&e, &rows0, &h0);
+    n_before = ct_check_file_counts(&e, 0);
+    ZBT_EQ_U64(n_before, 30);
+    start_seq = 0;
+    {
+        zb_table *t = tt_load(&e);
+
+        start_seq = t->meta->last_sequence_number;
+        zb_table_free(t);
+    }
+    o.target_file_bytes = SMALL_TARGET;
+    o.rewrite_all = 1;
+    o.reset_row_lineage = 1;
+    ZBT_OK_CTX(ct_compact(&e, &o, &r), &e.ctx);
+    ZBT_EQ_U64(r.groups_committed, partitioned ? 3 : 1);
+    ZBT_EQ_U64(r.files_removed, 30);
+    ZBT_EQ_U64(r.commits, 1);
+    ZBT_EQ_U64(r.rows_written, rows0);
+    same_rows(&e, rows0, h0);
+    n_after = ct_check_file_counts(&e, SMALL_TARGET);
+    printf("  %zu files -> %zu (%llu bytes)\n", n_before, n_after,
+           (unsigned long long)r.bytes_added);
+    ZBT_EQ_U64(n_after, r.files_added);
+    op = tt_summary(&e, "operation");
+    zop = tt_summary(&e, "zamboni.operation");
+    ZBT_EQ_STR(op, "replace");
+    ZBT_EQ_STR(zop, "compaction");
+    zb_free(op);
+    zb_free(zop);
+    op = tt_summary(&e, "zamboni.removed-data-files");
+    ZBT_EQ_STR(op, "30");
+    zb_free(op);
+    /* The new files carry the starting snapshot's sequence number. */
+    tt_live(&live, &e);
+    for (i = 0; i < live.n; i++)
+        if (live.v[i].content == 0 && fv >= 2) {
+            ZBT_EQ_INT(live.v[i].seq, start_seq);
+            ZBT_EQ_INT(live.v[i].fseq, start_seq + 1);
+        }
+    tt_items_free(&live);
+    tt_check_files(&e);
+    zb_compact_result_free(&r);
+    if (fv >= 2) {
+        /* A later equality delete applies to the rewritten rows. */
+        int64_t eq = 9 * 200 + 3;      /* append 9: partition 0 */
+
+        ct_delete_eq2(&e, &eq, 1, partitioned ? 0 : -1);
+        ids = ct_ids(&e, &n_ids);
+        ZBT_EQ_U64(n_ids, rows0 - 1);
+        for (i = 0; i < n_ids; i++)
+            ZBT_CHECK(ids[i] != eq);
+        if (deletes)
+            for (i = 0; i < n_ids; i++)
+                ZBT_CHECK(ids[i] != 605 && ids[i] != 606 && ids[i] != 1201);
+        zb_free(ids);
+        /* A second run finds nothing worth doing but the deletes. */
+        o.rewrite_all = 0;
+        ZBT_OK_CTX(ct_compact(&e, &o, &r), &e.ctx);
+        zb_compact_result_free(&r);
+        ids = ct_ids(&e, &n_ids);
+        ZBT_EQ_U64(n_ids, rows0 - 1);
+        zb_free(ids);
+    }
+    tt_close(&e);
+}
+
+static void test_ops_compact_gen__v2_unpartitioned(void)
+{
+    binpack("c-v2u", 2, 0, 0);
+}
+
+static void test_ops_compact_gen__v2_partitioned(void)
+{
+    binpack("c-v2p", 2, 1, 0);
+}
+
+static void test_ops_compact_gen__v2_deletes(void)
+{
+    binpack("c-v2d", 2, 1, 1);
+}
+
+static void test_ops_compact_gen__v2_deletes_unpartitioned(void)
+{
+    binpack("c-v2du", 2, 0, 1);
+}
+
+static void test_ops_compact_gen__v1(void)
+{
+    binpack("c-v1", 1, 1, 0);
+}
+
+static void test_ops_compact_gen__v3_deletes(void)
+{
+    binpack("c-v3d", 3, 1, 1);
+}
+
+static void test_ops_compact_gen__v3_refused(void)
+{
+    tt_env e;
+    zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
+    zb_compact_result r;
+    char *before, *after;
+
+    tt_open(&e, "c-v3r");
+    tt_make_table(&e, 3, 0, 1, 4, 10);
+    before = tt_listing(e.dir);
+    ZBT_RC(ct_compact(&e, &o, &r), ZB_EUNSUPPORTED);
+    ZBT_CONTAINS(e.ctx.err.msg, "row ids");
+    after = tt_listing(e.dir);
+    ZBT_EQ_STR(before, after);
+    zb_compact_result_free(&r);
+    zb_free(before);
+    zb_free(after);
+    tt_close(&e);
+}
+
+/* Rows written != rows read - deleted: ZB_EUNSAFE, nothing changes. */
+static void test_ops_compact_gen__row_mismatch(void)
+{
+    tt_env e;
+    zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
+    zb_compact_result r;
+    char *before, *after;
+    int64_t id;
+
+    tt_open(&e, "c-skew");
+    tt_make_table(&e, 2, 1, 2, 8, 20);
+    id = tt_current_id(&e);
+    before = tt_listing(e.dir);
+    o.test_row_skew = 1;
+    ZBT_RC(ct_compact(&e, &o, &r), ZB_EUNSAFE);
+    ZBT_CONTAINS(e.ctx.err.msg, "nothing committed");
+    ZBT_EQ_U64(r.groups_failed, 2);
+    ZBT_EQ_U64(r.groups_committed, 0);
+    after = tt_listing(e.dir);
+    ZBT_EQ_STR(before, after);     /* outputs deleted, no commit */
+    ZBT_EQ_INT(tt_current_id(&e), id);
+    zb_compact_result_free(&r);
+    zb_free(before);
+    zb_free(after);
+    tt_close(&e);
+}
+
+/* A group above the largest memory allowed fails before writing. */
+static void test_ops_compact_gen__memory(void)
+{
+    tt_env e;
+    zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
+    zb_compact_result r;
+    zb_budget *b = NULL;
+    char *before, *after;
+    uint64_t rows0, h0;
+
+    tt_open(&e, "c-mem");
+    tt_make_table(&e, 2, 1, 4, 16, 50);
+    tt_rows(&e, &rows0, &h0);
+    before = tt_listing(e.dir);
+    ZBT_OK_CTX(zb_budget_new(&b, (uint64_t)1 << 20, NULL), &e.ctx);
+    e.ctx.budget = b;
+    ZBT_RC(ct_compact(&e, &o, &r), ZB_ENOMEM);
+    ZBT_CONTAINS(e.ctx.err.msg, "bytes of memory, more than the 1048576 "
+                                "allowed");
+    after = tt_listing(e.dir);
+    ZBT_EQ_STR(before, after);
+    zb_compact_result_free(&r);
+    zb_budget_free(b);
+    /* With room for two groups at once, on two threads. */
+    ZBT_OK_CTX(zb_budget_new(&b, (uint64_t)512 << 20, NULL), &e.ctx);
+    e.ctx.budget = b;
+    o.max_concurrent = 2;
+    o.target_file_bytes = SMALL_TARGET;
+    ZBT_OK_CTX(ct_compact(&e, &o, &r), &e.ctx);
+    ZBT_EQ_U64(r.groups_committed, 4);
+    ZBT_EQ_U64(zb_budget_held_bytes(b), 0);
+    same_rows(&e, rows0, h0);
+    zb_compact_result_free(&r);
+    e.ctx.budget = NULL;
+    zb_budget_free(b);
+    zb_free(before);
+    zb_free(after);
+    tt_close(&e);
+}
+
+static void test_ops_compact_gen__partial_progress(void)
+{
+    tt_env e;
+    zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
+    zb_compact_result r;
+    uint64_t rows0, h0;
+    size_t snaps;
+
+    tt_open(&e, "c-pp");
+    tt_make_table(&e, 2, 1, 4, 16, 50);
+    tt_rows(&e, &rows0, &h0);
+    snaps = tt_snapshot_count(&e);
+    o.partial_progress = 1;
+    o.max_commits = 2;
+    ZBT_OK_CTX(ct_compact(&e, &o, &r), &e.ctx);
+    ZBT_EQ_U64(r.commits, 2);
+    ZBT_EQ_U64(r.groups_committed, 4);
+    ZBT_EQ_U64(tt_snapshot_count(&e), snaps + 2);
+    same_rows(&e, rows0, h0);
+    ZBT_EQ_U64(ct_check_file_counts(&e, ZB_COMPACT_TARGET_DEFAULT), 4);
+    zb_compact_result_free(&r);
+    tt_close(&e);
+}
+
+static void test_ops_compact_gen__stop(void)
+{
+    tt_env e;
+    zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
+    zb_compact_result r;
+    atomic_int stop = 1;
+    char *before, *after;
+
+    tt_open(&e, "c-stop");
+    tt_make_table(&e, 2, 1, 2, 8, 20);
+    before = tt_listing(e.dir);
+    e.ctx.stop = &stop;
+    ZBT_OK_CTX(ct_compact(&e, &o, &r), &e.ctx);
+    ZBT_CHECK(r.stopped);
+    ZBT_EQ_U64(r.groups_committed, 0);
+    after = tt_listing(e.dir);
+    ZBT_EQ_STR(before, after);
+    e.ctx.stop = NULL;
+    zb_compact_result_free(&r);
+    zb_free(before);
+    zb_free(after);
+    tt_close(&e);
+}
+
+/* Each allocation of a plan (dry run) fails in turn: ZB_ENOMEM or OK,
+ * never a crash or a leak (ASan). */
+static void test_ops_compact_gen__plan_alloc_failure(void)
+{
+    tt_env e;
+    zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
+    zb_compact_result r;
+    uint64_t n0, total, nth, fails = 0;
+
+    tt_open(&e, "c-oom");
+    tt_make_table(&e, 2, 1, 2, 6, 10);
+    ct_delete_eq2(&e, (int64_t[]){ 3 }, 1, 0);
+    e.t.dry_run = 1;
+    n0 = zb_alloc__count();
+    ZBT_OK_CTX(zb_compact(&e.t, &e.ctx, &o, &r), &e.ctx);
+    total = zb_alloc__count() - n0;
+    zb_compact_result_free(&r);
+    for (nth = 1; nth <= total + 2; nth += total > 400 ? total / 200 : 1) {
+        int rc;
+
+        zb_err_clear(&e.ctx.err);
+        zb_alloc__fail_at(nth, 0);
+        rc = zb_compact(&e.t, &e.ctx, &o, &r);
+        zb_alloc__fail_at(0, 0);
+        ZBT_CHECK(rc == ZB_OK || rc == ZB_ENOMEM);
+        fails += rc == ZB_ENOMEM;
+        zb_compact_result_free(&r);
+    }
+    printf("  %llu allocations, %llu runs failed with ZB_ENOMEM\n",
+           (unsigned long long)total, (unsigned long long)fails);
+    ZBT_CHECK(fails > 0);
+    tt_close(&e);
+}
+
+const zbt_case test_ops_compact_gen[] = {
+    ZBT_CASE(test_ops_compact_gen__plan),
+    ZBT_CASE(test_ops_compact_gen__v2_unpartitioned),
+    ZBT_CASE(test_ops_compact_gen__v2_partitioned),
+    ZBT_CASE(test_ops_compact_gen__v2_deletes),
+    ZBT_CASE(test_ops_compact_gen__v2_deletes_unpartitioned),
+    ZBT_CASE(test_ops_compact_gen__v1),
+    ZBT_CASE(test_ops_compact_gen__v3_deletes),
+    ZBT_CASE(test_ops_compact_gen__v3_refused),
+    ZBT_CASE(test_ops_compact_gen__row_mismatch),
+    ZBT_CASE(test_ops_compact_gen__memory),
+    ZBT_CASE(test_ops_compact_gen__partial_progress),
+    ZBT_CASE(test_ops_compact_gen__stop),
+    ZBT_CASE(test_ops_compact_gen__plan_alloc_failure),
+    ZBT_END
+};

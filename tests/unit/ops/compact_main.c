@@ -1,0 +1,13 @@
+/* test_ops_compact: compaction (compact_gen.c generated tables,
+ * compact_race.c a concurrent writer, compact_fixtures.c the fixture
+ * tables). */
+#include "zbtest.h"
+
+extern const zbt_case test_ops_compact_gen[];
+
+int main(int argc, char **argv)
+{
+    const zbt_case *const suites[] = { test_ops_compact_gen, NULL };
+
+    return zbt_main(argc, argv, suites);
+}
