@@ -267,11 +267,14 @@ static int parse_snapshot(ice_snapshot *s, ice_parse *p, const json_t *o,
     if (!json_is_object(o))
         return ice_j__fail(p, w, "must be an object");
     s->parent_snapshot_id = ICE_NO_SNAPSHOT;
+    s->sequence_number = 0;
     if ((rc = ice_j__i64(&s->snapshot_id, p, o, "snapshot-id", w, 1)) < 0 ||
         (rc = ice_j__i64(&s->parent_snapshot_id, p, o, "parent-snapshot-id",
                          w, 0)) < 0 ||
+        /* Optional even in v2: snapshots of an upgraded v1 table have
+         * none, and Iceberg Java reads that as 0. */
         (rc = ice_j__i64(&s->sequence_number, p, o, "sequence-number", w,
-                         p->version >= 2)) < 0 ||
+                         0)) < 0 ||
         (rc = ice_j__i64(&s->timestamp_ms, p, o, "timestamp-ms", w, 1)) < 0)
         return rc;
     if ((rc = s->has_schema_id = ice_j__i32(&s->schema_id, p, o, "schema-id",

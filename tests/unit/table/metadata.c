@@ -357,6 +357,25 @@ static void expect_bad(const char *doc, const char *from, const char *to,
     free(bad);
 }
 
+/* A v1 snapshot carried into a v2 table by a format upgrade has no
+ * sequence-number: Iceberg Java writes none for 0 and reads its absence as
+ * 0, so such tables load. */
+static void test_table_metadata__upgraded_snapshot_without_sequence(void)
+{
+    char *doc = edit(mt_v2, "\"sequence-number\":1,", "");
+    ice_metadata *m = NULL;
+    zb_ctx ctx;
+
+    zb_ctx_init(&ctx);
+    ZBT_RC(ice_metadata_parse(&m, &ctx, doc, strlen(doc), "up.json"), ZB_OK);
+    if (m != NULL) {
+        ZBT_EQ_U64((uint64_t)m->snapshots[0].sequence_number, 0);
+        ZBT_EQ_U64((uint64_t)m->snapshots[1].sequence_number, 2);
+    }
+    ice_metadata_free(m);
+    free(doc);
+}
+
 static void test_table_metadata__malformed_json_names_place(void)
 {
     zb_ctx ctx;
@@ -402,8 +421,6 @@ static void test_table_metadata__missing_required_fields(void)
                "\"last-partition-id\" is missing");
     expect_bad(mt_v2, "\"default-sort-order-id\":1,", "", ZB_ECORRUPT,
                "\"default-sort-order-id\" is missing");
-    expect_bad(mt_v2, "\"sequence-number\":1,", "", ZB_ECORRUPT,
-               "snapshot 0: \"sequence-number\" is missing");
     expect_bad(mt_v2, "\"manifest-list\":\"s3://bucket/wh/t/metadata/snap-2.avro\",",
                "", ZB_ECORRUPT, "snapshot 1: \"manifest-list\" is missing");
     expect_bad(mt_v2, "\"summary\":{\"operation\":\"overwrite\"},",
@@ -557,6 +574,7 @@ const zbt_case test_table_metadata[] = {
     ZBT_CASE(test_table_metadata__malformed_json_names_place),
     ZBT_CASE(test_table_metadata__format_versions),
     ZBT_CASE(test_table_metadata__missing_required_fields),
+    ZBT_CASE(test_table_metadata__upgraded_snapshot_without_sequence),
     ZBT_CASE(test_table_metadata__wrong_types_and_ids),
     ZBT_CASE(test_table_metadata__deep_nesting_and_huge_arrays),
     ZBT_END
