@@ -39,6 +39,10 @@ int zb_table_create(zb_table **out, zb_catalog *cat, zb_ctx *ctx,
     int rc;
 
     *out = NULL;
+    /* A table folder is its own location; other catalogs choose one
+     * when none is given and record it in the metadata they write. */
+    if (location == NULL && zb_catalog_get_kind(cat) == ZB_CATALOG_PATH)
+        location = ident;
     rc = ice_metadata_create(&m, ctx, schema, spec, NULL,
                              location ? location : "", props, n_props,
                              format_version);
