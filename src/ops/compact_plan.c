@@ -89,12 +89,21 @@ static int partition_text(char **text, zb_buf *key, zb_ctx *ctx,
             goto done;
         }
         if (!v->is_null) {
-            size_t at = key->len;
+            /* Hex of the binary form (a JSON key must be UTF-8 without
+             * NULs), ended by ';' so that keys cannot run together. */
+            zb_buf raw = ZB_BUF_INIT(KEY_MAX);
+            size_t k;
 
-            if ((rc = ice_value_to_bytes(key, ctx, v)) < 0)
+            if ((rc = ice_value_to_bytes(&raw, ctx, v)) < 0) {
+                zb_buf_free(&raw);
                 goto done;
-            /* Length-prefix-free keys could collide: mark the end. */
-            if (zb_buf_appendf(key, "/%zu;", key->len - at) < 0) {
+            }
+            for (k = 0; k < raw.len && rc == ZB_OK; k++)
+                if (zb_buf_appendf(key, "%02x",
+                                   ((const uint8_t *)raw.ptr)[k]) < 0)
+                    rc = zb_fail_oom(ctx);
+            zb_buf_free(&raw);
+            if (rc < 0 || zb_buf_putc(key, ';') < 0) {
                 rc = zb_fail_oom(ctx);
                 goto done;
             }

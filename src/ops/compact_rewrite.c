@@ -111,9 +111,18 @@ static int open_output(rw *s)
     int rc;
 
     ice_commit_uuid(uuid);
-    if ((base != NULL ? zb_buf_appendf(&uri, "%s", base)
-                      : zb_buf_appendf(&uri, "%s/data", s->table->root)) < 0 ||
-        (s->folder.len > 0 &&
+    /* write.data.path is a path as metadata writes it: resolve it as
+     * the table's other paths (a copied folder, remaps). */
+    if (base != NULL) {
+        if ((rc = zb_table_resolve(&uri, s->ctx, s->table, base)) < 0) {
+            zb_buf_free(&uri);
+            return rc;
+        }
+    } else if (zb_buf_appendf(&uri, "%s/data", s->table->root) < 0) {
+        zb_buf_free(&uri);
+        return zb_fail_oom(s->ctx);
+    }
+    if ((s->folder.len > 0 &&
          zb_buf_appendf(&uri, "/%s", zb_buf_cstr(&s->folder)) < 0) ||
         zb_buf_appendf(&uri, "/%s.parquet", uuid) < 0 ||
         (s->w_uri = zb_arena_strdup(s->arena, zb_buf_cstr(&uri))) == NULL) {

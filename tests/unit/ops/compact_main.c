@@ -4,10 +4,12 @@
 #include "zbtest.h"
 
 extern const zbt_case test_ops_compact_gen[];
+extern const zbt_case test_ops_compact_fixtures[];
 
 int main(int argc, char **argv)
 {
-    const zbt_case *const suites[] = { test_ops_compact_gen, NULL };
+    const zbt_case *const suites[] = { test_ops_compact_gen,
+                                         test_ops_compact_fixtures, NULL };
 
     return zbt_main(argc, argv, suites);
 }
