@@ -16,6 +16,19 @@
 #define ZB_CLI_SCAN_HELP NULL
 #define ZB_CLI_SCAN_RUN NULL
 #endif
+/* The operation verbs and the read-only ones around them
+ * (cmake/cli_verbs.cmake); compaction and plan need compaction in zb_ops. */
+#ifdef ZB_CLI_HAVE_VERBS
+#include "cli/verbs.h"
+#define ZB_CLI_VERB(fn) fn
+#else
+#define ZB_CLI_VERB(fn) NULL
+#endif
+#ifdef ZB_CLI_HAVE_COMPACT
+#define ZB_CLI_COMPACT_VERB(fn) fn
+#else
+#define ZB_CLI_COMPACT_VERB(fn) NULL
+#endif
 
 static int run_version(int argc, char **argv)
 {
@@ -30,25 +43,33 @@ static int run_version(int argc, char **argv)
 
 const zb_cli_command zb_cli_commands[] = {
     { "maintenance", "run the six operations, in order, on every table",
-      NULL, NULL },
-    { "compact", "rewrite small and delete-laden data files", NULL, NULL },
+      NULL, ZB_CLI_VERB(zb_cli_maintenance_run) },
+    { "compact", "rewrite small and delete-laden data files", NULL,
+      ZB_CLI_COMPACT_VERB(zb_cli_op_run) },
     { "apply-properties", "set table properties from table-config.json",
-      NULL, NULL },
+      NULL, ZB_CLI_VERB(zb_cli_op_run) },
     { "remove-dangling-deletes", "drop delete files that apply to nothing",
-      NULL, NULL },
-    { "rewrite-manifests", "regroup manifests by partition", NULL, NULL },
+      NULL, ZB_CLI_VERB(zb_cli_op_run) },
+    { "rewrite-manifests", "regroup manifests by partition", NULL,
+      ZB_CLI_VERB(zb_cli_op_run) },
     { "expire", "expire old snapshots and delete the files only they used",
-      NULL, NULL },
+      NULL, ZB_CLI_VERB(zb_cli_op_run) },
     { "remove-orphans", "delete old files that no metadata references",
-      NULL, NULL },
-    { "describe", "show a table's files, deletes and findings", NULL, NULL },
-    { "plan", "show the compaction plan of a table", NULL, NULL },
+      NULL, ZB_CLI_VERB(zb_cli_op_run) },
+    { "describe", "show a table's files, deletes and findings", NULL,
+      ZB_CLI_VERB(zb_cli_describe_run) },
+    { "plan", "show the compaction plan of a table", NULL,
+      ZB_CLI_COMPACT_VERB(zb_cli_plan_run) },
     { "scan", "print a table's live rows or their count", ZB_CLI_SCAN_HELP,
       ZB_CLI_SCAN_RUN },
-    { "warehouses", "list the catalog's warehouses, one a line", NULL, NULL },
-    { "engines", "list each engine and what it supports", NULL, NULL },
+    { "warehouses", "list the catalog's warehouses, one a line", NULL,
+      ZB_CLI_VERB(zb_cli_warehouses_run) },
+    { "engines", "list each engine and what it supports", NULL,
+      ZB_CLI_VERB(zb_cli_engines_run) },
     { "table-config", "validate or summarise a table-config.json", NULL,
-      NULL },
+      ZB_CLI_VERB(zb_cli_table_config_run) },
+    { "demo", "create a demo warehouse to try maintenance on", NULL,
+      ZB_CLI_VERB(zb_cli_demo_run) },
     { "serve", "schedule maintenance tasks for a worker fleet", NULL, NULL },
     { "worker", "take maintenance tasks from the queue", NULL, NULL },
     { "version", "print the version", "Usage: zamboni version\n",

@@ -32,7 +32,8 @@ static const char global_usage[] =
     "  --log-level LEVEL      error, warn, info (default), debug or trace\n"
     "  --log-format FORMAT    human (default) or json (one object per line)\n"
     "\n"
-    "Logs go to stderr; results go to stdout.\n"
+    "Logs go to stderr; results go to stdout. 'zamboni COMMAND --help'\n"
+    "explains each of a command's flags with its default.\n"
     "\n"
     "Exit codes: 0 success, 1 failed, 2 usage error, 3 refused (valid but\n"
     "not done: unsupported, locked, wrong warehouse), 4 a safety check\n"
@@ -88,10 +89,18 @@ int zb_cli_run_help(int argc, char **argv)
     }
     if ((c = zb_cli_find(argv[1])) == NULL)
         return usage_error("unknown command '%s'", argv[1]);
-    if (c->help)
+    if (c->help) {
         fputs(c->help, stdout);
-    else
+    } else if (c->run && c->run != zb_cli_run_help) {
+        /* the command prints its own help, from its flag table */
+        char *args[2];
+
+        args[0] = (char *)c->name;
+        args[1] = (char *)"--help";
+        return c->run(2, args);
+    } else {
         printf("zamboni %s: %s\n", c->name, c->summary);
+    }
     return ZB_EXIT_OK;
 }
 

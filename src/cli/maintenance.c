@@ -1,0 +1,308 @@
+/*
+ * cli/maintenance.c - `zamboni maintenance [TABLE...]`: the six
+ * operations, in order, on every table of a warehouse (seed 003; the
+ * run itself is ops/maintenance.h).
+ *
+ * Steps: parse the flags (cli/verbs_args.c); load the settings and the
+ * table config (its warehouse checked: exit 3 before anything is
+ * touched); pick the tables (the TABLEs given, else the profile's
+ * tables:, else every table of the table config, sorted); the profile's
+ * operations: list selects a subset; with --status count every table
+ * first. Then each table in turn, isolated: its catalog opened, its
+ * operations run, each step printed as it ends
+ *
+ *     <blank line>
+ *     TABLE
+ *       --------------------------------------------------------------------
+ *       compact: rewrote 12 file(s) (...) into 1 (...) across 1 group(s)
+ *       expire: expired 30 snapshot(s), retained 1, deleted 95 file(s)
+ *
+ * (a step whose code is not 0 goes to stderr), and the worst code kept.
+ * Finally the --status totals and the list of failures on stderr
+ * ("failed:" then "  TABLE OP (exit N)"). Exit code: the worst any table
+ * produced.
+ */
+#define ZB_MODULE "cli"
+
+#include <string.h>
+
+#include "cli/exit.h"
+#include "cli/verbs.h"
+#include "util/alloc.h"
+#include "util/err.h"
+
+#define MAX_FAILURES 256
+
+typedef struct failure {
+    const char *table;
+    const char *op;
+    int code;
+} failure;
+
+typedef struct run_state {
+    const zb_verb_args *args;
+    int worst;                      /* exit code */
+    int stop_printed;
+    int steps;                      /* steps reported for this table */
+    size_t n_failed;
+    failure failed[MAX_FAILURES];
+} run_state;
+
+static void add_failure(run_state *s, const char *table, const char *op,
+                        int code)
+{
+    if (code > s->worst)
+        s->worst = code;
+    if (s->n_failed < MAX_FAILURES) {
+        s->failed[s->n_failed].table = table;
+        s->failed[s->n_failed].op = op;
+        s->failed[s->n_failed].code = code;
+        s->n_failed++;
+    }
+}
+
+/* The op's report lines under "  OP: ": the first line's "T: " dropped. */
+static void print_lines(FILE *out, const char *op, const char *table,
+                        const char *text)
+{
+    size_t tl = strlen(table);
+    const char *nl;
+    int first = 1;
+
+    if (text == NULL || text[0] == '\0') {
+        fprintf(out, "  %s: done\n", op);
+        return;
+    }
+    while (*text) {
+        size_t n;
+
+        nl = strchr(text, '\n');
+        n = nl ? (size_t)(nl - text) : strlen(text);
+        if (first) {
+            const char *s = text;
+            size_t m = n;
+
+            if (m > tl + 1 && strncmp(s, table, tl) == 0 && s[tl] == ':') {
+                s += tl + 1;
+                m -= tl + 1;
+                while (m > 0 && *s == ' ') {
+                    s++;
+                    m--;
+                }
+            }
+            fprintf(out, "  %s: %.*s\n", op, (int)m, s);
+            first = 0;
+        } else if (n > 0) {
+            fprintf(out, "  %.*s\n", (int)n, text);
+        }
+        text += n;
+        if (*text == '\n')
+            text++;
+    }
+}
+
+static void on_step(const zb_maint_step *st, void *payload)
+{
+    run_state *s = payload;
+    const char *op = zb_maint_op_names[st->op];
+    FILE *out;
+    int code;
+
+    s->steps++;
+    switch (st->status) {
+    case ZB_MAINT_RAN:
+        code = zb_cli_exit_code(st->rc);
+        out = code ? stderr : stdout;
+        fflush(stdout);
+        print_lines(out, op, st->table, st->detail);
+        if (st->rc < 0)
+            fprintf(out, "    %s (exit %d)\n",
+                    st->error ? st->error : zb_rc_name(st->rc), code);
+        if (s->args->verbose)
+            fprintf(out, "    %s took %lld ms\n", op,
+                    (long long)st->elapsed_ms);
+        fflush(out);
+        if (code)
+            add_failure(s, st->table, op, code);
+        break;
+    case ZB_MAINT_DISABLED:
+        printf("  %s: disabled in the config (%s)\n", op, st->detail);
+        break;
+    case ZB_MAINT_UNAVAILABLE:
+        printf("  %s: skipped -- not available in this build\n", op);
+        break;
+    case ZB_MAINT_STOPPED:
+        if (!s->stop_printed) {
+            fflush(stdout);
+            fprintf(stderr, "  stopping this table: %s aborted\n",
+                    st->detail);
+            s->stop_printed = 1;
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+static int pick_tables(const char ***out, size_t *n, zb_verb_env *env,
+                       const zb_verb_args *a)
+{
+    const char *const *pt;
+    const char **list;
+    size_t k, m;
+
+    *out = NULL;
+    *n = 0;
+    if (a->n_pos > 0) {
+        m = a->n_pos;
+        pt = a->pos;
+    } else if ((pt = zb_settings_tables(env->settings, &m, NULL)) != NULL &&
+               m > 0) {
+        /* the profile's tables */
+    } else if (env->tc != NULL) {
+        m = zb_table_config_table_count(env->tc);
+        pt = NULL;
+    } else {
+        return -1;
+    }
+    if ((list = zb_calloc(m + 1, sizeof *list)) == NULL)
+        return -2;
+    for (k = 0; k < m; k++)
+        list[k] = pt ? pt[k] : zb_table_config_table(env->tc, k);
+    *out = list;
+    *n = m;
+    return 0;
+}
+
+int zb_cli_maintenance_run(int argc, char **argv)
+{
+    zb_verb_args *a = NULL;
+    zb_verb_env env;
+    run_state *s = NULL;
+    zb_status_row *before = NULL, *after = NULL;
+    const char **tables = NULL;
+    const char *const *ops;
+    size_t n = 0, k, n_ops;
+    zb_ctx ctx;
+    int help, code, rc, prc;
+
+    memset(&env, 0, sizeof env);
+    zb_ctx_init(&ctx);
+    a = zb_calloc(1, sizeof *a);
+    s = zb_calloc(1, sizeof *s);
+    if (a == NULL || s == NULL) {
+        fputs("zamboni maintenance: out of memory\n", stderr);
+        code = ZB_EXIT_FAILED;
+        goto done;
+    }
+    if ((code = zb_verb_parse(a, ZB_VERB_MAINTENANCE, argc, argv, 0,
+                              ZB_VERB_MAX_TABLES, &help)) != 0 ||
+        help) {
+        if (help)
+            zb_verb_help(stdout, ZB_VERB_MAINTENANCE);
+        goto done;
+    }
+    if ((rc = zb_verb_env_open(&env, &ctx, a)) < 0) {
+        fprintf(stderr, "zamboni maintenance: %s\n", ctx.err.msg);
+        code = zb_cli_exit_code(rc);
+        goto done;
+    }
+    if ((code = zb_verb_check_flags(a, &env)) != 0)
+        goto done;
+    prc = pick_tables(&tables, &n, &env, a);
+    if (prc == -2) {
+        fputs("zamboni maintenance: out of memory\n", stderr);
+        code = ZB_EXIT_FAILED;
+        goto done;
+    }
+    if (prc < 0) {
+        code = zb_verb_usage(a->verb,
+                             "no tables: give TABLE, a tables: list in "
+                             "zamboni.yml, or a table config (--table-config, "
+                             "or --warehouse W with "
+                             "$ZAMBONI_ROOT/configs/W/table-config.json)");
+        goto done;
+    }
+    /* the profile's operations: a subset, run in the fixed order */
+    ops = zb_settings_operations(env.settings, &n_ops, NULL);
+    if (ops != NULL) {
+        memset(a->mo.run, 0, sizeof a->mo.run);
+        for (k = 0; k < n_ops; k++) {
+            int op = zb_maint_op_from_name(ops[k]);
+            if (op >= 0)
+                a->mo.run[op] = 1;
+        }
+    }
+    a->mo.config = env.tc;
+    s->args = a;
+    if (a->verbose) {
+        zb_buf d;
+
+        zb_buf_init(&d, 1 << 20);
+        if (zb_settings_describe(&d, env.settings) == ZB_OK)
+            fputs(zb_buf_cstr(&d), stdout);
+        zb_buf_free(&d);
+        if (env.tc)
+            printf("table config: %s\n", env.tc_path);
+    }
+    if (a->status) {
+        before = zb_calloc(n + 1, sizeof *before);
+        after = zb_calloc(n + 1, sizeof *after);
+        if (before == NULL || after == NULL) {
+            fputs("zamboni maintenance: out of memory\n", stderr);
+            code = ZB_EXIT_FAILED;
+            goto done;
+        }
+        for (k = 0; k < n; k++) {
+            zb_err_clear(&ctx.err);
+            (void)zb_status_collect(&before[k], &env, &ctx, tables[k]);
+        }
+        zb_status_print_totals(stdout, zb_verb_warehouse(&env), "before",
+                               before, n);
+    }
+    for (k = 0; k < n; k++) {
+        printf("\n%s\n  %s\n", tables[k],
+               "--------------------------------------------------------------------");
+        s->stop_printed = 0;
+        zb_err_clear(&ctx.err);
+        s->steps = 0;
+        rc = zb_verb_run_table(&env, &ctx, tables[k], &a->mo, on_step, s);
+        if (rc < 0 && s->steps == 0) {
+            /* the table's catalog did not open: no operation ran */
+            fflush(stdout);
+            fprintf(stderr, "  %s\n", ctx.err.msg[0] ? ctx.err.msg
+                                                     : zb_rc_name(rc));
+            add_failure(s, tables[k], "(catalog)", zb_cli_exit_code(rc));
+        }
+        fflush(stdout);
+    }
+    if (a->status) {
+        printf("\n");
+        for (k = 0; k < n; k++) {
+            zb_err_clear(&ctx.err);
+            (void)zb_status_collect(&after[k], &env, &ctx, tables[k]);
+        }
+        zb_status_print_totals(stdout, zb_verb_warehouse(&env), "after",
+                               after, n);
+        zb_status_print_change(stdout, before, after, n);
+    }
+    if (a->dry_run)
+        printf("\n  dry run -- nothing changed; re-run without --dry-run "
+               "to %s\n", zb_verb_trailer(ZB_VERB_MAINTENANCE));
+    fflush(stdout);
+    if (s->n_failed > 0) {
+        fputs("failed:\n", stderr);
+        for (k = 0; k < s->n_failed; k++)
+            fprintf(stderr, "  %s %s (exit %d)\n", s->failed[k].table,
+                    s->failed[k].op, s->failed[k].code);
+    }
+    code = s->worst;
+done:
+    zb_free(before);
+    zb_free(after);
+    zb_free(tables);
+    zb_verb_env_close(&env);
+    zb_free(a);
+    zb_free(s);
+    return code;
+}

@@ -1,0 +1,194 @@
+/*
+ * cli/status.c - `maintenance --status`: the warehouse before and after
+ * the run, in the shape of seed 003 section 4:
+ *
+ *     demo, before:
+ *       3 tables, 1,284 data files, 4.1GiB data, 812MiB metadata,
+ *       310 delete files, 402 snapshots
+ *     ...
+ *     demo, after:
+ *       3 tables, 47 data files, 4.0GiB data, 61MiB metadata,
+ *       0 delete files, 3 snapshots
+ *       reclaimed 219MiB
+ *
+ * then one line per table (files and bytes on disk, before -> after).
+ *
+ * Counts per table (zb_status_collect): the live data and delete files of
+ * the current snapshot, their bytes and the data files' record counts,
+ * from the manifests; the snapshots in the metadata; and a listing of the
+ * table's root through FileIO: every file's bytes (what the run can
+ * reclaim: superseded data, old manifests and metadata files) and those
+ * under <root>/metadata/. "reclaimed" is the drop in bytes on disk.
+ */
+#define ZB_MODULE "cli"
+
+#include <string.h>
+
+#include "cli/verbs.h"
+#include "util/buf.h"
+#include "util/err.h"
+#include "util/str.h"
+
+/* 1284 -> "1,284". */
+static void commas(char *out, size_t size, uint64_t v)
+{
+    char tmp[32];
+    size_t n, i, j = 0;
+
+    snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)v);
+    n = strlen(tmp);
+    for (i = 0; i < n && j + 2 < size; i++) {
+        if (i > 0 && (n - i) % 3 == 0)
+            out[j++] = ',';
+        out[j++] = tmp[i];
+    }
+    out[j] = '\0';
+}
+
+static int count_live(zb_status_row *row, zb_io *io, zb_ctx *ctx,
+                      const zb_table *t)
+{
+    const ice_snapshot *snap = ice_metadata_current_snapshot(t->meta);
+    ice_snapshot_iter *it = NULL;
+    const ice_manifest_entry *e;
+    const ice_manifest_file *mf;
+    int rc;
+
+    if (snap == NULL)
+        return ZB_OK;
+    if ((rc = ice_snapshot_iter_open(&it, io, ctx, t->meta, snap,
+                                     &t->paths)) < 0)
+        return rc;
+    while ((rc = ice_snapshot_iter_next(it, ctx, &e, &mf)) > 0) {
+        const ice_data_file *f = &e->data_file;
+
+        if (f->content == ICE_CONTENT_DATA) {
+            row->data_files++;
+            row->data_bytes += (uint64_t)f->file_size_in_bytes;
+            row->data_rows += (uint64_t)f->record_count;
+        } else {
+            row->delete_files++;
+            row->delete_bytes += (uint64_t)f->file_size_in_bytes;
+        }
+    }
+    ice_snapshot_iter_free(it);
+    return rc < 0 ? rc : ZB_OK;
+}
+
+static int count_disk(zb_status_row *row, zb_io *io, zb_ctx *ctx,
+                      const char *root)
+{
+    zb_io_lister *l = NULL;
+    zb_io_entry e;
+    size_t rl = strlen(root);
+    int rc;
+
+    if ((rc = zb_io_list(&l, io, ctx, root)) < 0)
+        return rc;
+    while ((rc = zb_io_lister_next(l, ctx, &e)) > 0) {
+        const char *rest = e.uri;
+
+        row->disk_files++;
+        row->disk_bytes += e.size_bytes;
+        if (strncmp(rest, root, rl) == 0)
+            rest += rl;
+        while (*rest == '/')
+            rest++;
+        if (strncmp(rest, "metadata/", 9) == 0)
+            row->metadata_bytes += e.size_bytes;
+    }
+    zb_io_lister_free(l);
+    return rc < 0 ? rc : ZB_OK;
+}
+
+int zb_status_collect(zb_status_row *row, zb_verb_env *env, zb_ctx *ctx,
+                      const char *table)
+{
+    zb_catalog *cat = NULL;
+    zb_table *t = NULL;
+    int owned = 0, rc;
+
+    memset(row, 0, sizeof *row);
+    row->table = table;
+    if ((rc = zb_verb_catalog(&cat, &owned, env, ctx, table)) < 0)
+        goto done;
+    if ((rc = zb_catalog_load_table(cat, ctx, table, &t)) < 0)
+        goto done;
+    row->snapshots = t->meta->n_snapshots;
+    if ((rc = count_live(row, env->io, ctx, t)) < 0)
+        goto done;
+    if ((rc = count_disk(row, env->io, ctx, t->root)) < 0)
+        goto done;
+    row->ok = 1;
+done:
+    zb_table_free(t);
+    if (owned)
+        zb_catalog_free(cat);
+    return rc;
+}
+
+void zb_status_print_totals(FILE *out, const char *warehouse,
+                            const char *when, const zb_status_row *rows,
+                            size_t n)
+{
+    uint64_t files = 0, bytes = 0, meta = 0, dels = 0, snaps = 0;
+    size_t k, ok = 0;
+    char a[32], b[32], c[32], d[32], e[32];
+
+    for (k = 0; k < n; k++) {
+        if (!rows[k].ok)
+            continue;
+        ok++;
+        files += rows[k].data_files;
+        bytes += rows[k].data_bytes;
+        meta += rows[k].metadata_bytes;
+        dels += rows[k].delete_files;
+        snaps += rows[k].snapshots;
+    }
+    commas(a, sizeof a, files);
+    zb_str_format_bytes(b, sizeof b, bytes);
+    zb_str_format_bytes(c, sizeof c, meta);
+    commas(d, sizeof d, dels);
+    commas(e, sizeof e, snaps);
+    fprintf(out, "%s, %s:\n  %zu table%s, %s data files, %s data, %s "
+                 "metadata, %s delete files, %s snapshots\n",
+            warehouse, when, ok, ok == 1 ? "" : "s", a, b, c, d, e);
+    if (ok < n)
+        fprintf(out, "  %zu table(s) could not be read\n", n - ok);
+}
+
+void zb_status_print_change(FILE *out, const zb_status_row *before,
+                            const zb_status_row *after, size_t n)
+{
+    uint64_t b = 0, a = 0;
+    size_t k;
+    char s1[32], s2[32];
+
+    for (k = 0; k < n; k++) {
+        if (!before[k].ok || !after[k].ok)
+            continue;
+        b += before[k].disk_bytes;
+        a += after[k].disk_bytes;
+    }
+    zb_str_format_bytes(s1, sizeof s1, b > a ? b - a : 0);
+    fprintf(out, "  reclaimed %s\n", s1);
+    fprintf(out, "\nstatus\n  %s\n  %-34s %6s    %-6s %8s    %-8s\n",
+            "--------------------------------------------------------------------",
+            "table", "files", "", "bytes", "");
+    for (k = 0; k < n; k++) {
+        if (!before[k].ok || !after[k].ok) {
+            fprintf(out, "  %-34s (not read)\n", before[k].table);
+            continue;
+        }
+        zb_str_format_bytes(s1, sizeof s1, before[k].disk_bytes);
+        zb_str_format_bytes(s2, sizeof s2, after[k].disk_bytes);
+        fprintf(out, "  %-34s %6llu -> %-6llu %8s -> %-8s\n", before[k].table,
+                (unsigned long long)before[k].disk_files,
+                (unsigned long long)after[k].disk_files, s1, s2);
+        if (before[k].data_rows != after[k].data_rows)
+            fprintf(out, "    data files' record counts %llu -> %llu "
+                         "(deletes applied by compaction)\n",
+                    (unsigned long long)before[k].data_rows,
+                    (unsigned long long)after[k].data_rows);
+    }
+}
