@@ -22,6 +22,9 @@
  */
 #define ZB_MODULE "compact"
 
+/* Iceberg's reserved field id of file_path in position delete files. */
+#define POS_FILE_PATH_ID 2147483546
+
 #include <stdio.h>
 #include <string.h>
 
@@ -30,6 +33,7 @@
 #include "catalog/catalog_retry.h"
 #include "ops/compact_int.h"
 #include "table/commit.h"
+#include "plan/scan_plan.h"
 #include "table/commit_seq.h"
 #include "util/alloc.h"
 #include "util/err.h"
@@ -45,6 +49,8 @@ typedef struct cst {
     ice_commit_op *op;
     ice_commit_result r;
     json_t *removed;               /* data file path -> group index */
+    json_t *removed_stripped;      /* the same, scheme and authority
+                                      stripped */
     json_t *applied;               /* delete file path -> [group index] */
     int none_left;
 } cst;
@@ -65,6 +71,32 @@ static int same_partition(const zb_compact_group *g, int32_t spec_id,
             return 0;
     }
     return 1;
+}
+
+/* The data file a position delete file names in every row, from its
+ * file_path bounds (lower == upper, as the planner reads them); NULL
+ * when they differ or are absent. zb_free the result. */
+static char *single_path(const ice_data_file *f)
+{
+    const ice_metric_bytes *lo = NULL, *hi = NULL;
+    char *p;
+    size_t i;
+
+    for (i = 0; f->lower_bounds.has && i < f->lower_bounds.n; i++)
+        if (f->lower_bounds.items[i].field_id == POS_FILE_PATH_ID)
+            lo = &f->lower_bounds.items[i];
+    for (i = 0; f->upper_bounds.has && i < f->upper_bounds.n; i++)
+        if (f->upper_bounds.items[i].field_id == POS_FILE_PATH_ID)
+            hi = &f->upper_bounds.items[i];
+    if (lo == NULL || hi == NULL || lo->len != hi->len ||
+        memcmp(lo->ptr, hi->ptr, lo->len) != 0 ||
+        memchr(lo->ptr, 0, lo->len) != NULL)
+        return NULL;
+    if ((p = zb_malloc(lo->len + 1)) == NULL)
+        return NULL;               /* conservative: the partition rule */
+    memcpy(p, lo->ptr, lo->len);
+    p[lo->len] = '\0';
+    return p;
 }
 
 static void drop_group(cst *s, size_t i, zb_ctx *ctx, const char *why,
@@ -103,12 +135,20 @@ static void check_entry(cst *s, zb_ctx *ctx, const ice_manifest_entry *e,
     if (e->status != ICE_STATUS_ADDED || f->content == ICE_CONTENT_DATA)
         return;
     if (f->content == ICE_CONTENT_POSITION_DELETES) {
-        if (f->referenced_data_file != NULL) {
-            hit = json_object_get(s->removed, f->referenced_data_file);
+        const char *ref = f->referenced_data_file;
+        char *bound = ref == NULL ? single_path(f) : NULL;
+
+        if (bound != NULL)
+            ref = bound;
+        if (ref != NULL) {
+            hit = json_object_get(s->removed, ref);
+            if (hit == NULL)   /* hdfs://nn/a vs /a: compare stripped */
+                hit = json_object_get(s->removed_stripped,
+                                      zb_scan_path_strip(ref));
             if (hit != NULL)
                 drop_group(s, (size_t)json_integer_value(hit), ctx,
-                           "added deletes against", f->referenced_data_file,
-                           snap);
+                           "added deletes against", ref, snap);
+            zb_free(bound);
             return;
         }
         for (i = 0; i < s->n; i++)
@@ -329,6 +369,10 @@ static int index_groups(cst *s, zb_ctx *ctx)
             const zb_scan_task *tk = &g->tasks[j];
 
             if (json_object_set_new(s->removed, tk->data.file->file_path,
+                                    json_integer((json_int_t)i)) < 0 ||
+                json_object_set_new(s->removed_stripped,
+                                    zb_scan_path_strip(
+                                        tk->data.file->file_path),
                                     json_integer((json_int_t)i)) < 0)
                 return zb_fail_oom(ctx);
             for (k = 0; k < tk->n_deletes; k++) {
@@ -369,6 +413,7 @@ int zb_compact__commit(zb_compact_group **groups, size_t n,
         return ZB_OK;
     if ((s.drop = zb_calloc(n, 1)) == NULL ||
         (s.removed = json_object()) == NULL ||
+        (s.removed_stripped = json_object()) == NULL ||
         (s.applied = json_object()) == NULL) {
         rc = zb_fail_oom(ctx);
         goto done;
@@ -408,6 +453,7 @@ done:
     ice_commit_result_free(&s.r);
     zb_table_free(next);
     json_decref(s.removed);
+    json_decref(s.removed_stripped);
     json_decref(s.applied);
     zb_free(s.drop);
     return rc;

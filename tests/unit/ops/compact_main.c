@@ -5,11 +5,13 @@
 
 extern const zbt_case test_ops_compact_gen[];
 extern const zbt_case test_ops_compact_fixtures[];
+extern const zbt_case test_ops_compact_race[];
 
 int main(int argc, char **argv)
 {
     const zbt_case *const suites[] = { test_ops_compact_gen,
-                                         test_ops_compact_fixtures, NULL };
+                                         test_ops_compact_fixtures,
+                                         test_ops_compact_race, NULL };
 
     return zbt_main(argc, argv, suites);
 }

@@ -1,0 +1,267 @@
+/*
+ * tests/unit/ops/compact_race.c - compaction while another process keeps
+ * writing: a forked child appends rows, commits equality deletes (on id
+ * and part) of existing rows, and position deletes of rows it reads from
+ * a live data file, while the parent compacts again and again. The child
+ * logs what it did; a position delete counts only when the committed
+ * snapshot still held its data file (otherwise the writer's delete is
+ * dangling: its own business, not compaction's). Afterwards every
+ * appended row is there and no deleted row is back: the live ids equal
+ * initial + appended - deleted exactly.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "compact_test.h"
+#include "format/parquet/parquet.h"
+#include "ops/table_write.h"
+#include "plan/scan_plan.h"
+#include "util/alloc.h"
+
+#define PARTS 2
+#define APPENDS 20
+#define ROWS 50
+#define CHILD_STEPS 40
+#define MAX_ID (100000 + CHILD_STEPS * 10)
+
+/* The id at row pos of the nth live data file of t, and its path. */
+static int pick_row(zb_ctx *ctx, zb_io *io, const zb_table *t, size_t nth,
+                    int64_t *id, char **path, int64_t *pos, int *part)
+{
+    zb_scan_plan_opts po = ZB_SCAN_PLAN_OPTS_INIT;
+    zb_scan_plan *p = NULL;
+    const zb_scan_task *task;
+    const ice_snapshot *s = ice_metadata_current_snapshot(t->meta);
+    size_t n = 0;
+    int rc, found = 0;
+
+    po.manifest = &t->paths;
+    if ((rc = zb_scan_plan_open(&p, io, ctx, t->meta, s, &po)) < 0)
+        return rc;
+    while ((rc = zb_scan_plan_next(p, ctx, &task)) > 0 && !found) {
+        pq_reader_opts ro = PQ_READER_OPTS_INIT;
+        pq_reader *r = NULL;
+        struct ArrowArray b;
+        int32_t fid = 1;
+        int64_t at = 0;
+
+        if (n++ < nth || task->data.file->record_count == 0)
+            continue;
+        *pos = (int64_t)(nth * 13) % task->data.file->record_count;
+        *part = task->data.file->partition[0].u.i;
+        ro.field_ids = &fid;
+        ro.n_field_ids = 1;
+        if ((rc = pq_reader_open(&r, io, ctx, task->data.uri, &ro)) < 0)
+            break;
+        while ((rc = pq_reader_next(r, ctx, &b)) == 1) {
+            if (*pos < at + b.length) {
+                const int64_t *v = b.children[0]->buffers[1];
+
+                *id = v[*pos - at + b.children[0]->offset];
+                found = 1;
+            }
+            at += b.length;
+            b.release(&b);
+            if (found)
+                break;
+        }
+        pq_reader_free(r);
+        if (rc < 0)
+            break;
+        *path = zb_strdup(task->data.file->file_path);
+    }
+    zb_scan_plan_free(p);
+    if (rc < 0)
+        return rc;
+    return found ? 1 : 0;
+}
+
+static int live_in(zb_ctx *ctx, zb_io *io, const zb_table *t,
+                   const char *path)
+{
+    zb_scan_plan_opts po = ZB_SCAN_PLAN_OPTS_INIT;
+    zb_scan_plan *p = NULL;
+    const zb_scan_task *task;
+    int rc, hit = 0;
+
+    po.manifest = &t->paths;
+    if ((rc = zb_scan_plan_open(&p, io, ctx, t->meta,
+                                ice_metadata_current_snapshot(t->meta),
+                                &po)) < 0)
+        return rc;
+    while ((rc = zb_scan_plan_next(p, ctx, &task)) > 0)
+        hit |= strcmp(task->data.file->file_path, path) == 0;
+    zb_scan_plan_free(p);
+    return rc < 0 ? rc : hit;
+}
+
+static int child(tt_env *c, FILE *log)
+{
+    int k, rc = 0;
+
+    for (k = 0; k < CHILD_STEPS && rc >= 0; k++) {
+        int64_t first = 100000 + (int64_t)k * 10;
+
+        if ((rc = tt_append_rc(c, k % PARTS, first, 10)) < 0)
+            break;
+        fprintf(log, "A %lld 10\n", (long long)first);
+        if (k % 3 == 0) {
+            int64_t id = (int64_t)(k * 37) % (APPENDS * ROWS);
+
+            if ((rc = ct_delete_eq2_rc(c, &id, 1,
+                                       (int)((id / ROWS) % PARTS))) < 0)
+                break;
+            fprintf(log, "E %lld\n", (long long)id);
+        }
+        if (k % 4 == 1) {
+            zb_table *t = NULL;
+            int64_t id = 0, pos = 0;
+            char *path = NULL;
+            int part = 0;
+
+            if ((rc = zb_catalog_load_table(c->cat, &c->ctx, c->dir,
+                                            &t)) < 0)
+                break;
+            rc = pick_row(&c->ctx, c->io, t, (size_t)k % 5, &id, &path,
+                          &pos, &part);
+            zb_table_free(t);
+            t = NULL;
+            if (rc <= 0) {
+                zb_free(path);
+                continue;
+            }
+            if ((rc = zb_catalog_load_table(c->cat, &c->ctx, c->dir,
+                                            &t)) == 0)
+                rc = zb_table_delete_positions(&t, c->cat, c->io, &c->ctx,
+                                               (const char *const *)&path,
+                                               &pos, 1,
+                                               &(zb_write_partition){
+                                                   -1, 1,
+                                                   &(ice_value){
+                                                       .type = ICE_INT,
+                                                       .u.i = part },
+                                                   NULL });
+            if (rc == 0 && (rc = live_in(&c->ctx, c->io, t, path)) == 1)
+                fprintf(log, "P %lld\n", (long long)id);
+            zb_table_free(t);
+            zb_free(path);
+        }
+        fflush(log);
+    }
+    if (rc < 0)
+        fprintf(stderr, "child: %s\n", c->ctx.err.msg);
+    return rc < 0 ? 1 : 0;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+static void test_ops_compact_race__writer(void)
+{
+    tt_env e;
+    zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
+    zb_compact_result r;
+    char logpath[1100], line[128];
+    size_t runs = 0, commits = 0, conflicts = 0, dropped = 0, n_ids, i;
+    size_t n_exp = 0;
+    int64_t *ids, *exp;
+    char *deleted;
+    int st = 0, done = 0;
+    FILE *log;
+    pid_t pid;
+
+    tt_open(&e, "c-race");
+    tt_make_table(&e, 2, 1, PARTS, APPENDS, ROWS);
+    snprintf(logpath, sizeof logpath, "%s/child.log", zbt_tmpdir());
+    fflush(stdout);
+    if ((pid = fork()) == 0) {
+        tt_env c = e;
+        zb_catalog_config cfg = ZB_CATALOG_CONFIG_INIT;
+        FILE *f = fopen(logpath, "w");
+
+        zb_ctx_init(&c.ctx);
+        cfg.kind = ZB_CATALOG_PATH;
+        if (f == NULL || zb_io_new(&c.io, &c.ctx) < 0 ||
+            zb_catalog_open(&c.cat, &c.ctx, c.io, &cfg) < 0)
+            _exit(3);
+        _exit(child(&c, f));
+    }
+    ZBT_CHECK(pid > 0);
+    while (!done || runs < 3) {
+        int rc;
+
+        if (!done && waitpid(pid, &st, WNOHANG) == pid)
+            done = 1;
+        zb_err_clear(&e.ctx.err);
+        rc = zb_compact(&e.t, &e.ctx, &o, &r);
+        runs++;
+        if (rc == ZB_ECONFLICT)
+            conflicts++;
+        else
+            ZBT_OK_CTX(rc, &e.ctx);
+        commits += r.commits;
+        dropped += r.groups_dropped;
+        zb_compact_result_free(&r);
+        ZBT_CHECK(runs < 5000);
+    }
+    ZBT_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    printf("  %zu compaction run(s), %zu commit(s), %zu group(s) dropped, "
+           "%zu lost race(s)\n", runs, commits, dropped, conflicts);
+    ZBT_CHECK(commits > 0);
+    /* Expected: initial + appended - deleted. */
+    exp = zb_malloc(100000 * sizeof *exp);
+    deleted = zb_calloc(MAX_ID, 1);
+    ZBT_CHECK(exp != NULL && deleted != NULL);
+    ZBT_CHECK((log = fopen(logpath, "r")) != NULL);
+    while (fgets(line, sizeof line, log) != NULL) {
+        long long a = 0, b = 0;
+        int64_t j;
+
+        if (sscanf(line, "A %lld %lld", &a, &b) == 2) {
+            for (j = 0; j < b; j++)
+                exp[n_exp++] = a + j;
+        } else if (sscanf(line, "E %lld", &a) == 1 ||
+                   sscanf(line, "P %lld", &a) == 1) {
+            ZBT_CHECK(a >= 0 && a < MAX_ID);
+            deleted[a] = 1;
+        }
+    }
+    fclose(log);
+    for (i = 0; i < APPENDS * ROWS; i++)
+        exp[n_exp++] = (int64_t)i;
+    {
+        size_t w = 0;
+
+        for (i = 0; i < n_exp; i++)
+            if (!deleted[exp[i]])
+                exp[w++] = exp[i];
+        n_exp = w;
+    }
+    qsort(exp, n_exp, sizeof *exp, cmp_i64);
+    ids = ct_ids(&e, &n_ids);
+    ZBT_EQ_U64(n_ids, n_exp);
+    for (i = 0; i < n_ids; i++)
+        if (ids[i] != exp[i]) {
+            printf("  id %lld live, expected %lld\n", (long long)ids[i],
+                   (long long)exp[i]);
+            ZBT_CHECK(ids[i] == exp[i]);
+        }
+    tt_check_files(&e);
+    zb_free(ids);
+    zb_free(exp);
+    zb_free(deleted);
+    tt_close(&e);
+}
+
+const zbt_case test_ops_compact_race[] = {
+    ZBT_CASE(test_ops_compact_race__writer),
+    ZBT_END
+};
