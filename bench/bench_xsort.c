@@ -11,8 +11,9 @@
  * input is not timed) by the clock and per CPU-second (the sort runs on
  * one thread; the second figure holds on a loaded machine), bytes
  * spilled, runs, merge passes, peak bytes reserved, peak bytes allocated
- * (zb_alloc_live_bytes sampled after each call), peak RSS. Every run checks that its output is in order and
- * complete. BENCH_XSORT_NO_TUNE=1 skips zb_alloc_tune_process.
+ * (zb_alloc_live_bytes sampled after each call), peak RSS. Every run
+ * checks that its output is in order and complete.
+ * BENCH_XSORT_NO_TUNE=1 skips zb_alloc_tune_process.
  */
 #include <stdio.h>
 #include <stdlib.h>

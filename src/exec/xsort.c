@@ -6,20 +6,21 @@
  * (zb_sortkey_build) in a key buffer of its own, and one 16-byte index
  * entry per row: the key's first 8 bytes as a big-endian integer (most
  * comparisons end there), and the row's batch and row number, which find
- * the whole key when the prefixes tie. Before a batch is kept, the memory it brings
- * (batch, keys, index growth, twice: the merge sort's scratch array is
- * sized with the index) plus the margin needed to write a run is
- * reserved with a try-grow; when that is refused, the rows held so far
- * become a run: the index is sorted (stable: LSD radix on the prefixes,
- * then a bottom-up merge sort of equal-prefix stretches), the rows are
- * gathered in key order into blocks of about block_target bytes
+ * the whole key when the prefixes tie. Before a batch is kept, the
+ * memory it brings (batch, keys, index growth, twice: the merge sort's
+ * scratch array is sized with the index) plus the margin needed to write
+ * a run is reserved with a try-grow; when that is refused, the rows held
+ * so far become a run: the index is sorted (stable: LSD radix on the
+ * prefixes, then a bottom-up merge sort of equal-prefix stretches), the
+ * rows are gathered in key order into blocks of about block_target bytes
  * (zb_arrow_take) and each block is framed into the run file
  * (zb_arrow_spill_write); then the batches and keys are freed and the
  * index reused.
  *
  * finish() sorts what is left. With no run spilled, next() gathers output
- * batches straight from the sorted index; otherwise the last rows become
- * a run too, and xsort_merge.c merges.
+ * batches straight from the sorted index; otherwise xsort_merge.c merges
+ * the runs, with the rows still held as the last run, read from memory,
+ * when there is room for that (else they are spilled first).
  *
  * Memory: `used` counts what the sort holds; the reservation is grown
  * ahead of it and never shrunk until free (the budget has no shrink).
@@ -230,7 +231,7 @@ static void sort_ents(zb_xsort *xs)
 
 /* ---- runs -------------------------------------------------------------- */
 
-static void drop_held(zb_xsort *xs)
+void zb_xsort__drop_held(zb_xsort *xs)
 {
     size_t i;
 
@@ -258,8 +259,7 @@ static int grow_refs(zb_xsort *xs, zb_ctx *ctx, size_t n)
     return ZB_OK;
 }
 
-/* Rows of a block for the rows held now. */
-static size_t block_rows(const zb_xsort *xs)
+size_t zb_xsort__block_rows(const zb_xsort *xs)
 {
     double rb = xs->avg_row_bytes > 1 ? xs->avg_row_bytes : 1;
     double r = (double)xs->block_target / rb;
@@ -268,8 +268,8 @@ static size_t block_rows(const zb_xsort *xs)
 }
 
 /* Gathers entries [lo, lo + n) of the sorted index into *out. */
-static int gather(struct ArrowArray *out, zb_xsort *xs, zb_ctx *ctx,
-                  size_t lo, size_t n)
+int zb_xsort__gather(struct ArrowArray *out, zb_xsort *xs, zb_ctx *ctx,
+                     size_t lo, size_t n)
 {
     const struct ArrowArray *srcs_small[64];
     const struct ArrowArray **srcs = srcs_small;
@@ -295,18 +295,18 @@ static int gather(struct ArrowArray *out, zb_xsort *xs, zb_ctx *ctx,
     return ZB_OK;
 }
 
-static int spill_run(zb_xsort *xs, zb_ctx *ctx)
+/* Writes the sorted rows held as a run and frees them. */
+int zb_xsort__write_run(zb_xsort *xs, zb_ctx *ctx)
 {
     struct ArrowArray blk;
-    size_t lo, n, per = block_rows(xs), first = xs->rf.nblocks;
+    size_t lo, n, per = zb_xsort__block_rows(xs), first = xs->rf.nblocks;
     int rc;
 
-    sort_ents(xs);
     for (lo = 0; lo < xs->nents; lo += n) {
         if (zb_ctx_stopped(ctx))
             return zb_fail(ctx, ZB_ECANCELED, "sort stopped");
         n = xs->nents - lo < per ? xs->nents - lo : per;
-        if ((rc = gather(&blk, xs, ctx, lo, n)) < 0)
+        if ((rc = zb_xsort__gather(&blk, xs, ctx, lo, n)) < 0)
             return rc;
         rc = zb_xsort__write_block(xs, ctx, &xs->rf, &blk);
         zb_arrow_array_release(&blk);
@@ -316,8 +316,24 @@ static int spill_run(zb_xsort *xs, zb_ctx *ctx)
     if ((rc = zb_xsort__end_run(xs, ctx, &xs->rf, first)) < 0)
         return rc;
     xs->st.runs++;
-    drop_held(xs);
+    zb_xsort__drop_held(xs);
     return ZB_OK;
+}
+
+void zb_xsort__free_index(zb_xsort *xs)
+{
+    zb_free(xs->ents);
+    zb_free(xs->tmp);
+    zb_xsort__account(xs, -(int64_t)(xs->cap_ents * 2 * sizeof(xs_ent)));
+    xs->ents = xs->tmp = NULL;
+    xs->cap_ents = 0;
+    xs->nents = 0;
+}
+
+static int spill_run(zb_xsort *xs, zb_ctx *ctx)
+{
+    sort_ents(xs);
+    return zb_xsort__write_run(xs, ctx);
 }
 
 /* ---- API --------------------------------------------------------------- */
@@ -399,7 +415,7 @@ static int add_batch(zb_xsort *xs, zb_ctx *ctx, struct ArrowArray *a)
         ents_extra = (int64_t)((cap - xs->cap_ents) * 2 * sizeof(xs_ent));
         need = xs->used + bytes + kbytes + (uint64_t)ents_extra +
                2 * xs->block_target +
-               block_rows(xs) * sizeof(zb_arrow_rowref);
+               zb_xsort__block_rows(xs) * sizeof(zb_arrow_rowref);
         rc = zb_xsort__ensure(xs, ctx, need, xs->nents == 0);
         if (rc <= 0)
             break;
@@ -491,12 +507,9 @@ int zb_xsort_finish(zb_xsort *xs, zb_ctx *ctx)
     else if (xs->rf.nruns == 0) {
         sort_ents(xs);
         xs->in_memory = 1;
-    } else if (xs->nents == 0 || (rc = spill_run(xs, ctx)) == ZB_OK) {
-        zb_free(xs->ents);
-        zb_free(xs->tmp);
-        zb_xsort__account(xs, -(int64_t)(xs->cap_ents * 2 * sizeof(xs_ent)));
-        xs->ents = xs->tmp = NULL;
-        xs->cap_ents = 0;
+    } else {
+        /* the last rows stay in memory if the merge leaves them room */
+        sort_ents(xs);
         rc = zb_xsort__merge(xs, ctx);
     }
     xs->finished = 1;
@@ -526,7 +539,7 @@ int zb_xsort_next(struct ArrowArray *out, zb_xsort *xs, zb_ctx *ctx)
         n = xs->nents - xs->mem_pos;
         if (n > xs->opts.out_batch_rows)
             n = xs->opts.out_batch_rows;
-        if ((rc = gather(out, xs, ctx, xs->mem_pos, n)) == ZB_OK)
+        if ((rc = zb_xsort__gather(out, xs, ctx, xs->mem_pos, n)) == ZB_OK)
             xs->mem_pos += n;
     }
     if (rc < 0)
@@ -544,7 +557,7 @@ void zb_xsort_free(zb_xsort *xs)
     if (xs == NULL)
         return;
     zb_xsort__merger_free(xs, xs->final);
-    drop_held(xs);
+    zb_xsort__drop_held(xs);
     zb_free(xs->held);
     zb_free(xs->ents);
     zb_free(xs->tmp);

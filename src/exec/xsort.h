@@ -78,6 +78,8 @@ typedef struct zb_xsort_stats {
                                     passes */
     uint64_t merge_passes;       /* merges over spilled runs, final one
                                     included; 0 when nothing spilled */
+    uint64_t rows_unspilled;     /* rows of the last run, merged from
+                                    memory instead of spilled */
     uint64_t peak_reserved_bytes; /* largest reservation held */
     uint64_t peak_used_bytes;    /* largest memory counted as in use */
 } zb_xsort_stats;

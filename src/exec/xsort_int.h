@@ -57,6 +57,7 @@ struct zb_xsort {
     size_t nents, cap_ents;
     uint64_t held_bytes;         /* batches + keys */
     size_t mem_pos;              /* in-memory output: next entry */
+    int mem_run;                 /* the final merge reads held rows */
     zb_arrow_rowref *refs;       /* in-memory output / run writing */
     size_t cap_refs;
 
@@ -78,6 +79,22 @@ uint64_t zb_xsort__held(const zb_xsort *xs);
 /* Adds delta (may be negative) to the bytes in use, tracking the peak. */
 void zb_xsort__account(zb_xsort *xs, int64_t delta);
 
+/* Rows per block for the rows seen so far. */
+size_t zb_xsort__block_rows(const zb_xsort *xs);
+
+/* Gathers entries [lo, lo + n) of the sorted index into *out. */
+int zb_xsort__gather(struct ArrowArray *out, zb_xsort *xs, zb_ctx *ctx,
+                     size_t lo, size_t n);
+
+/* Writes the sorted rows held as a run of xs->rf and frees them. */
+int zb_xsort__write_run(zb_xsort *xs, zb_ctx *ctx);
+
+/* Frees the batches held and their keys; empties the index. */
+void zb_xsort__drop_held(zb_xsort *xs);
+
+/* Frees the index and its scratch array. */
+void zb_xsort__free_index(zb_xsort *xs);
+
 /* Appends a block (the batch arr) to the run being written to rf. */
 int zb_xsort__write_block(zb_xsort *xs, zb_ctx *ctx, xs_runfile *rf,
                           const struct ArrowArray *arr);
@@ -89,8 +106,11 @@ int zb_xsort__end_run(zb_xsort *xs, zb_ctx *ctx, xs_runfile *rf,
 void zb_xsort__runfile_free(zb_xsort *xs, xs_runfile *rf);
 
 /*
- * Merges xs->rf's runs: passes over groups until one merge can take them
- * all, then leaves xs->final ready for zb_xsort__final_next.
+ * Merges xs->rf's runs and the sorted rows still held (xs->nents > 0):
+ * those join the final merge as its last run, read from memory, when
+ * the memory allows one merge of everything; else they are spilled too.
+ * Passes over groups of runs until one merge can take them all, then
+ * leaves xs->final ready for zb_xsort__final_next.
  */
 int zb_xsort__merge(zb_xsort *xs, zb_ctx *ctx);
 

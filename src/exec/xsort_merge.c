@@ -33,7 +33,8 @@
 #include "util/err.h"
 
 typedef struct cursor {
-    size_t next_block, end_block;
+    size_t next_block, end_block;   /* memory run: index entries */
+    int mem;                     /* reads the sorted rows held */
     int slot;                    /* -1: exhausted */
     zb_keybuf kb;
     uint32_t row, nrows;
@@ -180,6 +181,7 @@ static int free_slot(xs_merger *m)
 static int load_block(zb_xsort *xs, zb_ctx *ctx, xs_merger *m, cursor *c)
 {
     const xs_block *b;
+    uint32_t rows;
     int s, rc;
 
     c->slot = -1;
@@ -187,21 +189,35 @@ static int load_block(zb_xsort *xs, zb_ctx *ctx, xs_merger *m, cursor *c)
         return ZB_OK;
     if (zb_ctx_stopped(ctx))
         return zb_fail(ctx, ZB_ECANCELED, "sort stopped");
-    b = &m->rf->blocks[c->next_block++];
     if ((s = free_slot(m)) < 0)
         return zb_fail(ctx, ZB_ERROR, "sort: no free block slot");
-    if ((rc = zb_spill_pread(m->rf->sp, ctx, m->frame, (size_t)b->bytes,
-                             b->off)) < 0 ||
-        (rc = zb_arrow_decode(&m->slots[s], ctx, xs->schema, m->frame,
-                              (size_t)b->bytes)) < 0)
-        return rc;
-    if ((uint64_t)m->slots[s].length != b->rows || b->rows == 0) {
-        zb_arrow_array_release(&m->slots[s]);
-        return zb_fail(ctx, ZB_ECORRUPT, "sort: spilled block of %u rows "
-                       "read back with %lld", b->rows,
-                       (long long)m->slots[s].length);
+    if (c->mem) {
+        size_t n = c->end_block - c->next_block, per;
+        per = zb_xsort__block_rows(xs);
+        if (n > per)
+            n = per;
+        if ((rc = zb_xsort__gather(&m->slots[s], xs, ctx, c->next_block,
+                                   n)) < 0)
+            return rc;
+        c->next_block += n;
+        m->slot_bytes[s] = zb_arrow_array_bytes(xs->schema, &m->slots[s]);
+        rows = (uint32_t)n;
+    } else {
+        b = &m->rf->blocks[c->next_block++];
+        if ((rc = zb_spill_pread(m->rf->sp, ctx, m->frame, (size_t)b->bytes,
+                                 b->off)) < 0 ||
+            (rc = zb_arrow_decode(&m->slots[s], ctx, xs->schema, m->frame,
+                                  (size_t)b->bytes)) < 0)
+            return rc;
+        if ((uint64_t)m->slots[s].length != b->rows || b->rows == 0) {
+            zb_arrow_array_release(&m->slots[s]);
+            return zb_fail(ctx, ZB_ECORRUPT, "sort: spilled block of %u "
+                           "rows read back with %lld", b->rows,
+                           (long long)m->slots[s].length);
+        }
+        m->slot_bytes[s] = b->bytes;
+        rows = b->rows;
     }
-    m->slot_bytes[s] = b->bytes;
     m->retired[s] = 0;
     zb_keybuf_clear(&c->kb);
     if ((rc = zb_sortkey_build(&c->kb, ctx, xs->key, &m->slots[s])) < 0) {
@@ -210,7 +226,7 @@ static int load_block(zb_xsort *xs, zb_ctx *ctx, xs_merger *m, cursor *c)
     }
     c->slot = s;
     c->row = 0;
-    c->nrows = b->rows;
+    c->nrows = rows;
     return ZB_OK;
 }
 
@@ -236,12 +252,16 @@ void zb_xsort__merger_free(zb_xsort *xs, xs_merger *m)
     zb_free(m);
 }
 
-/* Opens a merge of runs [lo, hi) of rf with output batches of out_rows. */
+/*
+ * Opens a merge of runs [lo, hi) of rf, and with with_mem the sorted rows
+ * held as one more (the last) run, with output batches of out_rows.
+ */
 static int merger_new(xs_merger **out, zb_xsort *xs, zb_ctx *ctx,
-                      xs_runfile *rf, size_t lo, size_t hi, size_t out_rows)
+                      xs_runfile *rf, size_t lo, size_t hi, int with_mem,
+                      size_t out_rows)
 {
     xs_merger *m;
-    size_t k = hi - lo, i, ns = 2 * k + 2;
+    size_t k = hi - lo + (with_mem ? 1 : 0), i, ns = 2 * k + 2;
     int rc;
 
     *out = NULL;
@@ -267,8 +287,14 @@ static int merger_new(xs_merger **out, zb_xsort *xs, zb_ctx *ctx,
     }
     for (i = 0; i < k; i++) {
         cursor *c = &m->cur[i];
-        c->next_block = rf->runs[lo + i].first;
-        c->end_block = c->next_block + rf->runs[lo + i].n;
+        if (lo + i < hi) {
+            c->next_block = rf->runs[lo + i].first;
+            c->end_block = c->next_block + rf->runs[lo + i].n;
+        } else {
+            c->mem = 1;
+            c->next_block = 0;
+            c->end_block = xs->nents;
+        }
         c->order = (uint32_t)i;
         if ((rc = load_block(xs, ctx, m, c)) < 0)
             goto fail;
@@ -367,7 +393,7 @@ static int merge_pass(zb_xsort *xs, zb_ctx *ctx, size_t f, size_t rows)
                                    (hi - lo) * cursor_cost(xs, &xs->rf) +
                                    2 * output_cost(xs, rows) +
                                    ZB_SPILL_DEFAULT_BUF_BYTES, 1)) < 0 ||
-            (rc = merger_new(&m, xs, ctx, &xs->rf, lo, hi, rows)) < 0)
+            (rc = merger_new(&m, xs, ctx, &xs->rf, lo, hi, 0, rows)) < 0)
             break;
         for (;;) {
             if ((rc = merger_next(&blk, xs, ctx, m)) < 0 ||
@@ -393,6 +419,13 @@ static int merge_pass(zb_xsort *xs, zb_ctx *ctx, size_t f, size_t rows)
     return ZB_OK;
 }
 
+/* Memory the final merge of n runs needs beyond what is in use. */
+static uint64_t final_need(const zb_xsort *xs, size_t n)
+{
+    return xs->rf.max_frame + n * cursor_cost(xs, &xs->rf) +
+           2 * output_cost(xs, xs->opts.out_batch_rows);
+}
+
 int zb_xsort__merge(zb_xsort *xs, zb_ctx *ctx)
 {
     size_t rows = xs->rf.max_rows, f;
@@ -406,10 +439,27 @@ int zb_xsort__merge(zb_xsort *xs, zb_ctx *ctx)
     if (mem > 0 && (xs->budget || xs->opts.max_memory_bytes) &&
         fit < xs->opts.out_batch_rows)
         xs->opts.out_batch_rows = fit > 0 ? (size_t)fit : 1;
-
     if ((rc = zb_spill_flush(xs->rf.sp, ctx)) < 0)
         return rc;
-    for (;;) {
+    /* the rows still held join the final merge from memory when one
+       merge of everything fits beside them; else they become a run */
+    if (xs->nents > 0) {
+        if ((xs->opts.max_fan_in == 0 ||
+             xs->rf.nruns + 1 <= xs->opts.max_fan_in) &&
+            zb_xsort__ensure(xs, ctx, xs->used + final_need(xs,
+                             xs->rf.nruns + 1), 0) == ZB_OK) {
+            xs->mem_run = 1;
+            xs->st.rows_unspilled = xs->nents;
+        } else {
+            if ((rc = zb_xsort__write_run(xs, ctx)) < 0 ||
+                (rc = zb_spill_flush(xs->rf.sp, ctx)) < 0)
+                return rc;
+            zb_xsort__free_index(xs);
+        }
+    } else {
+        zb_xsort__free_index(xs);
+    }
+    while (!xs->mem_run) {
         f = fan_in(xs, &xs->rf, xs->opts.out_batch_rows > rows
                                 ? xs->opts.out_batch_rows : rows);
         if (xs->rf.nruns <= f)
@@ -419,12 +469,11 @@ int zb_xsort__merge(zb_xsort *xs, zb_ctx *ctx)
         if ((rc = zb_spill_flush(xs->rf.sp, ctx)) < 0)
             return rc;
     }
-    if ((rc = zb_xsort__ensure(xs, ctx, xs->used + xs->rf.max_frame +
-                               xs->rf.nruns * cursor_cost(xs, &xs->rf) +
-                               2 * output_cost(xs, xs->opts.out_batch_rows),
+    if ((rc = zb_xsort__ensure(xs, ctx, xs->used +
+                               final_need(xs, xs->rf.nruns + xs->mem_run),
                                1)) < 0 ||
         (rc = merger_new(&xs->final, xs, ctx, &xs->rf, 0, xs->rf.nruns,
-                         xs->opts.out_batch_rows)) < 0)
+                         xs->mem_run, xs->opts.out_batch_rows)) < 0)
         return rc;
     xs->st.merge_passes++;
     return ZB_OK;

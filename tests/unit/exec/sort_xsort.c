@@ -340,6 +340,32 @@ static void test_exec_sort_xsort__zorder(void)
 }
 
 /*
+ * A sort that spills a little: its last rows stay in memory and join the
+ * final merge from there; at a smaller budget they are spilled too.
+ */
+static void test_exec_sort_xsort__last_run_in_memory(void)
+{
+    zb_xsort_opts opts = ZB_XSORT_OPTS_INIT;
+    zb_xsort_stats st;
+    zb_budget *b = NULL;
+    zb_ctx ctx;
+
+    zb_ctx_init(&ctx);
+    ZBT_EQ_INT(zb_budget_new(&b, 16 << 20, NULL), ZB_OK);
+    ctx.budget = b;
+    ZBT_OK_CTX(run_sort(&ctx, &opts, 220000, 1000, 10, 1, &st, 0), &ctx);
+    ZBT_CHECK(st.runs >= 1);
+    ZBT_CHECK(st.rows_unspilled > 0 && st.rows_unspilled < 220000);
+    ZBT_EQ_U64(st.merge_passes, 1);
+    opts.max_fan_in = 2;        /* 2 spilled runs leave no room for it */
+    ZBT_OK_CTX(run_sort(&ctx, &opts, 500000, 1000, 10, 1, &st, 0), &ctx);
+    ZBT_CHECK(st.runs >= 3);
+    ZBT_EQ_U64(st.rows_unspilled, 0);
+    ZBT_EQ_U64(zb_budget_held_bytes(b), 0);
+    zb_budget_free(b);
+}
+
+/*
  * Batches larger than the whole budget: each is admitted alone (the
  * budget's oversized rule) and becomes a run of its own.
  */
@@ -451,41 +477,59 @@ static void test_exec_sort_xsort__spill_limit(void)
     ZBT_EQ_U64(zb_alloc_live_bytes(), live);
 }
 
-/* Each allocation of a small spilling sort failing in turn. */
-static void test_exec_sort_xsort__alloc_failures(void)
+/*
+ * Each allocation (or every step-th) of a small spilling sort failing in
+ * turn, until a run meets no fault: ZB_ENOMEM or success, nothing held
+ * or leaked.
+ */
+static void fault_loop(zb_xsort_opts *opts, size_t rows, size_t batch_rows,
+                       zb_budget *b, uint64_t want_runs, int want_mem_run,
+                       uint64_t step)
 {
-    zb_xsort_opts opts = ZB_XSORT_OPTS_INIT;
     zb_xsort_stats st;
-    zb_budget *b = NULL;
-    uint64_t live, nth, failed, total;
+    uint64_t live, nth, failed;
     zb_ctx ctx;
     int rc;
 
     zb_ctx_init(&ctx);
-    ZBT_EQ_INT(zb_budget_new(&b, 1 << 20, NULL), ZB_OK);
     ctx.budget = b;
-    opts.max_memory_bytes = 64 << 10;
-    opts.max_fan_in = 2;
-    opts.out_batch_rows = 100;
     live = zb_alloc_live_bytes();
-    total = zb_alloc__count();
-    ZBT_OK_CTX(run_sort(&ctx, &opts, 3000, 250, 6, 1, &st, 0), &ctx);
-    total = zb_alloc__count() - total;
-    ZBT_CHECK(st.runs > 2);
+    ZBT_OK_CTX(run_sort(&ctx, opts, rows, batch_rows, 6, 1, &st, 0), &ctx);
+    ZBT_CHECK(st.runs >= want_runs);
+    ZBT_CHECK((st.rows_unspilled > 0) == want_mem_run);
     ZBT_EQ_U64(zb_alloc_live_bytes(), live);
-    for (nth = 1; nth < total; nth++) {
-        rc = run_sort(&ctx, &opts, 3000, 250, 6, 0, &st, nth);
+    for (nth = 1;; nth += step) {
+        rc = run_sort(&ctx, opts, rows, batch_rows, 6, 0, &st, nth);
         failed = zb_alloc__fail_at(0, 0);
         ZBT_CHECK(rc == ZB_OK || rc == ZB_ENOMEM);
         ZBT_CHECK(rc == ZB_OK || failed > 0);
-        ZBT_EQ_U64(zb_budget_held_bytes(b), 0);
+        if (b)
+            ZBT_EQ_U64(zb_budget_held_bytes(b), 0);
         if (zb_alloc_live_bytes() != live)
             zbt__fail(__FILE__, __LINE__, "fault %llu (rc %d): %llu bytes "
                       "leaked (%s)", (unsigned long long)nth, rc,
                       (unsigned long long)(zb_alloc_live_bytes() - live),
                       ctx.err.msg);
+        if (rc == ZB_OK && failed == 0)
+            break;
     }
+    ZBT_CHECK(nth > 50);
+}
+
+static void test_exec_sort_xsort__alloc_failures(void)
+{
+    zb_xsort_opts opts = ZB_XSORT_OPTS_INIT;
+    zb_budget *b = NULL;
+
+    ZBT_EQ_INT(zb_budget_new(&b, 1 << 20, NULL), ZB_OK);
+    opts.max_memory_bytes = 64 << 10;       /* many runs, 2-way passes */
+    opts.max_fan_in = 2;
+    opts.out_batch_rows = 100;
+    fault_loop(&opts, 3000, 250, b, 3, 0, 1);
     zb_budget_free(b);
+    opts.max_memory_bytes = 1280 << 10;     /* the last run from memory */
+    opts.max_fan_in = 0;
+    fault_loop(&opts, 20000, 500, NULL, 1, 1, 3);
 }
 
 const zbt_case test_exec_sort_xsort[] = {
@@ -493,6 +537,7 @@ const zbt_case test_exec_sort_xsort[] = {
     ZBT_CASE(test_exec_sort_xsort__many_passes),
     ZBT_CASE(test_exec_sort_xsort__in_memory),
     ZBT_CASE(test_exec_sort_xsort__zorder),
+    ZBT_CASE(test_exec_sort_xsort__last_run_in_memory),
     ZBT_CASE(test_exec_sort_xsort__oversized_batches),
     ZBT_CASE(test_exec_sort_xsort__borrowed_reservation),
     ZBT_CASE(test_exec_sort_xsort__stop_flag),
