@@ -2,7 +2,8 @@
 # the binpack rewrite of a group (compact_rewrite.c), the replace commit
 # with validation against concurrent deletes (compact_commit.c), the run
 # with budget, pool and stop handling (compact.c) and its report lines
-# (compact_report.c). table/commit_seq.c lets a replace give its added
+# (compact_report.c), the sort and z-order strategies (compact_sort.c).
+# table/commit_seq.c lets a replace give its added
 # files the data sequence number of the snapshot compaction planned from.
 target_sources(zb_table_commit PRIVATE
   ${PROJECT_SOURCE_DIR}/src/table/commit_seq.c)
@@ -11,6 +12,7 @@ target_sources(zb_ops PRIVATE
   ${PROJECT_SOURCE_DIR}/src/ops/compact_plan.c
   ${PROJECT_SOURCE_DIR}/src/ops/compact_rewrite.c
   ${PROJECT_SOURCE_DIR}/src/ops/compact_commit.c
+  ${PROJECT_SOURCE_DIR}/src/ops/compact_sort.c
   ${PROJECT_SOURCE_DIR}/src/ops/compact_report.c)
 target_link_libraries(zb_ops PUBLIC zb_plan)
 

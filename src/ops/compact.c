@@ -58,7 +58,7 @@ static int run_job(void *arg)
         rc = zb_fail_oom(&j->ctx);
     else
         rc = zb_compact__rewrite(j->g, j->arena, j->io, &j->ctx, j->table,
-                                 j->o, j->target);
+                                 j->o, j->target, &res);
     zb_budget_release(&res);
     j->rc = rc;
     if (rc < 0)
@@ -211,6 +211,17 @@ int zb_compact(const zb_op_target *t, zb_ctx *ctx, const zb_compact_opts *o,
                      "would give its rows new row ids (_row_id lineage "
                      "is not carried over yet)", t->ident);
         goto done;
+    }
+    {
+        zb_compact_sort_field *sf = NULL;
+        size_t n_sf;
+        int32_t stamp;
+
+        rc = zb_compact__sort_fields(&sf, &n_sf, &stamp, ctx, table->meta,
+                                     o);
+        zb_free(sf);
+        if (rc < 0)
+            goto done;
     }
     if (t->dry_run || r->plan.n_groups == 0)
         goto done;

@@ -70,11 +70,18 @@
  * within it), otherwise their files are deleted. Not a failure: ZB_OK
  * with result.stopped set.
  *
+ * Sort and z-order (strategy): each group's live rows go through the
+ * external merge sort (exec/xsort.h) within sort_memory_bytes of the
+ * group's reservation, spilling sorted runs to TMPDIR, and the sorted
+ * stream is cut into files at the target: every output file is sorted,
+ * and the files of a group cover disjoint key ranges. The table's sort
+ * order takes identity fields only (other transforms: ZB_EUNSUPPORTED).
+ *
  * Not yet: rewriting files of an older partition spec into the current
  * one (they are compacted within their own spec; output_spec_id other
- * than the file's spec is ZB_EUNSUPPORTED), the sort and z-order
- * strategies, and v3 row lineage (_row_id is not carried over: v3 tables
- * are refused with ZB_EUNSUPPORTED unless reset_row_lineage is set).
+ * than the file's spec is ZB_EUNSUPPORTED), and v3 row lineage (_row_id
+ * is not carried over: v3 tables are refused with ZB_EUNSUPPORTED unless
+ * reset_row_lineage is set).
  *
  * Codes: ZB_EUNSAFE (a row-count mismatch), ZB_ENOMEM (a group above the
  * memory allowed), ZB_EUNSUPPORTED (above), ZB_ECONFLICT (every group
@@ -95,6 +102,20 @@
 
 #define ZB_COMPACT_TARGET_DEFAULT ((int64_t)128 << 20)
 #define ZB_COMPACT_MAX_GROUP_DEFAULT ((uint64_t)100 << 30)
+
+typedef enum zb_compact_strategy {
+    ZB_COMPACT_BINPACK = 0,        /* rows in stream order */
+    ZB_COMPACT_SORT,               /* by columns or the table's order */
+    ZB_COMPACT_ZORDER              /* by the Morton order of columns */
+} zb_compact_strategy;
+
+/* One sort column: a field id of the table's current schema (a
+ * primitive, top-level or inside structs). */
+typedef struct zb_compact_sort_field {
+    int32_t field_id;
+    int descending;
+    int nulls_first;               /* 0: nulls last */
+} zb_compact_sort_field;
 
 typedef struct zb_compact_opts {
     unsigned version;
@@ -119,12 +140,19 @@ typedef struct zb_compact_opts {
     size_t batch_rows;             /* 0: from the target, <= 65536 */
     /* Testing only: added to the rows a group counts as written. */
     int64_t test_row_skew;
+    zb_compact_strategy strategy;  /* binpack (default), sort, zorder */
+    /* SORT: the columns (NULL: the table's default sort order, whose
+     * order id then stamps the new files); ZORDER: 2..16 columns. */
+    const zb_compact_sort_field *sort_fields;
+    size_t n_sort_fields;
+    unsigned zorder_bits;          /* 0: 16; columns * bits <= 62 */
+    uint64_t sort_memory_bytes;    /* a group's sort; 0: 128 MiB */
 } zb_compact_opts;
 
 #define ZB_COMPACT_OPTS_VERSION 1
 #define ZB_COMPACT_OPTS_INIT                                               \
     { ZB_COMPACT_OPTS_VERSION, 0, 2, 0, 0, 0.3, 0, -1, 0, 10, 1, 1, 0, 0, \
-      NULL, 0, 0, 0, 0 }
+      NULL, 0, 0, 0, 0, ZB_COMPACT_BINPACK, NULL, 0, 0, 0 }
 
 /* Group states after a run. */
 typedef enum zb_compact_state {
@@ -150,6 +178,7 @@ typedef struct zb_compact_group {
     uint64_t out_files, out_bytes, out_rows;
     uint64_t rows_read, rows_deleted;
     uint64_t copied_files;         /* inputs taken by row-group copy */
+    uint64_t sort_runs, sort_spilled_bytes; /* the sort's (exec/xsort.h) */
     ice_data_file *outputs;        /* n = out_files, in the run's arena */
 } zb_compact_group;
 

@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 
 #include "catalog/catalog.h"
+#include "exec/xsort.h"
 #include "ops/compact.h"
 #include "zamboni/budget.h"
 
@@ -27,11 +28,17 @@ size_t zb_compact__batch_rows(const zb_compact_opts *o, int64_t target,
  * Rewrites group g of table: writes its output files (into g->outputs,
  * in arena, which must be thread-safe: one arena per group), verifies the
  * row counts. ctx is the group's own (its budget unused: the caller
- * reserved). On failure every file written is deleted.
+ * reserved; res, its reservation or an empty one, is lent to the sort).
+ * On failure every file written is deleted.
  */
 int zb_compact__rewrite(zb_compact_group *g, zb_arena *arena, zb_io *io,
                         zb_ctx *ctx, const zb_table *table,
-                        const zb_compact_opts *o, int64_t target);
+                        const zb_compact_opts *o, int64_t target,
+                        zb_reservation *res);
+
+/* The sort part of g's estimate (0 for binpack); g NULL: the cap. */
+uint64_t zb_compact__sort_memory(const zb_compact_opts *o,
+                                 const zb_compact_group *g);
 
 /* Deletes g's output files, best effort, keeping ctx->err. */
 void zb_compact__drop_outputs(zb_compact_group *g, zb_io *io, zb_ctx *ctx);
@@ -49,5 +56,23 @@ int zb_compact__commit(zb_compact_group **groups, size_t n,
                        const zb_op_target *t, zb_ctx *ctx,
                        const zb_compact_plan *plan, const zb_compact_opts *o,
                        int64_t *snapshot_id);
+
+/*
+ * The sort columns of o against m: o's, or (SORT without columns) the
+ * table's default sort order, whose id goes to *order_id (else -1).
+ * *out (zb_free) is NULL for binpack. ZB_EINVAL (no columns, bad
+ * z-order column count), ZB_EUNSUPPORTED (a non-identity sort field).
+ */
+int zb_compact__sort_fields(zb_compact_sort_field **out, size_t *n,
+                            int32_t *order_id, zb_ctx *ctx,
+                            const ice_metadata *m, const zb_compact_opts *o);
+
+/* A group's external sort over schema by fields, in res (may be empty). */
+int zb_compact__xsort_new(zb_xsort **out, zb_ctx *ctx,
+                          const struct ArrowSchema *schema,
+                          const zb_compact_opts *o,
+                          const zb_compact_sort_field *fields, size_t n,
+                          uint64_t sort_bytes, size_t out_batch_rows,
+                          zb_reservation *res, const char *table);
 
 #endif

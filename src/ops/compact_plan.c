@@ -181,6 +181,20 @@ uint64_t zb_compact__group_memory(const zb_compact_group *g,
     return est + 2 * rg + ((uint64_t)4 << 20);
 }
 
+uint64_t zb_compact__sort_memory(const zb_compact_opts *o,
+                                 const zb_compact_group *g)
+{
+    uint64_t cap;
+
+    if (o == NULL || o->strategy == ZB_COMPACT_BINPACK)
+        return 0;
+    cap = o->sort_memory_bytes ? o->sort_memory_bytes : (uint64_t)128 << 20;
+    /* No more than the group's rows decoded, generously. */
+    if (g != NULL && g->bytes < cap / 8)
+        cap = g->bytes * 8 + ((uint64_t)1 << 20);
+    return cap;
+}
+
 size_t zb_compact__batch_rows(const zb_compact_opts *o, int64_t target,
                               const zb_compact_group *g)
 {
@@ -261,7 +275,8 @@ static int cut_bin(zb_compact_plan *p, zb_vec *groups, zb_vec *skips,
             g->est_out_files = 1;
         g->est_memory_bytes = zb_compact__group_memory(
             g, p->target_file_bytes,
-            zb_compact__batch_rows(o, p->target_file_bytes, g));
+            zb_compact__batch_rows(o, p->target_file_bytes, g)) +
+            zb_compact__sort_memory(o, g);
         i = j;
     }
     return ZB_OK;

@@ -52,6 +52,8 @@ typedef struct rw {
     ice_metrics_config mcfg;
     uint64_t rows_written, rows_copied;
     double ratio;                  /* file size / writer's estimate */
+    zb_xsort *xs;                  /* sort strategies */
+    int32_t stamp;                 /* sort_order_id of outputs, or -1 */
 } rw;
 
 /* The table's write.parquet.* properties applied to the defaults. */
@@ -178,6 +180,10 @@ static int close_output(rw *s)
     f->partition = src->partition;
     f->partition_names = src->partition_names;
     f->partition_field_ids = src->partition_field_ids;
+    if (s->stamp >= 0) {
+        f->has_sort_order_id = 1;
+        f->sort_order_id = s->stamp;
+    }
     s->rows_written += (uint64_t)f->record_count;
     return ZB_OK;
 }
@@ -247,6 +253,11 @@ static int stream_rows(rw *s, const zb_scan_task *tasks, size_t n,
         s->have_schema = 1;
     }
     while ((rc = zb_rowstream_next(rs, s->ctx, &batch, NULL)) == 1) {
+        if (s->xs != NULL) {       /* takes the batch over */
+            if ((rc = zb_xsort_add(s->xs, s->ctx, &batch)) < 0)
+                break;
+            continue;
+        }
         if (s->w == NULL && (rc = open_output(s)) < 0) {
             batch.release(&batch);
             break;
@@ -265,6 +276,30 @@ static int stream_rows(rw *s, const zb_scan_task *tasks, size_t n,
 done:
     zb_rowstream_free(rs);
     return rc;
+}
+
+/* The sorted rows, cut into files at the target. */
+static int write_sorted(rw *s)
+{
+    struct ArrowArray batch;
+    int rc;
+
+    if ((rc = zb_xsort_finish(s->xs, s->ctx)) < 0)
+        return rc;
+    for (;;) {
+        if ((rc = zb_xsort_next(&batch, s->xs, s->ctx)) < 0)
+            return rc;
+        if (batch.release == NULL)
+            return ZB_OK;
+        if (s->w == NULL && (rc = open_output(s)) < 0) {
+            batch.release(&batch);
+            return rc;
+        }
+        rc = pq_writer_write(s->w, s->ctx, &batch);
+        batch.release(&batch);
+        if (rc < 0 || (rc = roll_if_full(s)) < 0)
+            return rc;
+    }
 }
 
 void zb_compact__drop_outputs(zb_compact_group *g, zb_io *io, zb_ctx *ctx)
@@ -308,14 +343,18 @@ static int verify(rw *s)
 
 int zb_compact__rewrite(zb_compact_group *g, zb_arena *arena, zb_io *io,
                         zb_ctx *ctx, const zb_table *table,
-                        const zb_compact_opts *o, int64_t target)
+                        const zb_compact_opts *o, int64_t target,
+                        zb_reservation *res)
 {
+    zb_compact_sort_field *sf = NULL;
+    size_t n_sf = 0;
     const ice_metadata *m = table->meta;
     zb_scan_task *rest = NULL;
     size_t n_rest = 0, i;
     uint64_t min_rows = o->copy_min_rows ? o->copy_min_rows
                                          : COPY_MIN_ROWS_DEFAULT;
-    int no_deletes = g->delete_files == 0, rc;
+    int no_deletes = g->delete_files == 0 &&
+                     o->strategy == ZB_COMPACT_BINPACK, rc;
     rw s;
 
     memset(&s, 0, sizeof s);
@@ -327,6 +366,7 @@ int zb_compact__rewrite(zb_compact_group *g, zb_arena *arena, zb_io *io,
     s.o = o;
     s.target = target;
     s.ratio = 1.0;
+    s.stamp = -1;
     zb_buf_init(&s.folder, URI_MAX);
     zb_vec_init(&s.outs, sizeof(ice_data_file), SIZE_MAX / 2);
     g->rows_read = g->rows_deleted = g->copied_files = 0;
@@ -344,6 +384,14 @@ int zb_compact__rewrite(zb_compact_group *g, zb_arena *arena, zb_io *io,
     /* The output schema: a stream over no task opens no file. */
     if ((rc = stream_rows(&s, NULL, 0, 1)) < 0)
         goto done;
+    if (o->strategy != ZB_COMPACT_BINPACK &&
+        ((rc = zb_compact__sort_fields(&sf, &n_sf, &s.stamp, ctx, m,
+                                       o)) < 0 ||
+         (rc = zb_compact__xsort_new(&s.xs, ctx, &s.schema, o, sf, n_sf,
+                                     zb_compact__sort_memory(o, g),
+                                     zb_compact__batch_rows(o, target, g),
+                                     res, table->ident)) < 0))
+        goto done;
     if ((rest = zb_calloc(g->n_tasks + 1, sizeof *rest)) == NULL) {
         rc = zb_fail_oom(ctx);
         goto done;
@@ -360,13 +408,30 @@ int zb_compact__rewrite(zb_compact_group *g, zb_arena *arena, zb_io *io,
         }
     }
     if ((rc = stream_rows(&s, rest, n_rest,
-                          zb_compact__batch_rows(o, target, g))) < 0)
+                          zb_compact__batch_rows(o, target, g))) < 0 ||
+        (s.xs != NULL && (rc = write_sorted(&s)) < 0))
         goto done;
     if (s.w != NULL && (rc = close_output(&s)) < 0)
         goto done;
     rc = verify(&s);
 done:
     pq_writer_abort(s.w);
+    if (s.xs != NULL) {
+        zb_xsort_stats st;
+
+        zb_xsort_stats_get(&st, s.xs);
+        g->sort_runs = st.runs;
+        g->sort_spilled_bytes = st.bytes_spilled;
+        if (rc == ZB_OK && st.rows != g->rows_read - g->rows_deleted)
+            rc = zb_fail(ctx, ZB_EUNSAFE, "%s partition %s: sorted %llu "
+                         "rows, read %llu live: nothing committed",
+                         table->ident, g->partition,
+                         (unsigned long long)st.rows,
+                         (unsigned long long)(g->rows_read -
+                                              g->rows_deleted));
+    }
+    zb_xsort_free(s.xs);
+    zb_free(sf);
     if (s.outs.len > 0) {
         g->outputs = zb_arena_calloc(arena, s.outs.len, sizeof *g->outputs);
         if (g->outputs != NULL) {
