@@ -40,32 +40,15 @@ static const char SCHEMA[] =
     "{\"id\":3,\"name\":\"payload\",\"required\":false,\"type\":\"string\"}"
     "]}";
 
-static int field(struct ArrowSchema *s, const char *fmt, const char *name,
-                 int id, int nullable)
-{
-    char idtext[16], *md = NULL;
-    size_t md_len = 0;
-    const char *kv[] = { "PARQUET:field_id", idtext, NULL };
-    int rc;
-
-    snprintf(idtext, sizeof idtext, "%d", id);
-    if ((rc = zb_arrow_metadata(&md, &md_len, kv)) < 0)
-        return rc;
-    rc = zb_arrow_schema_init(s, fmt, name, md, md_len,
-                              nullable ? ARROW_FLAG_NULLABLE : 0, 0);
-    zb_free(md);
-    return rc;
-}
-
 static int make_schema(struct ArrowSchema *s, int only_id)
 {
     if (zb_arrow_schema_init(s, "+s", "", NULL, 0, 0, only_id ? 1 : 3) < 0 ||
-        field(s->children[0], "l", "id", 1, 0) < 0)
+        zb_arrow_schema_field(s->children[0], "l", "id", 1, 0, 0) < 0)
         return -1;
     if (only_id)
         return 0;
-    if (field(s->children[1], "i", "proc", 2, 0) < 0 ||
-        field(s->children[2], "u", "payload", 3, 1) < 0)
+    if (zb_arrow_schema_field(s->children[1], "i", "proc", 2, 0, 0) < 0 ||
+        zb_arrow_schema_field(s->children[2], "u", "payload", 3, 1, 0) < 0)
         return -1;
     return 0;
 }

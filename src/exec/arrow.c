@@ -7,6 +7,7 @@
  * either fully built or not at all. Release walks children first, then
  * frees the buffers and the block, and marks the node released.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "exec/arrow.h"
@@ -211,4 +212,22 @@ int zb_arrow_metadata_get(char *out, size_t size, const char *metadata,
         p += 4 + len;
     }
     return 0;
+}
+
+int zb_arrow_schema_field(struct ArrowSchema *out, const char *format,
+                          const char *name, int32_t field_id, int nullable,
+                          int64_t n_children)
+{
+    char idtext[16], *md = NULL;
+    size_t md_len = 0;
+    const char *kv[] = { "PARQUET:field_id", idtext, NULL };
+    int rc;
+
+    snprintf(idtext, sizeof idtext, "%d", (int)field_id);
+    if ((rc = zb_arrow_metadata(&md, &md_len, kv)) < 0)
+        return rc;
+    rc = zb_arrow_schema_init(out, format, name, md, md_len,
+                              nullable ? ARROW_FLAG_NULLABLE : 0, n_children);
+    zb_free(md);
+    return rc;
 }

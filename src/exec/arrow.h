@@ -69,6 +69,15 @@ int zb_arrow_schema_init(struct ArrowSchema *out, const char *format,
                          size_t metadata_len, int64_t flags,
                          int64_t n_children);
 
+/*
+ * Makes *out a leaf (or, with n_children, a nested) field of format and
+ * name carrying the "PARQUET:field_id" metadata that writers turn into
+ * Parquet field ids; nullable sets ARROW_FLAG_NULLABLE.
+ */
+int zb_arrow_schema_field(struct ArrowSchema *out, const char *format,
+                          const char *name, int32_t field_id, int nullable,
+                          int64_t n_children);
+
 /* Releases an array or schema if it is live; safe on released ones. */
 void zb_arrow_array_release(struct ArrowArray *a);
 void zb_arrow_schema_release(struct ArrowSchema *s);

@@ -293,23 +293,6 @@ static int cmp_pos_row(const void *a, const void *b)
     return c ? c : (x->pos > y->pos) - (x->pos < y->pos);
 }
 
-/* A required leaf of the position delete schema. */
-static int pos_field(struct ArrowSchema *s, const char *format,
-                     const char *name, int32_t id)
-{
-    char idtext[16], *md = NULL;
-    size_t md_len = 0;
-    const char *kv[] = { "PARQUET:field_id", idtext, NULL };
-    int rc;
-
-    snprintf(idtext, sizeof idtext, "%d", (int)id);
-    if ((rc = zb_arrow_metadata(&md, &md_len, kv)) < 0)
-        return rc;
-    rc = zb_arrow_schema_init(s, format, name, md, md_len, 0, 0);
-    zb_free(md);
-    return rc;
-}
-
 /* The file_path, pos batch of the sorted rows, and its schema. */
 static int pos_batch(struct ArrowSchema *sch, struct ArrowArray *arr,
                      const pos_row *rows, size_t n)
@@ -321,8 +304,10 @@ static int pos_batch(struct ArrowSchema *sch, struct ArrowArray *arr,
     struct ArrowArray *paths, *poss;
 
     if (zb_arrow_schema_init(sch, "+s", "", NULL, 0, 0, 2) < 0 ||
-        pos_field(sch->children[0], "u", "file_path", POS_FILE_PATH_ID) < 0 ||
-        pos_field(sch->children[1], "l", "pos", POS_POS_ID) < 0 ||
+        zb_arrow_schema_field(sch->children[0], "u", "file_path",
+                              POS_FILE_PATH_ID, 0, 0) < 0 ||
+        zb_arrow_schema_field(sch->children[1], "l", "pos", POS_POS_ID, 0,
+                              0) < 0 ||
         zb_arrow_array_init(arr, 1, 2) < 0)
         return ZB_ENOMEM;
     for (i = 0; i < n; i++)
