@@ -4,16 +4,18 @@
  * Call order in zb_remove_orphans: load the table; refuse a short guard;
  * find the roots (resolved, normalized, nested ones dropped); check the
  * other tables of the catalog (check_other_tables); list every root into
- * the stream LIST; put the reachable files into REACH (snapshots'
- * manifest lists and, through a stream of distinct manifests, each
- * manifest once with its live files; statistics; metadata files); join
+ * the stream LIST; reload the table and put the reachable files into
+ * REACH (snapshots' manifest lists and, through a stream of distinct
+ * manifests, each manifest once with its live files; statistics;
+ * metadata files); join
  * LIST with REACH, counting referenced and unreferenced files, writing
  * the deletable ones to a record file and noting referenced files that
  * are missing; run the safety checks; delete in batches.
  *
- * Listing happens before the reachable set is read, so a file a writer
- * adds after the listing is never seen, and one it commits after the
- * listing but before the reachable set is read is reachable.
+ * The table is loaded again after the listing, so a file that a writer
+ * commits before the listing ends is reachable, and one it writes after
+ * the listing is never seen; one written but not committed yet is
+ * younger than the guard.
  */
 #define ZB_MODULE "orphans"
 
@@ -34,7 +36,9 @@
 #define MAX_NS_DEPTH 16
 
 typedef struct orphan_run {
-    const zb_table *t;
+    const zb_table *t;              /* as loaded first; then as reloaded */
+    zb_table *fresh;                /* the table reloaded after listing */
+    const char *ident;
     zb_catalog *cat;
     zb_io *io;
     zb_ctx *ctx;
@@ -403,7 +407,11 @@ static int run(orphan_run *o, const zb_op_target *t,
         (rc = zb_pathsort_new(&reach, o->ctx, "orphans", mem / 3)) < 0 ||
         (rc = zb_pathfile_open(&o->del, o->ctx, "orphans")) < 0 ||
         (rc = list_roots(o, list)) < 0 ||
-        (rc = reach_all(o, reach, mem / 3)) < 0 ||
+        (rc = zb_catalog_load_table(o->cat, o->ctx, o->ident, &o->fresh)) <
+            0)
+        goto done;
+    o->t = o->fresh;     /* what was committed until the listing ended */
+    if ((rc = reach_all(o, reach, mem / 3)) < 0 ||
         (rc = zb_pathsort_finish(list, o->ctx)) < 0 ||
         (rc = zb_pathsort_finish(reach, o->ctx)) < 0 ||
         (rc = zb_reach_join(o->ctx, zb_pathsort_next_cb, list,
@@ -456,6 +464,7 @@ int zb_remove_orphans(const zb_op_target *t, zb_ctx *ctx,
     if ((rc = zb_catalog_load_table(t->catalog, ctx, t->ident, &tab)) < 0)
         return rc;
     o.t = tab;
+    o.ident = t->ident;
     o.cat = t->catalog;
     o.io = t->io;
     o.ctx = ctx;
@@ -465,6 +474,7 @@ int zb_remove_orphans(const zb_op_target *t, zb_ctx *ctx,
     for (i = 0; i < o.n_roots; i++)
         zb_free(o.roots[i]);
     zb_pathfile_free(o.del);
+    zb_table_free(o.fresh);
     zb_table_free(tab);
     return rc;
 }
