@@ -209,6 +209,39 @@ static void test_ops_compact_gen__v3_deletes(void)
     binpack("c-v3d", 3, 1, 1);
 }
 
+/* Row-group copy: inputs without deletes whose row groups are big
+ * enough (here: any) are copied, not decoded; rows unchanged. */
+static void test_ops_compact_gen__copy(void)
+{
+    tt_env e;
+    zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
+    zb_compact_result r;
+    uint64_t rows0, h0;
+
+    tt_open(&e, "c-copy");
+    tt_make_table(&e, 2, 1, 2, 12, 100);
+    tt_rows(&e, &rows0, &h0);
+    o.copy_min_rows = 1;
+    ZBT_OK_CTX(ct_compact(&e, &o, &r), &e.ctx);
+    ZBT_EQ_U64(r.groups_committed, 2);
+    ZBT_EQ_U64(r.plan.groups[0].copied_files + r.plan.groups[1].copied_files,
+               12);
+    same_rows(&e, rows0, h0);
+    ZBT_EQ_U64(ct_check_file_counts(&e, ZB_COMPACT_TARGET_DEFAULT), 2);
+    tt_check_files(&e);
+    zb_compact_result_free(&r);
+    /* With deletes the group is decoded (deletes applied), not copied. */
+    ct_delete_eq2(&e, (int64_t[]){ 0 }, 1, 0);
+    tt_append(&e, 0, 5000, 10);
+    tt_rows(&e, &rows0, &h0);
+    ZBT_OK_CTX(ct_compact(&e, &o, &r), &e.ctx);
+    ZBT_EQ_U64(r.groups_committed, 1);
+    ZBT_EQ_U64(r.plan.groups[0].copied_files, 0);
+    same_rows(&e, rows0, h0);
+    zb_compact_result_free(&r);
+    tt_close(&e);
+}
+
 static void test_ops_compact_gen__v3_refused(void)
 {
     tt_env e;
@@ -386,6 +419,7 @@ const zbt_case test_ops_compact_gen[] = {
     ZBT_CASE(test_ops_compact_gen__v2_deletes_unpartitioned),
     ZBT_CASE(test_ops_compact_gen__v1),
     ZBT_CASE(test_ops_compact_gen__v3_deletes),
+    ZBT_CASE(test_ops_compact_gen__copy),
     ZBT_CASE(test_ops_compact_gen__v3_refused),
     ZBT_CASE(test_ops_compact_gen__row_mismatch),
     ZBT_CASE(test_ops_compact_gen__memory),

@@ -50,8 +50,34 @@ static char *removed(const char *before, const char *after)
     return r;
 }
 
+/* A statistics file (or a partition statistics file) for snapshot i. */
+static void add_stats(xp_env *e, zb_table **t, size_t i, int partition)
+{
+    int64_t id = (*t)->meta->snapshots[i].snapshot_id;
+    char path[1024];
+    json_t *u;
+
+    snprintf(path, sizeof path, "%s/metadata/%s-%lld.puffin", (*t)->root,
+             partition ? "partition-stats" : "stats", (long long)id);
+    zbt_write_file(path, "PFA1stats", 9);
+    if (partition)
+        u = json_pack("{s:s, s:{s:I, s:s, s:I}}", "action",
+                      "set-partition-statistics", "partition-statistics",
+                      "snapshot-id", (json_int_t)id, "statistics-path", path,
+                      "file-size-in-bytes", (json_int_t)9);
+    else
+        u = json_pack("{s:s, s:I, s:{s:I, s:s, s:I, s:I, s:[]}}", "action",
+                      "set-statistics", "snapshot-id", (json_int_t)id,
+                      "statistics", "snapshot-id", (json_int_t)id,
+                      "statistics-path", path, "file-size-in-bytes",
+                      (json_int_t)9, "file-footer-size-in-bytes",
+                      (json_int_t)4, "blob-metadata");
+    xp_commit(e, t, u);
+}
+
 /* A table of 12 snapshots: 8 appends, a position delete, a removal of
- * the third data file, 2 more appends. */
+ * the third data file, 2 more appends; statistics for snapshot 1 and
+ * partition statistics for snapshot 10. */
 static zb_table *twelve(xp_env *e)
 {
     zb_table *t = xp_make_table(e, IDENT, NULL, 8, 20);
@@ -64,6 +90,8 @@ static zb_table *twelve(xp_env *e)
     xp_append(e, &t, 20, 1000);
     xp_append(e, &t, 20, 2000);
     ZBT_EQ_INT(t->meta->n_snapshots, 12);
+    add_stats(e, &t, 1, 0);
+    add_stats(e, &t, 10, 1);
     return t;
 }
 
@@ -120,6 +148,7 @@ static void test_ops_expire__generated_table(void)
     ZBT_CHECK(r.committed);
     ZBT_EQ_U64(r.planned_lists, 9);
     ZBT_EQ_U64(r.planned_data, 1);
+    ZBT_EQ_U64(r.planned_stats, 1);      /* snapshot 1's, not 10's */
 
     after = xp_tree(tdir);
     gone = removed(before, after);

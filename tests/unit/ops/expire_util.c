@@ -580,6 +580,10 @@ char *xp_snapshot_paths(xp_env *e, const zb_table *t,
         for (k = 0; k < t->meta->n_statistics; k++)
             if (t->meta->statistics[k].snapshot_id == s->snapshot_id)
                 add_resolved(e, t, &l, t->meta->statistics[k].statistics_path);
+        for (k = 0; k < t->meta->n_partition_statistics; k++)
+            if (t->meta->partition_statistics[k].snapshot_id == s->snapshot_id)
+                add_resolved(e, t, &l,
+                             t->meta->partition_statistics[k].statistics_path);
         ZBT_OK_CTX(ice_manifest_list_open(&lr, e->io, &e->ctx,
                                           s->manifest_list,
                                           t->meta->format_version, &t->paths),
