@@ -19,4 +19,6 @@ target_link_libraries(zb_ops PUBLIC zb_plan)
 if(ZB_BUILD_BENCH AND EXISTS ${PROJECT_SOURCE_DIR}/bench/bench_compact.c)
   add_executable(bench_compact bench/bench_compact.c)
   target_link_libraries(bench_compact PRIVATE zb_ops)
+  target_compile_definitions(bench_compact PRIVATE
+    ZB_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 endif()
