@@ -38,8 +38,11 @@
  *
  * Codes: ZB_EUNSAFE (the check above; the snapshots are expired, no file
  * deleted), ZB_ECONFLICT (still losing races after 3 attempts),
- * ZB_ETIMEOUT, the catalog's and FileIO's codes, ZB_ECORRUPT (a retained
- * snapshot's manifest list or manifest does not read: nothing changed).
+ * ZB_ETIMEOUT, the catalog's and FileIO's codes, ZB_ENOTFOUND or
+ * ZB_ECORRUPT (a retained snapshot's manifest list or manifest is missing
+ * or does not read: nothing changed; an expired snapshot's is logged and
+ * passed over), ZB_EINVAL (a history.expire.* property that is not a
+ * number).
  */
 #ifndef ZB_OPS_EXPIRE_H
 #define ZB_OPS_EXPIRE_H
