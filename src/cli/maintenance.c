@@ -268,11 +268,11 @@ int zb_cli_maintenance_run(int argc, char **argv)
         s->steps = 0;
         rc = zb_verb_run_table(&env, &ctx, tables[k], &a->mo, on_step, s);
         if (rc < 0 && s->steps == 0) {
-            /* the table's catalog did not open: no operation ran */
+            /* the table did not load: no operation ran */
             fflush(stdout);
             fprintf(stderr, "  %s\n", ctx.err.msg[0] ? ctx.err.msg
                                                      : zb_rc_name(rc));
-            add_failure(s, tables[k], "(catalog)", zb_cli_exit_code(rc));
+            add_failure(s, tables[k], "load", zb_cli_exit_code(rc));
         }
         fflush(stdout);
     }

@@ -108,9 +108,15 @@ static void print_step(const zb_maint_step *st, void *payload)
                 putchar('\n');
         }
         if (st->rc < 0) {
+            const char *msg = st->error ? st->error : zb_rc_name(st->rc);
+            size_t tl = strlen(st->table);
+
             fflush(stdout);
-            fprintf(stderr, "zamboni %s: %s: %s\n", o->args->verb, st->table,
-                    st->error ? st->error : zb_rc_name(st->rc));
+            if (strncmp(msg, st->table, tl) == 0 && msg[tl] == ':')
+                fprintf(stderr, "zamboni %s: %s\n", o->args->verb, msg);
+            else
+                fprintf(stderr, "zamboni %s: %s: %s\n", o->args->verb,
+                        st->table, msg);
         }
         o->rc = st->rc;
         break;

@@ -36,7 +36,7 @@ typedef enum flag_id {
     F_TARGET, F_MIN_FILES, F_REWRITE_ALL, F_PARTIAL, F_MEMORY_MODE,
     F_MEMORY_BUDGET, F_READ_AHEAD, F_READ_AHEAD_FILES, F_TEMP_DIR,
     F_SORT_BY, F_SORT_TABLE, F_BRANCH, F_SNAP_OP, F_DANGLING_POLICY,
-    F_MAX_AGE, F_MIN_KEEP, F_OLDER_THAN, F_MIN_MANIFESTS, F_TABLE
+    F_MAX_AGE, F_MIN_KEEP, F_OLDER_THAN, F_MIN_MANIFESTS, F_TABLE, F_FORCE
 } flag_id;
 
 typedef struct flag_def {
@@ -141,8 +141,12 @@ static const flag_def flags[] = {
       "keep at least N snapshots per branch (>= 1); default: the table\n"
       "config, then history.expire.min-snapshots-to-keep, else 1" },
     { "--older-than-days", F_OLDER_THAN, "N", ZB_VERB_ORPHANS | ZB_VERB_MAINTENANCE,
-      "delete unreferenced files older than N days (>= 1; the age guard);\n"
+      "delete unreferenced files older than N days (the age guard; below\n"
+      "1 only with --force);\n"
       "default: the table config, else 3" },
+    { "--force", F_FORCE, NULL, ZB_VERB_ORPHANS | ZB_VERB_MAINTENANCE,
+      "allow an age guard below 1 day (default: refused, exit 3: files a\n"
+      "running job wrote but has not committed yet would go)" },
     { "--min-input-manifests", F_MIN_MANIFESTS, "N",
       ZB_VERB_MANIFESTS | ZB_VERB_MAINTENANCE,
       "rewrite only when there are at least N data manifests (>= 2);\n"
@@ -269,12 +273,12 @@ void zb_verb_help(FILE *out, unsigned bit)
             continue;
         snprintf(head, sizeof head, "%s%s%s", f->name, f->metavar ? " " : "",
                  f->metavar ? f->metavar : "");
-        fprintf(out, "  %-28s ", head);
+        fprintf(out, "  %s\n", head);
         for (h = f->help; (nl = strchr(h, '\n')) != NULL; h = nl + 1)
-            fprintf(out, "%.*s\n  %-28s ", (int)(nl - h), h, "");
-        fprintf(out, "%s\n", h);
+            fprintf(out, "      %.*s\n", (int)(nl - h), h);
+        fprintf(out, "      %s\n", h);
     }
-    fprintf(out, "  %-28s %s\n", "-h, --help", "show this help");
+    fputs("  -h, --help\n      show this help\n", out);
     if (bit & CATALOG)
         fputs("\nSettings resolve flag > ZAMBONI_* variable (real, then .env) >\n"
               "./zamboni.yml > $ZAMBONI_ROOT/zamboni.yml > default; ZAMBONI_ROOT\n"
@@ -498,6 +502,7 @@ int zb_verb_parse(zb_verb_args *a, unsigned bit, int argc, char **argv,
             case F_REWRITE_ALL: a->mo.rewrite_all = 1; break;
             case F_PARTIAL: a->mo.partial_progress = 1; break;
             case F_SORT_TABLE: a->sort_by_table_order = 1; break;
+            case F_FORCE: a->mo.orphans_force = 1; break;
             default: break;
             }
             continue;

@@ -309,6 +309,15 @@ int zb_maintenance_table(const zb_op_target *t, zb_ctx *ctx,
     int worst = ZB_OK, i, stopped = -1;
 
     ZB_ASSERT_ARG(t && ctx && o && t->ident);
+    /* a table that does not load fails once, not once per operation */
+    {
+        zb_table *probe = NULL;
+        int rc = zb_catalog_load_table(t->catalog, ctx, t->ident, &probe);
+
+        zb_table_free(probe);
+        if (rc < 0)
+            return rc;
+    }
     if (o->config != NULL) {
         zb_table_config_effective(&eff, o->config, t->ident);
     } else {
@@ -342,6 +351,11 @@ int zb_maintenance_table(const zb_op_target *t, zb_ctx *ctx,
             zb_err_clear(&ctx->err);
             t0 = now_ms();
             st.rc = run_op(t, ctx, o, b, st.op, &lines);
+            /* a refusal comes before any work: its zero counts say
+             * nothing */
+            if (st.rc == ZB_EREFUSED || st.rc == ZB_EUSAGE ||
+                st.rc == ZB_EINVAL || st.rc == ZB_EUNSUPPORTED)
+                zb_buf_clear(&lines);
             st.elapsed_ms = now_ms() - t0;
             st.detail = zb_buf_cstr(&lines);
             if (st.rc < 0)

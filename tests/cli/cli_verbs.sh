@@ -1,0 +1,219 @@
+#!/usr/bin/env bash
+# The operation verbs, maintenance and the read-only verbs around them:
+# --help of each (every flag with its default), usage errors (exit 2),
+# refusals (exit 3), the warehouse mismatch of a table config (exit 3,
+# nothing touched), --dry-run changing no byte, worst-exit aggregation
+# across tables and one table's abort not stopping the next (exit 4), the
+# maintenance order. Tables are copies of the fixture tables.
+# Usage: cli_verbs.sh PATH/TO/zamboni FIXTURES_DIR
+set -u
+zb=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+fx=$(cd "$2" && pwd)
+pass=0
+fail=0
+tmp=$(mktemp -d)
+out=$tmp/out err=$tmp/err
+trap 'rm -rf "$tmp"' EXIT
+# A configuration of our own: no profile, .env or root of the caller's.
+mkdir -p "$tmp/root" "$tmp/home" "$tmp/cwd"
+cd "$tmp/cwd" || exit 1
+for v in $(env | grep -o '^ZAMBONI_[A-Z0-9_]*'); do unset "$v"; done
+export ZAMBONI_ROOT=$tmp/root HOME=$tmp/home
+
+ok() { echo "PASS $1"; pass=$((pass + 1)); }
+bad() {
+    echo "FAIL $1: $2"
+    sed 's/^/     stdout: /' "$out" | head -8
+    sed 's/^/     stderr: /' "$err" | head -8
+    fail=$((fail + 1))
+}
+
+# expect NAME WANT_EXIT STDOUT_PATTERN STDERR_PATTERN -- ARGS...
+expect() {
+    local name=$1 want=$2 out_pat=$3 err_pat=$4
+    shift 5
+    "$zb" "$@" >"$out" 2>"$err" </dev/null
+    local got=$?
+    if [ "$got" -ne "$want" ]; then
+        bad "$name" "exit $got, want $want"
+    elif [ -n "$out_pat" ] && ! grep -qE -- "$out_pat" "$out"; then
+        bad "$name" "stdout lacks /$out_pat/"
+    elif [ -n "$err_pat" ] && ! grep -qE -- "$err_pat" "$err"; then
+        bad "$name" "stderr lacks /$err_pat/"
+    else
+        ok "$name"
+    fi
+}
+
+# A listing of every file under a folder with its checksum.
+snapshot() { (cd "$1" && find . -type f | LC_ALL=C sort | xargs -d '\n' sha256sum); }
+
+copy() { rm -rf "$2" && cp -a "$fx/$1" "$2"; }
+
+# --- help: every verb, every flag with a default -----------------------
+verbs="maintenance compact apply-properties remove-dangling-deletes
+rewrite-manifests expire remove-orphans describe plan warehouses engines
+table-config demo"
+for v in $verbs; do
+    expect "help_$v" 0 "^Usage: zamboni $v" '' -- "$v" --help
+    expect "help_via_help_$v" 0 "^Usage: zamboni $v" '' -- help "$v"
+    "$zb" "$v" --help >"$out" 2>"$err"
+    # no help line wider than a terminal, except the dry-run trailer
+    if awk 'length > 80 && !/dry run --/ {bad = 1} END {exit bad}' "$out"
+    then ok "help_width_$v"; else bad "help_width_$v" "a line over 80"; fi
+    expect "listed_$v" 0 "^  $v " '' -- --help
+done
+"$zb" maintenance --help >"$out" 2>"$err"
+for f in --dry-run --yes --status --table-config --warehouse --uri --engine \
+         --target-file-size-bytes --min-input-files --rewrite-all \
+         --partial-progress --memory-mode --memory-budget-bytes \
+         --read-ahead-bytes --max-read-ahead-files --temp-directory \
+         --sort-by --sort-by-table-order --branch --snapshot-operation \
+         --dangling-delete-policy --max-snapshot-age-days \
+         --min-snapshots-to-keep --older-than-days --min-input-manifests; do
+    if grep -qE -- "^  $f( |\$)" "$out"; then ok "maintenance_help_has_$f"
+    else bad "maintenance_help_has_$f" "no line for $f"; fi
+done
+for pair in "134217728:--target-file-size-bytes" "268435456:--memory-budget" \
+            "else 3:--older-than-days" "else 5:--max-snapshot-age-days" \
+            "else 1:--min-snapshots-to-keep" "else 2:--min-input-manifests" \
+            "default main:--branch" "local \\(default:--engine"; do
+    d=${pair%%:*} f=${pair#*:}
+    if grep -A4 -- "^  $f" "$out" | grep -qE -- "$d"; then ok "default_of_$f"
+    else bad "default_of_$f" "no default '$d'"; fi
+done
+expect help_global_mentions 0 "COMMAND --help" '' -- --help
+
+# --- usage errors (exit 2) ---------------------------------------------
+t=$tmp/t-pos
+copy impala-v2-pos-delete "$t"
+for v in compact apply-properties remove-dangling-deletes rewrite-manifests \
+         expire remove-orphans describe plan; do
+    expect "missing_table_$v" 2 '' 'missing TABLE' -- "$v"
+    expect "two_tables_$v" 2 '' "unexpected argument 'b'" -- "$v" a b
+    expect "unknown_option_$v" 2 '' "unknown option '--bogus'" -- "$v" --bogus "$t"
+done
+expect flag_needs_value 2 '' "option '--table-config' needs a value" -- expire "$t" --table-config
+expect flag_no_value 2 '' "option '--dry-run' takes no value" -- expire --dry-run=1 "$t"
+expect bad_min_keep 2 '' "invalid value '0' for --min-snapshots-to-keep" -- expire --min-snapshots-to-keep 0 "$t"
+expect bad_age 2 '' "invalid value 'x' for --max-snapshot-age-days" -- expire --max-snapshot-age-days x "$t"
+expect bad_target 2 '' "invalid value '99' for --target-file-size-bytes" -- compact --target-file-size-bytes 99 "$t"
+expect bad_min_manifests 2 '' "invalid value '1' for --min-input-manifests" -- rewrite-manifests --min-input-manifests 1 "$t"
+expect bad_memory_mode 2 '' "invalid value 'lots' for --memory-mode" -- compact --memory-mode lots "$t"
+expect flag_of_other_verb 2 '' "unknown option '--older-than-days'" -- expire --older-than-days 3 "$t"
+expect removed_token 2 '' '--token was removed' -- maintenance --token abc "$t"
+expect maintenance_no_tables 2 '' 'no tables' -- maintenance
+expect table_config_bad_action 2 '' "unknown action 'check'" -- table-config check x.json
+expect table_config_missing 2 '' 'no such file' -- table-config validate "$tmp/none.json"
+expect demo_two_dirs 2 '' "unexpected argument" -- demo a b
+
+# --- refusals (exit 3) -------------------------------------------------
+expect engine_trino 3 '' "engine 'trino' is not available" -- expire --engine trino "$t"
+expect sort_by 3 '' 'sorted compaction' -- compact --sort-by id "$t"
+expect snapshot_overwrite 3 '' 'overwrite is not' -- compact --snapshot-operation overwrite "$t"
+expect orphans_guard 3 '' 'below 24 hours' -- remove-orphans --older-than-days 0 "$t"
+expect engines_lists 0 '^  remove-orphans +full +previews' '' -- engines
+expect engines_trino 0 '^  compact +unsupported +cannot preview' '' -- engines
+
+# --- table-config validate / summary -----------------------------------
+cat >"$tmp/tc.json" <<'EOF'
+{"version": 2, "warehouse": "acme",
+ "namespaces": {"db": {"tables": {"events": {"min_input_files": 3}}}}}
+EOF
+echo '{"version": 2, "warehouse": "acme", "defaults": {"min_input_files": 0}}' >"$tmp/tc-bad.json"
+expect tc_valid 0 'valid \(warehouse acme, 1 table' '' -- table-config validate "$tmp/tc.json"
+expect tc_invalid 2 '' 'min_input_files' -- table-config validate "$tmp/tc-bad.json"
+expect tc_wrong_warehouse 3 '' 'globex' -- table-config validate --warehouse globex "$tmp/tc.json"
+expect tc_summary 0 'min_input_files +3' '' -- table-config summary "$tmp/tc.json" --table db.events
+
+# --- the warehouse check: exit 3 before anything is touched -------------
+mkdir -p "$tmp/root/configs/acme"
+sed 's/"acme"/"globex"/' "$tmp/tc.json" >"$tmp/root/configs/acme/table-config.json"
+before=$(snapshot "$t"; snapshot "$tmp/root")
+expect mismatch_maintenance 3 '' 'globex' -- maintenance --warehouse acme "$t"
+expect mismatch_db_alias 3 '' 'globex' -- maintenance --db acme "$t"
+expect mismatch_single_verb 3 '' 'globex' -- expire --warehouse acme "$t"
+expect mismatch_explicit 3 '' 'globex' -- maintenance --warehouse acme --table-config "$tmp/root/configs/acme/table-config.json" "$t"
+after=$(snapshot "$t"; snapshot "$tmp/root")
+if [ "$before" = "$after" ]; then ok mismatch_touched_nothing
+else bad mismatch_touched_nothing "files changed"; fi
+rm -rf "$tmp/root/configs"
+
+# --- --dry-run changes nothing ------------------------------------------
+d1=$tmp/dry-a d2=$tmp/dry-b
+copy impala-v2-eq-delete "$d1"
+copy impala-v2-pos-partitioned "$d2"
+before=$(snapshot "$d1"; snapshot "$d2")
+expect dry_maintenance 0 'dry run -- nothing changed' '' -- maintenance --dry-run "$d1" "$d2"
+grep -q 'would rewrite' "$out" && ok dry_counts_compact || bad dry_counts_compact "no plan"
+grep -q 'would delete [1-9]' "$out" && ok dry_counts_expire || bad dry_counts_expire "no count"
+for v in compact apply-properties remove-dangling-deletes rewrite-manifests \
+         expire remove-orphans; do
+    expect "dry_$v" 0 'dry run -- nothing changed' '' -- "$v" --dry-run "$d1"
+done
+expect dry_yes_accepted 0 'dry run' '' -- expire --dry-run --yes "$d2"
+after=$(snapshot "$d1"; snapshot "$d2")
+if [ "$before" = "$after" ]; then ok dry_run_changed_nothing
+else bad dry_run_changed_nothing "$(diff <(echo "$before") <(echo "$after") | head -5)"; fi
+
+# --- maintenance: order, isolation, worst exit --------------------------
+# bad1: a referenced data file is missing: compaction cannot read it (1)
+#       and remove-orphans aborts (4). bad2: a manifest target property
+#       that is not a size: rewrite-manifests aborts (4, in a dry run so
+#       that the manifests are there to rewrite) and the rest of the table
+#       is skipped. good: maintained all the same, after both.
+b1=$tmp/a-bad1 b2=$tmp/b-bad2 g=$tmp/c-good
+copy impala-v2-eq-delete "$b1"
+copy impala-v2-pos-some-files "$b2"
+copy impala-v2-pos-delete "$g"
+victim=$(find "$b1/data" -name '*.parq*' | LC_ALL=C sort | head -1)
+rm -f "$victim"
+sed -i 's/"properties" : {/"properties" : { "write.manifest.target-size-bytes" : "abc",/' "$b2/metadata/v7.metadata.json"
+"$zb" maintenance "$b1" "$g" >"$out" 2>"$err"
+got=$?
+[ $got -eq 4 ] && ok worst_exit_is_4 || bad worst_exit_is_4 "exit $got"
+grep -qE "^  remove-orphans: .*unreferenced" "$err" && ok orphans_aborted_report || bad orphans_aborted_report "no report on stderr"
+grep -q "$b1 remove-orphans (exit 4)" "$err" && ok failed_list_orphans || bad failed_list_orphans "no failed line"
+grep -q "$b1 compact (exit 1)" "$err" && ok failed_list_compact || bad failed_list_compact "no failed line"
+grep -q "^$g\$" "$out" && grep -qE "^  remove-orphans: scanned" "$out" && ok next_table_maintained || bad next_table_maintained "good table not run"
+# the order, read from the good table's section
+order=$(sed -n "\|^$g\$|,\$p" "$out" | grep -oE '^  [a-z-]+:' | tr -d ' :' | tr '\n' ' ')
+want="compact apply-properties remove-dangling-deletes rewrite-manifests expire remove-orphans "
+[ "$order" = "$want" ] && ok maintenance_order || bad maintenance_order "got '$order'"
+
+copy impala-v2-pos-delete "$g"
+"$zb" maintenance --dry-run "$b2" "$g" >"$out" 2>"$err"
+got=$?
+[ $got -eq 4 ] && ok abort_exit_4 || bad abort_exit_4 "exit $got"
+grep -q "stopping this table: rewrite-manifests aborted" "$err" && ok abort_stops_table || bad abort_stops_table "no stop line"
+sed -n "\|^$b2\$|,\|^$g\$|p" "$out" | grep -qE '^  (expire|remove-orphans):' && bad abort_skips_rest "ran after the abort" || ok abort_skips_rest
+sed -n "\|^$g\$|,\$p" "$out" | grep -qE '^  remove-orphans: scanned' && ok abort_next_table_runs || bad abort_next_table_runs "next table not run"
+
+# profile subset: the order stays the fixed one
+cat >"$tmp/cwd/zamboni.yml" <<'EOF'
+operations: [remove-orphans, expire, apply-properties]
+EOF
+copy impala-v2-pos-delete "$g"
+"$zb" maintenance --dry-run "$g" >"$out" 2>"$err"
+order=$(grep -oE '^  [a-z-]+:' "$out" | tr -d ' :' | tr '\n' ' ')
+[ "$order" = "apply-properties expire remove-orphans " ] && ok profile_subset_order || bad profile_subset_order "got '$order'"
+rm -f "$tmp/cwd/zamboni.yml"
+
+# config disables an operation
+cat >"$tmp/tc2.json" <<EOF
+{"version": 2, "warehouse": "acme", "defaults": {"retention": {
+  "expire_snapshots": {"enabled": false},
+  "remove_orphan_files": {"enabled": false}}}}
+EOF
+expect config_disabled 0 'expire: disabled in the config \(retention.expire_snapshots.enabled\)' '' -- maintenance --dry-run --table-config "$tmp/tc2.json" "$g"
+expect config_disabled_verb 0 'expire_snapshots is disabled in the table config' '' -- expire --table-config "$tmp/tc2.json" "$g"
+
+# describe and plan on a fixture copy
+expect describe 0 'live data files : [0-9]+' '' -- describe "$g"
+expect describe_deletes 0 'delete files    : 1 position, 0 equality' '' -- describe "$g"
+expect plan 0 'group\(s\), [0-9]+ file\(s\), target 134217728 bytes' '' -- plan "$g"
+expect plan_target_flag 0 'target 1000 bytes' '' -- plan --target-file-size-bytes 1000 "$g"
+expect describe_missing 1 '' 'describe: /nonexistent' -- describe /nonexistent/t
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,40 @@
+# The operation verbs, maintenance and the read-only verbs
+# (cmake/cli_verbs.cmake), tested through the executable:
+#   test_cli_verbs      help of every verb (every flag with its default),
+#                       usage errors (2), refusals (3), the table config's
+#                       warehouse check (3, nothing touched), --dry-run
+#                       changing no byte, worst exit across tables, one
+#                       table's abort (4) not stopping the next, the
+#                       maintenance order; on fixture copies (label unit)
+#   test_cli_demo       the demo twice, --dry-run on the demo (no byte of
+#                       the tables or the catalog changes), --status in the
+#                       seed's shape, fewer files after (label unit)
+#   interop_cli_demo_rows  the live rows of every demo table before and
+#                       after maintenance, by tests/interop/scan_reference.mjs
+#                       (label interop)
+# Registered when the executable has the verbs (and compaction, which the
+# demo's counts expect).
+if(TARGET zamboni AND TARGET zb_ops AND TARGET zb_config AND
+   EXISTS ${PROJECT_SOURCE_DIR}/src/ops/compact.c)
+  find_program(ZB_NODE NAMES node nodejs)
+  add_test(NAME test_cli_verbs
+    COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/cli_verbs.sh
+            $<TARGET_FILE:zamboni> ${PROJECT_SOURCE_DIR}/../shared/fixtures)
+  set_tests_properties(test_cli_verbs PROPERTIES LABELS unit TIMEOUT 300)
+  add_test(NAME test_cli_demo
+    COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/cli_demo.sh $<TARGET_FILE:zamboni>)
+  set_tests_properties(test_cli_demo PROPERTIES LABELS unit TIMEOUT 600)
+  if(ZB_NODE)
+    add_test(NAME interop_cli_demo_rows
+      COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/cli_demo_rows.sh
+              $<TARGET_FILE:zamboni> ${ZB_NODE}
+              ${PROJECT_SOURCE_DIR}/tests/interop/scan_reference.mjs)
+    set_tests_properties(interop_cli_demo_rows PROPERTIES LABELS interop
+      TIMEOUT 600)
+  else()
+    add_test(NAME interop_cli_demo_rows COMMAND ${CMAKE_COMMAND}
+      "-DMSG=node was not found at configure time; run scripts/install-deps.sh and re-run cmake"
+      -P ${PROJECT_SOURCE_DIR}/tests/interop/fail.cmake)
+    set_tests_properties(interop_cli_demo_rows PROPERTIES LABELS interop)
+  endif()
+endif()
