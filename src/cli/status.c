@@ -172,9 +172,9 @@ void zb_status_print_change(FILE *out, const zb_status_row *before,
     }
     zb_str_format_bytes(s1, sizeof s1, b > a ? b - a : 0);
     fprintf(out, "  reclaimed %s\n", s1);
-    fprintf(out, "\nstatus\n  %s\n  %-34s %6s    %-6s %8s    %-8s\n",
+    fprintf(out, "\nstatus\n  %s\n  %-34s %6s    %-6s %8s\n",
             "--------------------------------------------------------------------",
-            "table", "files", "", "bytes", "");
+            "table", "files", "", "bytes");
     for (k = 0; k < n; k++) {
         if (!before[k].ok || !after[k].ok) {
             fprintf(out, "  %-34s (not read)\n", before[k].table);
@@ -182,7 +182,7 @@ void zb_status_print_change(FILE *out, const zb_status_row *before,
         }
         zb_str_format_bytes(s1, sizeof s1, before[k].disk_bytes);
         zb_str_format_bytes(s2, sizeof s2, after[k].disk_bytes);
-        fprintf(out, "  %-34s %6llu -> %-6llu %8s -> %-8s\n", before[k].table,
+        fprintf(out, "  %-34s %6llu -> %-6llu %8s -> %s\n", before[k].table,
                 (unsigned long long)before[k].disk_files,
                 (unsigned long long)after[k].disk_files, s1, s2);
         if (before[k].data_rows != after[k].data_rows)

@@ -49,8 +49,8 @@ expect bad_log_format 2 '' "invalid value 'xml' for --log-format" -- --log-forma
 expect bad_log_level 2 '' "invalid value 'loud' for --log-level" -- --log-level loud
 expect version_extra_arg 2 '' "unexpected argument 'x'" -- version x
 # Planned commands say so and exit 3 (refused), never pretend to work.
-expect planned_command_refused 3 '' 'not available in this build' -- compact db.t
-expect planned_maintenance_refused 3 '' 'not available in this build' -- maintenance --warehouse w
+expect planned_command_refused 3 '' 'not available in this build' -- serve
+expect planned_worker_refused 3 '' 'not available in this build' -- worker
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
