@@ -12,3 +12,19 @@ target_compile_definitions(test_ops_expire PRIVATE
   ZB_FIXTURES_DIR="${PROJECT_SOURCE_DIR}/../shared/fixtures")
 add_test(NAME test_ops_expire COMMAND test_ops_expire)
 set_tests_properties(test_ops_expire PROPERTIES LABELS unit TIMEOUT 600)
+
+# The expired table of the generated_table case kept in a folder and read
+# by icebird, snapshot by snapshot (expire_check.mjs).
+find_program(ZB_NODE NAMES node nodejs)
+set(_zb_expire_out ${CMAKE_CURRENT_BINARY_DIR}/expire-table)
+if(ZB_NODE)
+  add_test(NAME test_ops_expire_table COMMAND sh -c
+    "rm -rf '${_zb_expire_out}' && mkdir -p '${_zb_expire_out}' && ZB_EXPIRE_OUT='${_zb_expire_out}' '$<TARGET_FILE:test_ops_expire>' expire__generated_table")
+  set_tests_properties(test_ops_expire_table PROPERTIES
+    LABELS unit FIXTURES_SETUP zb_expire_table TIMEOUT 300)
+  add_test(NAME test_ops_expire_icebird COMMAND ${ZB_NODE}
+    ${CMAKE_CURRENT_SOURCE_DIR}/unit/ops/expire_check.mjs ${_zb_expire_out}
+    WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  set_tests_properties(test_ops_expire_icebird PROPERTIES
+    LABELS "unit;interop" FIXTURES_REQUIRED zb_expire_table TIMEOUT 300)
+endif()

@@ -78,9 +78,9 @@ static void add_stats(xp_env *e, zb_table **t, size_t i, int partition)
 /* A table of 12 snapshots: 8 appends, a position delete, a removal of
  * the third data file, 2 more appends; statistics for snapshot 1 and
  * partition statistics for snapshot 10. */
-static zb_table *twelve(xp_env *e)
+static zb_table *twelve_at(xp_env *e, const char *location)
 {
-    zb_table *t = xp_make_table(e, IDENT, NULL, 8, 20);
+    zb_table *t = xp_make_table(e, IDENT, location, 8, 20);
     char *path;
 
     xp_delete_row(e, &t);
@@ -93,6 +93,38 @@ static zb_table *twelve(xp_env *e)
     add_stats(e, &t, 1, 0);
     add_stats(e, &t, 10, 1);
     return t;
+}
+
+static zb_table *twelve(xp_env *e)
+{
+    return twelve_at(e, NULL);
+}
+
+/*
+ * With ZB_EXPIRE_OUT set, the expired table is kept there with
+ * expected.json (its metadata file, the live rows of each snapshot as
+ * the row stream read them before the expiry) for expire_check.mjs,
+ * which reads every snapshot with icebird.
+ */
+static void keep_for_icebird(const zb_table *t, const char *out,
+                             const int64_t *ids, const int64_t *rows, size_t n)
+{
+    char path[1024];
+    FILE *f;
+    size_t i, j;
+
+    snprintf(path, sizeof path, "%s/expected.json", out);
+    f = fopen(path, "w");
+    ZBT_CHECK(f != NULL);
+    fprintf(f, "{\"metadata\": \"%s\", \"rows\": [", t->metadata_location);
+    for (i = 0; i < t->meta->n_snapshots; i++) {
+        for (j = 0; j < n && ids[j] != t->meta->snapshots[i].snapshot_id; j++)
+            ;
+        ZBT_CHECK(j < n);
+        fprintf(f, "%s%lld", i ? ", " : "", (long long)rows[j]);
+    }
+    fprintf(f, "]}\n");
+    fclose(f);
 }
 
 static zb_op_target target(xp_env *e, int dry_run, int64_t now_ms)
@@ -121,9 +153,11 @@ static void test_ops_expire__generated_table(void)
     zb_buf rep = ZB_BUF_INIT(1 << 16);
     size_t i, j;
 
+    const char *out = getenv("ZB_EXPIRE_OUT");
+
     xp_open(&e, 1);
-    t = twelve(&e);
-    snprintf(tdir, sizeof tdir, "%s/events", e.dir);
+    snprintf(tdir, sizeof tdir, "%s/events", out ? out : e.dir);
+    t = twelve_at(&e, tdir);
     for (i = 0; i < 12; i++) {
         keep[i] = i >= 9;        /* the 3 newest of main's line */
         ids[i] = t->meta->snapshots[i].snapshot_id;
@@ -166,6 +200,8 @@ static void test_ops_expire__generated_table(void)
         ZBT_CHECK(j >= 9 && j < 12);
         ZBT_EQ_INT(xp_count_rows(&e, t, s), rows[j]);
     }
+    if (out != NULL)
+        keep_for_icebird(t, out, ids, rows, 12);
     ZBT_OK_CTX(zb_expire_report(&rep, IDENT, &r, 0), &e.ctx);
     {
         char want[128];
