@@ -68,6 +68,8 @@ const zb_cli_command zb_cli_commands[] = {
       ZB_CLI_VERB(zb_cli_engines_run) },
     { "table-config", "validate or summarise a table-config.json", NULL,
       ZB_CLI_VERB(zb_cli_table_config_run) },
+    { "validate-config", "same as table-config validate FILE", NULL,
+      ZB_CLI_VERB(zb_cli_validate_config_run) },
     { "demo", "create a demo warehouse to try maintenance on", NULL,
       ZB_CLI_VERB(zb_cli_demo_run) },
     { "serve", "schedule maintenance tasks for a worker fleet", NULL, NULL },

@@ -6,6 +6,7 @@
  *   zamboni table-config validate FILE  exit 0 valid, 2 invalid (the key
  *                                       path and rule), 3 wrong warehouse
  *   zamboni table-config summary FILE [--table T]
+ *   zamboni validate-config FILE        = table-config validate FILE
  */
 #define ZB_MODULE "cli"
 
@@ -174,5 +175,25 @@ done:
     zb_buf_free(&out);
     zb_table_config_free(tc);
     zb_free(a);
+    return code;
+}
+
+/* `zamboni validate-config FILE`: the Python tool's spelling of
+ * `table-config validate FILE`. */
+int zb_cli_validate_config_run(int argc, char **argv)
+{
+    char **args = zb_calloc((size_t)argc + 2, sizeof *args);
+    int i, code;
+
+    if (args == NULL) {
+        fputs("zamboni validate-config: out of memory\n", stderr);
+        return ZB_EXIT_FAILED;
+    }
+    args[0] = (char *)"table-config";
+    args[1] = (char *)"validate";
+    for (i = 1; i < argc; i++)
+        args[i + 1] = argv[i];
+    code = zb_cli_table_config_run(argc + 1, args);
+    zb_free(args);
     return code;
 }

@@ -146,6 +146,7 @@ int zb_cli_plan_run(int argc, char **argv);
 int zb_cli_warehouses_run(int argc, char **argv);
 int zb_cli_engines_run(int argc, char **argv);
 int zb_cli_table_config_run(int argc, char **argv);
+int zb_cli_validate_config_run(int argc, char **argv);
 int zb_cli_demo_run(int argc, char **argv);
 
 /* --status (cli/status.c): one table's counts. */

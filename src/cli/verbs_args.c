@@ -116,7 +116,8 @@ static const flag_def flags[] = {
       "auto (default), in_memory or chunked; accepted for compatibility:\n"
       "this engine always streams within --memory-budget-bytes" },
     { "--memory-budget-bytes", F_MEMORY_BUDGET, "N", COMPACTION,
-      "largest memory one compaction group may need; default 268435456" },
+      "largest memory one compaction group may need (a larger group\n"
+      "fails before writing); default: the process's byte budget" },
     { "--read-ahead-bytes", F_READ_AHEAD, "N", COMPACTION,
       "accepted for compatibility (default 67108864); reads are planned\n"
       "per group" },

@@ -124,6 +124,8 @@ echo '{"version": 2, "warehouse": "acme", "defaults": {"min_input_files": 0}}' >
 expect tc_valid 0 'valid \(warehouse acme, 1 table' '' -- table-config validate "$tmp/tc.json"
 expect tc_invalid 2 '' 'min_input_files' -- table-config validate "$tmp/tc-bad.json"
 expect tc_wrong_warehouse 3 '' 'globex' -- table-config validate --warehouse globex "$tmp/tc.json"
+expect validate_config_alias 0 'valid \(warehouse acme' '' -- validate-config "$tmp/tc.json"
+expect validate_config_alias_bad 2 '' 'min_input_files' -- validate-config "$tmp/tc-bad.json"
 expect tc_summary 0 'min_input_files +3' '' -- table-config summary "$tmp/tc.json" --table db.events
 
 # --- the warehouse check: exit 3 before anything is touched -------------
