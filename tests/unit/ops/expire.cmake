@@ -28,3 +28,15 @@ if(ZB_NODE)
   set_tests_properties(test_ops_expire_icebird PROPERTIES
     LABELS "unit;interop" FIXTURES_REQUIRED zb_expire_table TIMEOUT 300)
 endif()
+set(_zb_orphans_out ${CMAKE_CURRENT_BINARY_DIR}/orphans-table)
+if(ZB_NODE)
+  add_test(NAME test_ops_orphans_table COMMAND sh -c
+    "rm -rf '${_zb_orphans_out}' && mkdir -p '${_zb_orphans_out}' && ZB_ORPHANS_OUT='${_zb_orphans_out}' '$<TARGET_FILE:test_ops_expire>' orphans__generated_table")
+  set_tests_properties(test_ops_orphans_table PROPERTIES
+    LABELS unit FIXTURES_SETUP zb_orphans_table TIMEOUT 300)
+  add_test(NAME test_ops_orphans_icebird COMMAND ${ZB_NODE}
+    ${CMAKE_CURRENT_SOURCE_DIR}/unit/ops/expire_check.mjs ${_zb_orphans_out}
+    WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  set_tests_properties(test_ops_orphans_icebird PROPERTIES
+    LABELS "unit;interop" FIXTURES_REQUIRED zb_orphans_table TIMEOUT 300)
+endif()

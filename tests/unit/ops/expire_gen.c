@@ -106,7 +106,7 @@ static zb_table *twelve(xp_env *e)
  * the row stream read them before the expiry) for expire_check.mjs,
  * which reads every snapshot with icebird.
  */
-static void keep_for_icebird(const zb_table *t, const char *out,
+void keep_for_icebird(const zb_table *t, const char *out,
                              const int64_t *ids, const int64_t *rows, size_t n)
 {
     char path[1024];

@@ -19,6 +19,13 @@
 
 #ifndef ZB_FIXTURES_DIR
 #define ZB_FIXTURES_DIR "../shared/fixtures"
+/*
+ * Writes <out>/expected.json for expire_check.mjs: t's metadata file and,
+ * for each of its snapshots in order, the rows[j] of ids[j] == its id.
+ */
+void keep_for_icebird(const zb_table *t, const char *out,
+                      const int64_t *ids, const int64_t *rows, size_t n);
+
 #endif
 
 #define DAY_MS ((int64_t)24 * 3600 * 1000)
@@ -96,5 +103,12 @@ int64_t xp_count_rows(xp_env *e, const zb_table *t, const ice_snapshot *s);
  */
 char *xp_snapshot_paths(xp_env *e, const zb_table *t,
                         const unsigned char *flags, int keep);
+
+/*
+ * Writes <out>/expected.json for expire_check.mjs: t's metadata file and,
+ * for each of its snapshots in order, the rows[j] of ids[j] == its id.
+ */
+void keep_for_icebird(const zb_table *t, const char *out,
+                      const int64_t *ids, const int64_t *rows, size_t n);
 
 #endif

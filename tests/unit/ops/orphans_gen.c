@@ -32,9 +32,9 @@ static zb_op_target target(xp_env *e, const char *ident, int dry_run)
 }
 
 /* 6 appends, a position delete and a file removal: 8 snapshots. */
-static zb_table *table8(xp_env *e, const char *ident)
+static zb_table *table8_at(xp_env *e, const char *ident, const char *location)
 {
-    zb_table *t = xp_make_table(e, ident, NULL, 6, 10);
+    zb_table *t = xp_make_table(e, ident, location, 6, 10);
     char *path;
 
     xp_delete_row(e, &t);
@@ -42,6 +42,11 @@ static zb_table *table8(xp_env *e, const char *ident)
     xp_remove_file(e, &t, path);
     free(path);
     return t;
+}
+
+static zb_table *table8(xp_env *e, const char *ident)
+{
+    return table8_at(e, ident, NULL);
 }
 
 static void plant(const char *tdir)
@@ -80,9 +85,18 @@ static void test_ops_orphans__generated_table(void)
     char tdir[700], *before, *after, *gone, want[2048];
     size_t n_files;
 
+    const char *out = getenv("ZB_ORPHANS_OUT");
+    int64_t ids[8], rows[8];
+    size_t i;
+
     xp_open(&e, 1);
-    t = table8(&e, "db.events");
-    snprintf(tdir, sizeof tdir, "%s/events", e.dir);
+    snprintf(tdir, sizeof tdir, "%s/events", out ? out : e.dir);
+    t = table8_at(&e, "db.events", tdir);
+    ZBT_EQ_INT(t->meta->n_snapshots, 8);
+    for (i = 0; i < 8; i++) {
+        ids[i] = t->meta->snapshots[i].snapshot_id;
+        rows[i] = xp_count_rows(&e, t, &t->meta->snapshots[i]);
+    }
     plant(tdir);
     before = xp_tree(tdir);
     n_files = xp_lines(before);
@@ -104,6 +118,11 @@ static void test_ops_orphans__generated_table(void)
     ZBT_CONTAINS(gone, "/data/nested/deep/old.bin\t10\t");
     ZBT_EQ_INT(xp_lines(after), n_files - 3);
     check_all_snapshots(&e, "db.events");
+    xp_reload(&e, &t, "db.events");
+    for (i = 0; i < 8; i++)
+        ZBT_EQ_INT(xp_count_rows(&e, t, &t->meta->snapshots[i]), rows[i]);
+    if (out != NULL)
+        keep_for_icebird(t, out, ids, rows, 8);
     ZBT_OK_CTX(zb_remove_orphans_report(&rep, "db.events", &r, 0), &e.ctx);
     snprintf(want, sizeof want,
              "db.events: scanned %zu file(s), %zu referenced, 4 unreferenced\n"
