@@ -74,7 +74,7 @@ for f in --dry-run --yes --status --table-config --warehouse --uri --engine \
     if grep -qE -- "^  $f( |\$)" "$out"; then ok "maintenance_help_has_$f"
     else bad "maintenance_help_has_$f" "no line for $f"; fi
 done
-for pair in "134217728:--target-file-size-bytes" "268435456:--memory-budget" \
+for pair in "134217728:--target-file-size-bytes" "byte budget:--memory-budget" \
             "else 3:--older-than-days" "else 5:--max-snapshot-age-days" \
             "else 1:--min-snapshots-to-keep" "else 2:--min-input-manifests" \
             "default main:--branch" "local \\(default:--engine"; do
