@@ -25,6 +25,9 @@
 #define ZB_MODULE "cli"
 
 #include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
 
 #include "cli/exit.h"
 #include "cli/verbs.h"
@@ -44,6 +47,8 @@ typedef struct run_state {
     int worst;                      /* exit code */
     int stop_printed;
     int steps;                      /* steps reported for this table */
+    json_t *doc;                    /* --json: the run's document */
+    json_t *ops;                    /* --json: this table's operations */
     size_t n_failed;
     failure failed[MAX_FAILURES];
 } run_state;
@@ -101,6 +106,48 @@ static void print_lines(FILE *out, const char *op, const char *table,
     }
 }
 
+/* --json: one object per step into the table's "operations". */
+static void json_step(run_state *s, const zb_maint_step *st)
+{
+    static const char *const names[] = { "ran", "disabled", "not-selected",
+                                         "unavailable", "stopped" };
+    const char *op = zb_maint_op_names[st->op];
+    json_t *o = json_object(), *lines = json_array();
+    const char *t = st->detail, *nl;
+    int code = st->status == ZB_MAINT_RAN ? zb_cli_exit_code(st->rc) : 0;
+
+    if (o == NULL || lines == NULL) {
+        json_decref(o);
+        json_decref(lines);
+        return;
+    }
+    json_object_set_new(o, "operation", json_string(op));
+    json_object_set_new(o, "status", json_string(names[st->status]));
+    json_object_set_new(o, "exit", json_integer(code));
+    if (st->status == ZB_MAINT_RAN) {
+        while (t && *t) {
+            nl = strchr(t, '\n');
+            json_array_append_new(lines,
+                                  json_stringn(t, nl ? (size_t)(nl - t)
+                                                     : strlen(t)));
+            t = nl ? nl + 1 : t + strlen(t);
+        }
+        json_object_set_new(o, "elapsed_ms", json_integer(st->elapsed_ms));
+        if (st->rc < 0)
+            json_object_set_new(o, "error",
+                                json_string(st->error ? st->error
+                                                      : zb_rc_name(st->rc)));
+    } else if (st->detail) {
+        json_object_set_new(o, st->status == ZB_MAINT_STOPPED ? "aborted_by"
+                                                              : "reason",
+                            json_string(st->detail));
+    }
+    json_object_set_new(o, "report", lines);
+    json_array_append_new(s->ops, o);
+    if (code)
+        add_failure(s, st->table, op, code);
+}
+
 static void on_step(const zb_maint_step *st, void *payload)
 {
     run_state *s = payload;
@@ -109,6 +156,10 @@ static void on_step(const zb_maint_step *st, void *payload)
     int code;
 
     s->steps++;
+    if (s->doc != NULL) {
+        json_step(s, st);
+        return;
+    }
     switch (st->status) {
     case ZB_MAINT_RAN:
         code = zb_cli_exit_code(st->rc);
@@ -142,6 +193,74 @@ static void on_step(const zb_maint_step *st, void *payload)
     default:
         break;
     }
+}
+
+/* Progress of a long operation on a terminal: one line, rewritten. */
+static void tty_progress(const char *stage, uint64_t done, uint64_t total,
+                         void *payload)
+{
+    (void)payload;
+    if (total > 0)
+        fprintf(stderr, "\r    %s: %llu of %llu%s", stage,
+                (unsigned long long)done, (unsigned long long)total,
+                done >= total ? "\r\033[K" : "");
+    else
+        fprintf(stderr, "\r    %s: %llu", stage, (unsigned long long)done);
+    fflush(stderr);
+}
+
+/* The worst exit code recorded for table. */
+static int table_worst(const run_state *s, const char *table)
+{
+    size_t k;
+    int w = 0;
+
+    for (k = 0; k < s->n_failed; k++)
+        if (s->failed[k].table == table && s->failed[k].code > w)
+            w = s->failed[k].code;
+    return w;
+}
+
+static json_t *row_json(const zb_status_row *r)
+{
+    return json_pack("{sssbsIsIsIsIsIsIsIsI}", "table", r->table, "read",
+                     r->ok, "data_files", (json_int_t)r->data_files,
+                     "data_bytes", (json_int_t)r->data_bytes, "rows",
+                     (json_int_t)r->data_rows, "delete_files",
+                     (json_int_t)r->delete_files, "snapshots",
+                     (json_int_t)r->snapshots, "metadata_bytes",
+                     (json_int_t)r->metadata_bytes, "disk_files",
+                     (json_int_t)r->disk_files, "disk_bytes",
+                     (json_int_t)r->disk_bytes);
+}
+
+/* --status under --json: the rows before and after, and what went. */
+static json_t *status_json(const zb_status_row *before,
+                           const zb_status_row *after, size_t n)
+{
+    json_t *o = json_object(), *b = json_array(), *a = json_array();
+    uint64_t bb = 0, ab = 0;
+    size_t k;
+
+    if (o == NULL || b == NULL || a == NULL) {
+        json_decref(o);
+        json_decref(b);
+        json_decref(a);
+        return NULL;
+    }
+    for (k = 0; k < n; k++) {
+        json_array_append_new(b, row_json(&before[k]));
+        json_array_append_new(a, row_json(&after[k]));
+        if (before[k].ok && after[k].ok) {
+            bb += before[k].disk_bytes;
+            ab += after[k].disk_bytes;
+        }
+    }
+    json_object_set_new(o, "before", b);
+    json_object_set_new(o, "after", a);
+    json_object_set_new(o, "reclaimed_bytes",
+                        json_integer((json_int_t)(bb > ab ? bb - ab : 0)));
+    return o;
 }
 
 static int pick_tables(const char ***out, size_t *n, zb_verb_env *env,
@@ -235,7 +354,12 @@ int zb_cli_maintenance_run(int argc, char **argv)
     }
     a->mo.config = env.tc;
     s->args = a;
-    if (a->verbose) {
+    if (a->json && (s->doc = json_object()) == NULL) {
+        fputs("zamboni maintenance: out of memory\n", stderr);
+        code = ZB_EXIT_FAILED;
+        goto done;
+    }
+    if (a->verbose && !a->json) {
         zb_buf d;
 
         zb_buf_init(&d, 1 << 20);
@@ -244,6 +368,10 @@ int zb_cli_maintenance_run(int argc, char **argv)
         zb_buf_free(&d);
         if (env.tc)
             printf("table config: %s\n", env.tc_path);
+    }
+    if (isatty(STDERR_FILENO) && !a->json) {
+        ctx.progress = tty_progress;
+        ctx.progress_payload = NULL;
     }
     if (a->status) {
         before = zb_calloc(n + 1, sizeof *before);
@@ -257,40 +385,82 @@ int zb_cli_maintenance_run(int argc, char **argv)
             zb_err_clear(&ctx.err);
             (void)zb_status_collect(&before[k], &env, &ctx, tables[k]);
         }
-        zb_status_print_totals(stdout, zb_verb_warehouse(&env), "before",
-                               before, n);
+        if (!a->json)
+            zb_status_print_totals(stdout, zb_verb_warehouse(&env), "before",
+                                   before, n);
+    }
+    if (s->doc) {
+        json_object_set_new(s->doc, "warehouse",
+                            json_string(zb_verb_warehouse(&env)));
+        json_object_set_new(s->doc, "dry_run", json_boolean(a->dry_run));
+        json_object_set_new(s->doc, "tables", json_array());
     }
     for (k = 0; k < n; k++) {
-        printf("\n%s\n  %s\n", tables[k],
-               "--------------------------------------------------------------------");
+        json_t *jt = NULL;
+
+        if (s->doc) {
+            jt = json_pack("{ss}", "table", tables[k]);
+            s->ops = json_array();
+            if (jt == NULL || s->ops == NULL) {
+                json_decref(jt);
+                json_decref(s->ops);
+                s->ops = NULL;
+                fputs("zamboni maintenance: out of memory\n", stderr);
+                code = ZB_EXIT_FAILED;
+                goto done;
+            }
+            json_object_set_new(jt, "operations", s->ops);
+            json_array_append_new(json_object_get(s->doc, "tables"), jt);
+        } else {
+            printf("\n%s\n  %s\n", tables[k],
+                   "--------------------------------------------------------------------");
+        }
         s->stop_printed = 0;
         zb_err_clear(&ctx.err);
         s->steps = 0;
         rc = zb_verb_run_table(&env, &ctx, tables[k], &a->mo, on_step, s);
         if (rc < 0 && s->steps == 0) {
             /* the table did not load: no operation ran */
-            fflush(stdout);
-            fprintf(stderr, "  %s\n", ctx.err.msg[0] ? ctx.err.msg
-                                                     : zb_rc_name(rc));
+            const char *msg = ctx.err.msg[0] ? ctx.err.msg : zb_rc_name(rc);
+
+            if (jt != NULL) {
+                json_object_set_new(jt, "error", json_string(msg));
+            } else {
+                fflush(stdout);
+                fprintf(stderr, "  %s\n", msg);
+            }
             add_failure(s, tables[k], "load", zb_cli_exit_code(rc));
         }
+        if (jt != NULL)
+            json_object_set_new(jt, "exit", json_integer(table_worst(s,
+                                                                  tables[k])));
         fflush(stdout);
     }
     if (a->status) {
-        printf("\n");
         for (k = 0; k < n; k++) {
             zb_err_clear(&ctx.err);
             (void)zb_status_collect(&after[k], &env, &ctx, tables[k]);
         }
-        zb_status_print_totals(stdout, zb_verb_warehouse(&env), "after",
-                               after, n);
-        zb_status_print_change(stdout, before, after, n);
+        if (s->doc) {
+            json_object_set_new(s->doc, "status",
+                                status_json(before, after, n));
+        } else {
+            printf("\n");
+            zb_status_print_totals(stdout, zb_verb_warehouse(&env), "after",
+                                   after, n);
+            zb_status_print_change(stdout, before, after, n);
+        }
     }
-    if (a->dry_run)
+    if (s->doc) {
+        json_object_set_new(s->doc, "exit", json_integer(s->worst));
+        if (json_dumpf(s->doc, stdout, JSON_INDENT(2)) == 0)
+            fputc('\n', stdout);
+    } else if (a->dry_run) {
         printf("\n  dry run -- nothing changed; re-run without --dry-run "
                "to %s\n", zb_verb_trailer(ZB_VERB_MAINTENANCE));
+    }
     fflush(stdout);
-    if (s->n_failed > 0) {
+    if (s->n_failed > 0 && !s->doc) {
         fputs("failed:\n", stderr);
         for (k = 0; k < s->n_failed; k++)
             fprintf(stderr, "  %s %s (exit %d)\n", s->failed[k].table,
@@ -298,6 +468,8 @@ int zb_cli_maintenance_run(int argc, char **argv)
     }
     code = s->worst;
 done:
+    if (s != NULL)
+        json_decref(s->doc);
     zb_free(before);
     zb_free(after);
     zb_free(tables);

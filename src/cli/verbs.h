@@ -45,7 +45,7 @@ typedef struct zb_verb_args {
     unsigned bit;                  /* ZB_VERB_* */
     size_t n_pos;                  /* positional arguments */
     const char *pos[ZB_VERB_MAX_TABLES];
-    int dry_run, yes, status, verbose;
+    int dry_run, yes, status, verbose, json;
     const char *table_config;      /* --table-config FILE */
     const char *setting_flags[ZB_SET_COUNT];
     const char *profile_path, *env_path;

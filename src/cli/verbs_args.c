@@ -36,7 +36,7 @@ typedef enum flag_id {
     F_TARGET, F_MIN_FILES, F_REWRITE_ALL, F_PARTIAL, F_MEMORY_MODE,
     F_MEMORY_BUDGET, F_READ_AHEAD, F_READ_AHEAD_FILES, F_TEMP_DIR,
     F_SORT_BY, F_SORT_TABLE, F_BRANCH, F_SNAP_OP, F_DANGLING_POLICY,
-    F_MAX_AGE, F_MIN_KEEP, F_OLDER_THAN, F_MIN_MANIFESTS, F_TABLE, F_FORCE
+    F_MAX_AGE, F_MIN_KEEP, F_OLDER_THAN, F_MIN_MANIFESTS, F_TABLE, F_FORCE, F_JSON
 } flag_id;
 
 typedef struct flag_def {
@@ -58,6 +58,10 @@ static const flag_def flags[] = {
       "print the warehouse before and after (tables, data files, data\n"
       "bytes, metadata bytes, delete files, snapshots), what was\n"
       "reclaimed, and one line per table" },
+    { "--json", F_JSON, NULL, ZB_VERB_MAINTENANCE,
+      "print one JSON document for the run (tables, each operation's\n"
+      "status, exit code, report lines and timing; --status counts)\n"
+      "instead of the lines (default: lines)" },
     { "--verbose", F_VERBOSE, NULL, ZB_VERB_MAINTENANCE,
       "print each operation's timing and the settings' origins" },
     { "--table-config", F_TABLE_CONFIG, "FILE",
@@ -504,6 +508,7 @@ int zb_verb_parse(zb_verb_args *a, unsigned bit, int argc, char **argv,
             case F_PARTIAL: a->mo.partial_progress = 1; break;
             case F_SORT_TABLE: a->sort_by_table_order = 1; break;
             case F_FORCE: a->mo.orphans_force = 1; break;
+            case F_JSON: a->json = 1; break;
             default: break;
             }
             continue;
