@@ -2,7 +2,8 @@
 # the binpack rewrite of a group (compact_rewrite.c), the replace commit
 # with validation against concurrent deletes (compact_commit.c), the run
 # with budget, pool and stop handling (compact.c) and its report lines
-# (compact_report.c), the sort and z-order strategies (compact_sort.c).
+# (compact_report.c), the sort and z-order strategies (compact_sort.c),
+# rows of older partition specs repartitioned (compact_repart.c).
 # table/commit_seq.c lets a replace give its added
 # files the data sequence number of the snapshot compaction planned from.
 target_sources(zb_table_commit PRIVATE
@@ -13,6 +14,7 @@ target_sources(zb_ops PRIVATE
   ${PROJECT_SOURCE_DIR}/src/ops/compact_rewrite.c
   ${PROJECT_SOURCE_DIR}/src/ops/compact_commit.c
   ${PROJECT_SOURCE_DIR}/src/ops/compact_sort.c
+  ${PROJECT_SOURCE_DIR}/src/ops/compact_repart.c
   ${PROJECT_SOURCE_DIR}/src/ops/compact_report.c)
 target_link_libraries(zb_ops PUBLIC zb_plan)
 

@@ -77,11 +77,16 @@
  * and the files of a group cover disjoint key ranges. The table's sort
  * order takes identity fields only (other transforms: ZB_EUNSUPPORTED).
  *
- * Not yet: rewriting files of an older partition spec into the current
- * one (they are compacted within their own spec; output_spec_id other
- * than the file's spec is ZB_EUNSUPPORTED), and v3 row lineage (_row_id
- * is not carried over: v3 tables are refused with ZB_EUNSUPPORTED unless
- * reset_row_lineage is set).
+ * Partition evolution: the output spec is output_spec_id, else the
+ * table's default spec. Files of another spec are always candidates (a
+ * single one runs too); their rows get their partition values under the
+ * output spec from the source columns and transforms (compact_repart.c)
+ * and go to one output per partition met, each rolled at the target.
+ *
+ * Not yet: v3 row lineage (_row_id is not carried over: v3 tables are
+ * refused with ZB_EUNSUPPORTED unless reset_row_lineage is set), and the
+ * partition_evolution rules of the table config (a coarser spec added
+ * first: that belongs to the caller, which then passes output_spec_id).
  *
  * Codes: ZB_EUNSAFE (a row-count mismatch), ZB_ENOMEM (a group above the
  * memory allowed), ZB_EUNSUPPORTED (above), ZB_ECONFLICT (every group
@@ -127,7 +132,7 @@ typedef struct zb_compact_opts {
     int delete_file_threshold;     /* <= 0: off */
     double delete_ratio;           /* <= 0: off; default 0.3 */
     uint64_t max_group_bytes;      /* 0: 100 GiB */
-    int32_t output_spec_id;        /* < 0: each file's own spec */
+    int32_t output_spec_id;        /* < 0: the table's default spec */
     int partial_progress;          /* commit groups as they finish */
     int max_commits;               /* partial progress; <= 0: 10 */
     int max_concurrent;            /* groups at once; <= 0: 1 */
@@ -165,6 +170,8 @@ typedef enum zb_compact_state {
 
 typedef struct zb_compact_group {
     int32_t spec_id;
+    int32_t out_spec_id;           /* the outputs' (the rows repartitioned
+                                      when it differs) */
     const char *partition;         /* "(20671)", "()" when unpartitioned */
     size_t n_tasks;
     zb_scan_task *tasks;           /* copies, in the plan's arena */

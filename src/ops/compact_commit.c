@@ -309,7 +309,7 @@ static int make_op(cst *s, zb_ctx *ctx, const zb_table *t)
             }
         }
         for (j = 0; j < g->out_files && rc == ZB_OK; j++) {
-            rc = ice_commit_op_add_file(s->op, ctx, g->spec_id,
+            rc = ice_commit_op_add_file(s->op, ctx, g->out_spec_id,
                                         &g->outputs[j]);
             added++;
         }

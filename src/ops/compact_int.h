@@ -75,4 +75,19 @@ int zb_compact__xsort_new(zb_xsort **out, zb_ctx *ctx,
                           uint64_t sort_bytes, size_t out_batch_rows,
                           zb_reservation *res, const char *table);
 
+/* Partition values of rows under another spec (compact_repart.c). */
+typedef struct zb_repart zb_repart;
+int zb_compact__repart_new(zb_repart **out, zb_ctx *ctx,
+                           const ice_metadata *m,
+                           const ice_partition_spec *spec,
+                           const struct ArrowSchema *schema);
+void zb_compact__repart_free(zb_repart *p);
+size_t zb_compact__repart_fields(const zb_repart *p);
+/* vals[0..fields) of logical row of batch; strings borrowed. */
+int zb_compact__repart_row(ice_value *vals, zb_ctx *ctx, const zb_repart *p,
+                           const struct ArrowArray *batch, int64_t row);
+/* "a=1/b=x" of vals (out cleared first). */
+int zb_compact__repart_folder(zb_buf *out, zb_ctx *ctx, const zb_repart *p,
+                              const ice_value *vals);
+
 #endif

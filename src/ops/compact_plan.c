@@ -216,7 +216,8 @@ size_t zb_compact__batch_rows(const zb_compact_opts *o, int64_t target,
 
 /* Cuts a bin into groups; appends them (or a skip) to the plan. */
 static int cut_bin(zb_compact_plan *p, zb_vec *groups, zb_vec *skips,
-                   zb_ctx *ctx, const zb_compact_opts *o, bin *b)
+                   zb_ctx *ctx, const zb_compact_opts *o, bin *b,
+                   int32_t out_spec)
 {
     cand *c = b->tasks.items;
     size_t n = b->tasks.len, i = 0;
@@ -259,6 +260,7 @@ static int cut_bin(zb_compact_plan *p, zb_vec *groups, zb_vec *skips,
                                         sizeof *g->tasks)) == NULL)
             return zb_fail_oom(ctx);
         g->spec_id = b->spec_id;
+        g->out_spec_id = out_spec;
         g->partition = b->partition;
         g->n_tasks = j - i;
         for (k = i; k < j; k++) {
@@ -288,6 +290,7 @@ typedef struct pstate {
     const zb_compact_opts *o;
     const ice_metadata *m;
     json_t *index;                 /* key -> bin index */
+    int32_t out_spec;              /* the outputs' spec */
     zb_vec bins;                   /* bin */
     zb_buf key;
 } pstate;
@@ -304,6 +307,9 @@ static int add_task(pstate *s, const zb_scan_task *t)
     int rc;
 
     s->p->live_files++;
+    /* A file of another spec is rewritten into the output spec. */
+    if (t->data.spec_id != s->out_spec)
+        laden = 1;
     if (!o->rewrite_all && !laden &&
         f->file_size_in_bytes >= s->p->target_file_bytes)
         return ZB_OK;
@@ -392,6 +398,8 @@ int zb_compact_plan_build(zb_compact_plan *p, zb_io *io, zb_ctx *ctx,
                      table->ident, (int)o->output_spec_id);
         goto done;
     }
+    s.out_spec = o->output_spec_id >= 0 ? o->output_spec_id
+                                        : m->default_spec_id;
     if ((rc = zb_compact__head(&snap, ctx, m, o->branch)) < 0 || snap == NULL)
         goto done;
     p->snapshot_id = snap->snapshot_id;
@@ -406,18 +414,11 @@ int zb_compact_plan_build(zb_compact_plan *p, zb_io *io, zb_ctx *ctx,
         goto done;
     for (i = 0; i < s.bins.len; i++)
         if ((rc = cut_bin(p, &groups, &skips, ctx, o,
-                          zb_vec_at(&s.bins, i))) < 0)
+                          zb_vec_at(&s.bins, i), s.out_spec)) < 0)
             goto done;
     for (i = 0; i < groups.len; i++) {
         zb_compact_group *g = zb_vec_at(&groups, i);
 
-        if (o->output_spec_id >= 0 && g->spec_id != o->output_spec_id) {
-            rc = zb_fail(ctx, ZB_EUNSUPPORTED, "%s: rewriting files of spec "
-                         "%d into spec %d is not implemented yet",
-                         table->ident, (int)g->spec_id,
-                         (int)o->output_spec_id);
-            goto done;
-        }
         p->files += g->n_tasks;
         p->bytes += g->bytes;
         p->rows += g->rows;

@@ -20,6 +20,7 @@
 
 #include <string.h>
 
+#include "exec/arrow_spill.h"
 #include "format/parquet/parquet.h"
 #include "format/parquet/parquet_write.h"
 #include "ops/compact_int.h"
@@ -54,7 +55,24 @@ typedef struct rw {
     double ratio;                  /* file size / writer's estimate */
     zb_xsort *xs;                  /* sort strategies */
     int32_t stamp;                 /* sort_order_id of outputs, or -1 */
+    /* Rows going into another spec: one open output per partition met;
+     * the one in use is loaded into w, w_uri, folder and ratio above. */
+    zb_repart *rp;
+    zb_vec parts;                  /* part */
+    json_t *index;                 /* partition key -> part index */
+    size_t cur;                    /* the loaded part; SIZE_MAX: none */
+    const char **out_names;        /* the output spec's field names */
+    int32_t *out_ids;              /* and ids */
+    zb_buf key;
 } rw;
+
+typedef struct part {
+    pq_writer *w;
+    char *w_uri;
+    char *folder;
+    double ratio;
+    ice_value *values;             /* in the group's arena */
+} part;
 
 /* The table's write.parquet.* properties applied to the defaults. */
 static int writer_opts(pq_writer_opts *o, zb_ctx *ctx, const ice_metadata *m)
@@ -176,10 +194,19 @@ static int close_output(rw *s)
         return rc;
     }
     pq_write_result_free(&res);
-    f->n_partition = src->n_partition;
-    f->partition = src->partition;
-    f->partition_names = src->partition_names;
-    f->partition_field_ids = src->partition_field_ids;
+    if (s->rp != NULL) {
+        const part *pt = zb_vec_at(&s->parts, s->cur);
+
+        f->n_partition = zb_compact__repart_fields(s->rp);
+        f->partition = pt->values;
+        f->partition_names = s->out_names;
+        f->partition_field_ids = s->out_ids;
+    } else {
+        f->n_partition = src->n_partition;
+        f->partition = src->partition;
+        f->partition_names = src->partition_names;
+        f->partition_field_ids = src->partition_field_ids;
+    }
     if (s->stamp >= 0) {
         f->has_sort_order_id = 1;
         f->sort_order_id = s->stamp;
@@ -233,6 +260,199 @@ done:
     return rc;
 }
 
+/* Makes part i the one in use (saving the one that was). */
+static void load_part(rw *s, size_t i)
+{
+    part *pt;
+
+    if (s->cur == i)
+        return;
+    if (s->cur != SIZE_MAX) {
+        pt = zb_vec_at(&s->parts, s->cur);
+        pt->w = s->w;
+        pt->w_uri = s->w_uri;
+        pt->ratio = s->ratio;
+    }
+    pt = zb_vec_at(&s->parts, i);
+    s->w = pt->w;
+    s->w_uri = pt->w_uri;
+    s->ratio = pt->ratio;
+    zb_buf_clear(&s->folder);
+    (void)zb_buf_puts(&s->folder, pt->folder);   /* fits: made by it */
+    s->cur = i;
+}
+
+/* The part of partition values vals (found or added). */
+static int part_of(size_t *idx, rw *s, const ice_value *vals)
+{
+    size_t n = zb_compact__repart_fields(s->rp), i;
+    json_t *hit;
+    part *pt;
+    int rc;
+
+    zb_buf_clear(&s->key);
+    for (i = 0; i < n; i++) {
+        size_t at = s->key.len, k;
+
+        if (vals[i].is_null) {
+            if (zb_buf_puts(&s->key, "N;") < 0)
+                return zb_fail_oom(s->ctx);
+            continue;
+        }
+        if ((rc = ice_value_to_bytes(&s->key, s->ctx, &vals[i])) < 0)
+            return rc;
+        /* Hex in place of the bytes (JSON keys are NUL-free UTF-8). */
+        {
+            size_t len = s->key.len - at;
+            uint8_t raw[64];
+            const uint8_t *src = (const uint8_t *)s->key.ptr + at;
+            uint8_t *heap = NULL;
+
+            if (len > sizeof raw && (heap = zb_malloc(len)) == NULL)
+                return zb_fail_oom(s->ctx);
+            memcpy(heap ? heap : raw, src, len);
+            zb_buf_truncate(&s->key, at);
+            for (k = 0; k < len; k++)
+                if (zb_buf_appendf(&s->key, "%02x",
+                                   (heap ? heap : raw)[k]) < 0) {
+                    zb_free(heap);
+                    return zb_fail_oom(s->ctx);
+                }
+            zb_free(heap);
+            if (zb_buf_putc(&s->key, ';') < 0)
+                return zb_fail_oom(s->ctx);
+        }
+    }
+    if ((hit = json_object_get(s->index, zb_buf_cstr(&s->key))) != NULL) {
+        *idx = (size_t)json_integer_value(hit);
+        return ZB_OK;
+    }
+    if (zb_vec_push(&s->parts, (void **)&pt) < 0 ||
+        (pt->values = zb_arena_calloc(s->arena, n + 1,
+                                      sizeof *pt->values)) == NULL)
+        return zb_fail_oom(s->ctx);
+    pt->ratio = 1.0;
+    for (i = 0; i < n; i++) {
+        pt->values[i] = vals[i];
+        if (!vals[i].is_null && (vals[i].type == ICE_STRING ||
+                                 vals[i].type == ICE_BINARY ||
+                                 vals[i].type == ICE_FIXED)) {
+            uint8_t *b = zb_arena_alloc(s->arena, vals[i].u.bin.len + 1);
+
+            if (b == NULL)
+                return zb_fail_oom(s->ctx);
+            memcpy(b, vals[i].u.bin.ptr, vals[i].u.bin.len);
+            pt->values[i].u.bin.ptr = b;
+        }
+    }
+    {
+        zb_buf f = ZB_BUF_INIT(URI_MAX);
+
+        rc = zb_compact__repart_folder(&f, s->ctx, s->rp, pt->values);
+        if (rc == ZB_OK &&
+            (pt->folder = zb_arena_strdup(s->arena, zb_buf_cstr(&f))) == NULL)
+            rc = zb_fail_oom(s->ctx);
+        zb_buf_free(&f);
+        if (rc < 0)
+            return rc;
+    }
+    if (json_object_set_new(s->index, zb_buf_cstr(&s->key),
+                            json_integer((json_int_t)(s->parts.len - 1))) < 0)
+        return zb_fail_oom(s->ctx);
+    *idx = s->parts.len - 1;
+    return ZB_OK;
+}
+
+/* Writes a batch (taken over) into the outputs of its rows' partitions. */
+static int write_batch(rw *s, struct ArrowArray *batch)
+{
+    size_t n, i, j, m;
+    size_t *idx = NULL, first;
+    zb_arrow_rowref *refs = NULL;
+    ice_value *vals = NULL;
+    int rc = ZB_OK;
+
+    if (s->rp == NULL) {
+        if (s->w == NULL && (rc = open_output(s)) < 0) {
+            batch->release(batch);
+            return rc;
+        }
+        rc = pq_writer_write(s->w, s->ctx, batch);
+        batch->release(batch);
+        return rc < 0 ? rc : roll_if_full(s);
+    }
+    n = zb_compact__repart_fields(s->rp);
+    if ((idx = zb_calloc((size_t)batch->length + 1, sizeof *idx)) == NULL ||
+        (refs = zb_calloc((size_t)batch->length + 1, sizeof *refs)) == NULL ||
+        (vals = zb_calloc(n + 1, sizeof *vals)) == NULL) {
+        rc = zb_fail_oom(s->ctx);
+        goto done;
+    }
+    for (i = 0; i < (size_t)batch->length && rc == ZB_OK; i++)
+        if ((rc = zb_compact__repart_row(vals, s->ctx, s->rp, batch,
+                                         (int64_t)i)) == ZB_OK)
+            rc = part_of(&idx[i], s, vals);
+    /* Each partition met, in order of first row: its rows taken out. */
+    for (first = 0; first < (size_t)batch->length && rc == ZB_OK; first++) {
+        const struct ArrowArray *src[1] = { batch };
+        struct ArrowArray sub;
+        size_t p = idx[first];
+
+        if (p == SIZE_MAX)
+            continue;
+        for (j = first, m = 0; j < (size_t)batch->length; j++)
+            if (idx[j] == p) {
+                refs[m].src = 0;
+                refs[m++].row = (uint32_t)j;
+                idx[j] = SIZE_MAX;
+            }
+        if ((rc = zb_arrow_take(&sub, &s->schema, src, refs, m)) < 0) {
+            rc = zb_fail_oom(s->ctx);
+            break;
+        }
+        load_part(s, p);
+        if (s->w == NULL && (rc = open_output(s)) < 0) {
+            sub.release(&sub);
+            break;
+        }
+        rc = pq_writer_write(s->w, s->ctx, &sub);
+        sub.release(&sub);
+        if (rc == ZB_OK)
+            rc = roll_if_full(s);
+    }
+done:
+    batch->release(batch);
+    zb_free(idx);
+    zb_free(refs);
+    zb_free(vals);
+    return rc;
+}
+
+/* Closes (ok) or drops every part's open output. */
+static int finish_parts(rw *s, int ok)
+{
+    size_t i;
+    int rc = ZB_OK;
+
+    if (s->rp == NULL) {
+        if (ok && s->w != NULL)
+            return close_output(s);
+        return ZB_OK;
+    }
+    for (i = 0; i < s->parts.len; i++) {
+        load_part(s, i);
+        if (s->w == NULL)
+            continue;
+        if (ok && rc == ZB_OK) {
+            rc = close_output(s);
+        } else {
+            pq_writer_abort(s->w);
+            s->w = NULL;
+        }
+    }
+    return rc;
+}
+
 static int stream_rows(rw *s, const zb_scan_task *tasks, size_t n,
                        size_t batch_rows)
 {
@@ -258,13 +478,7 @@ static int stream_rows(rw *s, const zb_scan_task *tasks, size_t n,
                 break;
             continue;
         }
-        if (s->w == NULL && (rc = open_output(s)) < 0) {
-            batch.release(&batch);
-            break;
-        }
-        rc = pq_writer_write(s->w, s->ctx, &batch);
-        batch.release(&batch);
-        if (rc < 0 || (rc = roll_if_full(s)) < 0)
+        if ((rc = write_batch(s, &batch)) < 0)
             break;
     }
     if (rc < 0)
@@ -291,13 +505,7 @@ static int write_sorted(rw *s)
             return rc;
         if (batch.release == NULL)
             return ZB_OK;
-        if (s->w == NULL && (rc = open_output(s)) < 0) {
-            batch.release(&batch);
-            return rc;
-        }
-        rc = pq_writer_write(s->w, s->ctx, &batch);
-        batch.release(&batch);
-        if (rc < 0 || (rc = roll_if_full(s)) < 0)
+        if ((rc = write_batch(s, &batch)) < 0)
             return rc;
     }
 }
@@ -341,6 +549,33 @@ static int verify(rw *s)
     return ZB_OK;
 }
 
+/* Rows go into spec g->out_spec_id: the partitioner and its names. */
+static int open_repart(rw *s)
+{
+    const ice_partition_spec *spec =
+        ice_metadata_spec(s->table->meta, s->g->out_spec_id);
+    size_t i;
+    int rc;
+
+    if (spec == NULL)
+        return zb_fail(s->ctx, ZB_EINVAL, "%s: no partition spec %d",
+                       s->table->ident, (int)s->g->out_spec_id);
+    if ((rc = zb_compact__repart_new(&s->rp, s->ctx, s->table->meta, spec,
+                                     &s->schema)) < 0)
+        return rc;
+    if ((s->index = json_object()) == NULL ||
+        (s->out_names = zb_arena_calloc(s->arena, spec->n_fields + 1,
+                                        sizeof *s->out_names)) == NULL ||
+        (s->out_ids = zb_arena_calloc(s->arena, spec->n_fields + 1,
+                                      sizeof *s->out_ids)) == NULL)
+        return zb_fail_oom(s->ctx);
+    for (i = 0; i < spec->n_fields; i++) {
+        s->out_names[i] = spec->fields[i].name;
+        s->out_ids[i] = spec->fields[i].field_id;
+    }
+    return ZB_OK;
+}
+
 int zb_compact__rewrite(zb_compact_group *g, zb_arena *arena, zb_io *io,
                         zb_ctx *ctx, const zb_table *table,
                         const zb_compact_opts *o, int64_t target,
@@ -353,7 +588,8 @@ int zb_compact__rewrite(zb_compact_group *g, zb_arena *arena, zb_io *io,
     size_t n_rest = 0, i;
     uint64_t min_rows = o->copy_min_rows ? o->copy_min_rows
                                          : COPY_MIN_ROWS_DEFAULT;
-    int no_deletes = g->delete_files == 0 &&
+    int repart = g->out_spec_id != g->spec_id;
+    int no_deletes = g->delete_files == 0 && !repart &&
                      o->strategy == ZB_COMPACT_BINPACK, rc;
     rw s;
 
@@ -367,14 +603,18 @@ int zb_compact__rewrite(zb_compact_group *g, zb_arena *arena, zb_io *io,
     s.target = target;
     s.ratio = 1.0;
     s.stamp = -1;
+    s.cur = SIZE_MAX;
     zb_buf_init(&s.folder, URI_MAX);
+    zb_buf_init(&s.key, URI_MAX);
+    zb_vec_init(&s.parts, sizeof(part), SIZE_MAX / 2);
     zb_vec_init(&s.outs, sizeof(ice_data_file), SIZE_MAX / 2);
     g->rows_read = g->rows_deleted = g->copied_files = 0;
     ice_metrics_config_init(&s.mcfg, ice_metadata_current_schema(m),
                             ice_metadata_sort_order(m,
                                                     m->default_sort_order_id),
                             m->properties, m->n_properties);
-    if ((rc = writer_opts(&s.wo, ctx, m)) < 0 || (rc = make_folder(&s)) < 0)
+    if ((rc = writer_opts(&s.wo, ctx, m)) < 0 ||
+        (!repart && (rc = make_folder(&s)) < 0))
         goto done;
     /* Small targets: pages small enough to be compressed (and counted
      * as such) long before the file is full. */
@@ -383,6 +623,8 @@ int zb_compact__rewrite(zb_compact_group *g, zb_arena *arena, zb_io *io,
                               ? 256 : (uint64_t)target / 16;
     /* The output schema: a stream over no task opens no file. */
     if ((rc = stream_rows(&s, NULL, 0, 1)) < 0)
+        goto done;
+    if (repart && (rc = open_repart(&s)) < 0)
         goto done;
     if (o->strategy != ZB_COMPACT_BINPACK &&
         ((rc = zb_compact__sort_fields(&sf, &n_sf, &s.stamp, ctx, m,
@@ -411,10 +653,11 @@ int zb_compact__rewrite(zb_compact_group *g, zb_arena *arena, zb_io *io,
                           zb_compact__batch_rows(o, target, g))) < 0 ||
         (s.xs != NULL && (rc = write_sorted(&s)) < 0))
         goto done;
-    if (s.w != NULL && (rc = close_output(&s)) < 0)
+    if ((rc = finish_parts(&s, 1)) < 0)
         goto done;
     rc = verify(&s);
 done:
+    (void)finish_parts(&s, 0);
     pq_writer_abort(s.w);
     if (s.xs != NULL) {
         zb_xsort_stats st;
@@ -461,6 +704,10 @@ done:
         s.schema.release(&s.schema);
     zb_free(rest);
     zb_vec_free(&s.outs);
+    zb_vec_free(&s.parts);
     zb_buf_free(&s.folder);
+    zb_buf_free(&s.key);
+    json_decref(s.index);
+    zb_compact__repart_free(s.rp);
     return rc;
 }

@@ -12,6 +12,9 @@
 #include <string.h>
 
 #include "compact_test.h"
+#include "format/parquet/parquet.h"
+#include "plan/scan_plan.h"
+#include "table/transform.h"
 #include "util/alloc.h"
 #include "zamboni/budget.h"
 
@@ -242,6 +245,109 @@ static void test_ops_compact_gen__copy(void)
     tt_close(&e);
 }
 
+/* Evolves t's spec to identity(part) + bucket[3](id). */
+static void evolve_spec(tt_env *e)
+{
+    zb_table *t = tt_load(e), *t2 = NULL;
+    json_t *reqs = json_array();
+    json_t *updates = json_loads(
+        "[{\"action\":\"add-spec\",\"spec\":{\"spec-id\":1,\"fields\":["
+        "{\"source-id\":2,\"field-id\":1000,\"name\":\"part\","
+        "\"transform\":\"identity\"},"
+        "{\"source-id\":1,\"field-id\":1001,\"name\":\"id_bucket\","
+        "\"transform\":\"bucket[3]\"}]}},"
+        "{\"action\":\"set-default-spec\",\"spec-id\":-1}]", 0, NULL);
+
+    ZBT_CHECK(reqs != NULL && updates != NULL);
+    ZBT_OK_CTX(zb_catalog_commit(e->cat, &e->ctx, t, reqs, updates, &t2),
+               &e->ctx);
+    zb_table_free(t);
+    zb_table_free(t2);
+    json_decref(reqs);
+    json_decref(updates);
+}
+
+/* Files of the old spec (identity(part)) rewritten into the new one
+ * (identity(part), bucket[3](id)):
+ * every output file is in spec 1, and its rows' part column and id
+ * bucket are its partition values (read back from the file). */
+static void test_ops_compact_gen__spec_evolution(void)
+{
+    tt_env e;
+    zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
+    zb_compact_result r;
+    uint64_t rows0, h0;
+    tt_items live;
+    zb_table *t;
+    size_t i, files = 0;
+
+    tt_open(&e, "c-evo");
+    tt_make_table(&e, 2, 1, 3, 6, 40);  /* spec 0: identity(part) */
+    evolve_spec(&e);
+    tt_rows(&e, &rows0, &h0);
+    ZBT_OK_CTX(ct_compact(&e, &o, &r), &e.ctx);
+    ZBT_CHECK(r.groups_committed >= 1);
+    ZBT_EQ_INT(r.plan.groups[0].out_spec_id, 1);
+    zb_compact_result_free(&r);
+    same_rows(&e, rows0, h0);
+    tt_live(&live, &e);
+    for (i = 0; i < live.n; i++)
+        ZBT_EQ_INT(live.v[i].spec_id, 1);
+    tt_items_free(&live);
+    /* Each file: its rows match its partition values. */
+    t = tt_load(&e);
+    {
+        zb_scan_plan_opts po = ZB_SCAN_PLAN_OPTS_INIT;
+        zb_scan_plan *p = NULL;
+        const zb_scan_task *task;
+        int rc;
+
+        po.manifest = &t->paths;
+        ZBT_OK_CTX(zb_scan_plan_open(&p, e.io, &e.ctx, t->meta,
+                                     ice_metadata_current_snapshot(t->meta),
+                                     &po), &e.ctx);
+        while ((rc = zb_scan_plan_next(p, &e.ctx, &task)) > 0) {
+            const ice_data_file *f = task->data.file;
+            pq_reader_opts ro = PQ_READER_OPTS_INIT;
+            pq_reader *rd = NULL;
+            struct ArrowArray b;
+            int32_t fids[2] = { 1, 2 };
+            ice_transform tr = { ICE_TR_BUCKET, 3 };
+
+            ZBT_EQ_U64(f->n_partition, 2);
+            ro.field_ids = fids;
+            ro.n_field_ids = 2;
+            ZBT_OK_CTX(pq_reader_open(&rd, e.io, &e.ctx, task->data.uri,
+                                      &ro), &e.ctx);
+            while ((rc = pq_reader_next(rd, &e.ctx, &b)) == 1) {
+                const int64_t *ids = b.children[0]->buffers[1];
+                const int32_t *ps = b.children[1]->buffers[1];
+                int64_t k;
+
+                for (k = 0; k < b.length; k++) {
+                    ice_value in = ice_value_long(ids[k]), out;
+
+                    ZBT_OK_CTX(ice_transform_apply(&out, &e.ctx, &tr, &in),
+                               &e.ctx);
+                    ZBT_EQ_INT(ps[k], f->partition[0].u.i);
+                    ZBT_EQ_INT(out.u.i, f->partition[1].u.i);
+                }
+                b.release(&b);
+            }
+            ZBT_CHECK(rc == 0);
+            pq_reader_free(rd);
+            files++;
+        }
+        ZBT_OK_CTX(rc, &e.ctx);
+        zb_scan_plan_free(p);
+    }
+    zb_table_free(t);
+    printf("  %zu files in spec 1, each holding its partition's rows\n",
+           files);
+    ZBT_CHECK(files >= 3);
+    tt_close(&e);
+}
+
 static void test_ops_compact_gen__v3_refused(void)
 {
     tt_env e;
@@ -420,6 +526,7 @@ const zbt_case test_ops_compact_gen[] = {
     ZBT_CASE(test_ops_compact_gen__v1),
     ZBT_CASE(test_ops_compact_gen__v3_deletes),
     ZBT_CASE(test_ops_compact_gen__copy),
+    ZBT_CASE(test_ops_compact_gen__spec_evolution),
     ZBT_CASE(test_ops_compact_gen__v3_refused),
     ZBT_CASE(test_ops_compact_gen__row_mismatch),
     ZBT_CASE(test_ops_compact_gen__memory),
