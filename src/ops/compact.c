@@ -162,6 +162,8 @@ static int run_wave(job *jobs, size_t n, zb_pool *pool,
         r->stopped = 1;
         n_written = 0;
     }
+    if (n_written > 0 && o->test_before_commit != NULL)
+        o->test_before_commit(o->test_payload);
     if (n_written > 0) {
         zb_err saved;
 

@@ -143,8 +143,11 @@ typedef struct zb_compact_opts {
     uint64_t copy_min_rows;        /* row-group copy; 0: 100000 */
     int reset_row_lineage;         /* allow v3 (new row ids) */
     size_t batch_rows;             /* 0: from the target, <= 65536 */
-    /* Testing only: added to the rows a group counts as written. */
+    /* Testing only: added to the rows a group counts as written; and
+     * called after the groups of a commit are written, before it. */
     int64_t test_row_skew;
+    void (*test_before_commit)(void *payload);
+    void *test_payload;
     zb_compact_strategy strategy;  /* binpack (default), sort, zorder */
     /* SORT: the columns (NULL: the table's default sort order, whose
      * order id then stamps the new files); ZORDER: 2..16 columns. */
@@ -157,7 +160,7 @@ typedef struct zb_compact_opts {
 #define ZB_COMPACT_OPTS_VERSION 1
 #define ZB_COMPACT_OPTS_INIT                                               \
     { ZB_COMPACT_OPTS_VERSION, 0, 2, 0, 0, 0.3, 0, -1, 0, 10, 1, 1, 0, 0, \
-      NULL, 0, 0, 0, 0, ZB_COMPACT_BINPACK, NULL, 0, 0, 0 }
+      NULL, 0, 0, 0, 0, NULL, NULL, ZB_COMPACT_BINPACK, NULL, 0, 0, 0 }
 
 /* Group states after a run. */
 typedef enum zb_compact_state {

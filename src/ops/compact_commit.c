@@ -24,6 +24,8 @@
 
 /* Iceberg's reserved field id of file_path in position delete files. */
 #define POS_FILE_PATH_ID 2147483546
+/* Larger position delete files are not read to find what they name. */
+#define POS_READ_MAX ((int64_t)64 << 20)
 
 #include <stdio.h>
 #include <string.h>
@@ -33,6 +35,7 @@
 #include "catalog/catalog_retry.h"
 #include "ops/compact_int.h"
 #include "table/commit.h"
+#include "format/parquet/parquet.h"
 #include "plan/scan_plan.h"
 #include "table/commit_seq.h"
 #include "util/alloc.h"
@@ -110,9 +113,79 @@ static void drop_group(cst *s, size_t i, zb_ctx *ctx, const char *why,
                 (long long)snap, why, path);
 }
 
+/*
+ * A position delete file that names no single data file: reads its
+ * file_path column and answers 0 when no row names a file of group gi
+ * (the group may stay), 1 when one does or when it cannot tell (too
+ * large, unreadable: the conservative answer).
+ */
+static int read_paths(cst *s, zb_ctx *ctx, const zb_table *t,
+                      const ice_data_file *f, size_t gi, int64_t snap)
+{
+    pq_reader_opts ro = PQ_READER_OPTS_INIT;
+    pq_reader *r = NULL;
+    struct ArrowArray b;
+    zb_buf uri = ZB_BUF_INIT(1 << 16);
+    zb_err saved;
+    int32_t fid = POS_FILE_PATH_ID;
+    int rc, hit = 0;
+
+    (void)snap;
+    if (f->file_size_in_bytes > POS_READ_MAX)
+        return 1;
+    zb_err_copy(&saved, &ctx->err);
+    ro.field_ids = &fid;
+    ro.n_field_ids = 1;
+    if (zb_table_resolve(&uri, ctx, t, f->file_path) < 0 ||
+        pq_reader_open(&r, s->t->io, ctx, zb_buf_cstr(&uri), &ro) < 0) {
+        hit = 1;
+        goto done;
+    }
+    while (!hit && (rc = pq_reader_next(r, ctx, &b)) == 1) {
+        const struct ArrowArray *c = b.n_children == 1 ? b.children[0] : NULL;
+        int64_t i;
+
+        for (i = 0; c != NULL && !hit && i < b.length; i++) {
+            const int32_t *off = c->buffers[1];
+            const char *data = c->buffers[2];
+            int64_t k = i + b.offset + c->offset;
+            char path[4096];
+            size_t len;
+            json_t *g;
+
+            if (c->null_count != 0 && c->buffers[0] != NULL &&
+                !zb_arrow_bit(c->buffers[0], k))
+                continue;
+            len = (size_t)(off[k + 1] - off[k]);
+            if (len >= sizeof path) {
+                hit = 1;
+                break;
+            }
+            memcpy(path, data + off[k], len);
+            path[len] = '\0';
+            g = json_object_get(s->removed, path);
+            if (g == NULL)
+                g = json_object_get(s->removed_stripped,
+                                    zb_scan_path_strip(path));
+            hit = g != NULL && (size_t)json_integer_value(g) == gi;
+        }
+        if (c == NULL)
+            hit = 1;
+        b.release(&b);
+    }
+    if (rc < 0)
+        hit = 1;
+done:
+    pq_reader_free(r);
+    zb_buf_free(&uri);
+    zb_err_copy(&ctx->err, &saved);
+    return hit;
+}
+
 /* One entry written by a snapshot committed since the plan. */
-static void check_entry(cst *s, zb_ctx *ctx, const ice_manifest_entry *e,
-                        int32_t spec_id, int64_t snap)
+static void check_entry(cst *s, zb_ctx *ctx, const zb_table *t,
+                        const ice_manifest_entry *e, int32_t spec_id,
+                        int64_t snap)
 {
     const ice_data_file *f = &e->data_file;
     json_t *hit;
@@ -152,9 +225,10 @@ static void check_entry(cst *s, zb_ctx *ctx, const ice_manifest_entry *e,
             return;
         }
         for (i = 0; i < s->n; i++)
-            if (same_partition(s->groups[i], spec_id, f))
-                drop_group(s, i, ctx, "added position deletes in the "
-                           "partition:", f->file_path, snap);
+            if (same_partition(s->groups[i], spec_id, f) &&
+                !s->drop[i] && read_paths(s, ctx, t, f, i, snap) != 0)
+                drop_group(s, i, ctx, "added position deletes against "
+                           "its files:", f->file_path, snap);
         return;
     }
     if (s->o->use_starting_seq && s->plan->format_version >= 2)
@@ -190,7 +264,7 @@ static int check_snapshot(cst *s, zb_ctx *ctx, const zb_table *t,
             break;
         while ((rc = ice_manifest_next(r, ctx, &e)) > 0)
             if (e->snapshot_id == snap->snapshot_id)
-                check_entry(s, ctx, e, mf->partition_spec_id,
+                check_entry(s, ctx, t, e, mf->partition_spec_id,
                             snap->snapshot_id);
         ice_manifest_free(r);
         r = NULL;
