@@ -9,9 +9,14 @@
  * output's is appended row group by row group (the writer checks the
  * schema before it writes; a mismatch returns ZB_EINVAL and that file
  * joins the streamed ones). The rest are read through one row stream
- * (deletes applied) and written batch by batch. A file rolls when the
- * writer's size passes the target; each closed file becomes a data_file
- * (metrics from the writer, the group's partition). Last, the counts are
+ * (deletes applied) and written batch by batch (through the external
+ * sort first for the sort strategies). A file rolls when the writer's
+ * size (scaled by the compressed/estimated ratio of the last file) passes
+ * the target; each closed file becomes a data_file (metrics from the
+ * writer, the group's partition). When the output spec differs from the
+ * group's, each batch is split by its rows' partition values
+ * (compact_repart.c, exec zb_arrow_take) and each partition has an open
+ * output of its own (the one in use is swapped into rw). Last, the counts are
  * checked: rows read = the manifests' record counts, rows written =
  * rows read - rows deleted; a mismatch is ZB_EUNSAFE. Any failure deletes
  * every file the group wrote.
