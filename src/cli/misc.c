@@ -91,10 +91,10 @@ int zb_cli_engines_run(int argc, char **argv)
                    full ? "previews" : "cannot preview");
         }
         if (local) {
-            printf("  limitations: sorted and z-order compaction, "
-                   "--snapshot-operation overwrite and\n"
-                   "               --dangling-delete-policy block are not "
-                   "in this build\n");
+            printf("  limitations: --snapshot-operation overwrite and "
+                   "--dangling-delete-policy block\n"
+                   "               are not in this build; v3 tables are "
+                   "compacted only with new row ids\n");
             printf("  layout: $ZAMBONI_ROOT/configs/<warehouse>/"
                    "table-config.json\n");
         }

@@ -34,12 +34,6 @@ int zb_verb_check_flags(const zb_verb_args *a, const zb_verb_env *env)
                 a->verb, engine);
         return ZB_EXIT_REFUSED;
     }
-    if (a->sort_by != NULL || a->sort_by_table_order) {
-        fprintf(stderr, "zamboni %s: sorted compaction (%s) is not available "
-                        "in this build\n",
-                a->verb, a->sort_by ? "--sort-by" : "--sort-by-table-order");
-        return ZB_EXIT_REFUSED;
-    }
     if (a->snapshot_operation && strcmp(a->snapshot_operation, "replace")) {
         fprintf(stderr, "zamboni %s: --snapshot-operation %s is not "
                         "available in this build (replace is)\n",

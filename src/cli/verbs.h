@@ -56,6 +56,8 @@ typedef struct zb_verb_args {
     const char *temp_directory;
     const char *sort_by;
     int sort_by_table_order;
+    zb_tc_sort_key sort_keys[16];  /* --sort-by, parsed */
+    char sort_text[1024];
     const char *snapshot_operation;
     const char *dangling_delete_policy;
 } zb_verb_args;

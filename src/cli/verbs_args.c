@@ -130,9 +130,13 @@ static const flag_def flags[] = {
     { "--temp-directory", F_TEMP_DIR, "DIR", COMPACTION,
       "where spill files go; default $TMPDIR, else /tmp" },
     { "--sort-by", F_SORT_BY, "EXPR", COMPACTION,
-      "sort rows while compacting (not in this build: exit 3)" },
+      "sort rows while compacting: \"col [asc|desc] [nulls first|last],\n"
+      "...\" (top-level columns; nulls last by default; the files'\n"
+      "sort_order_id stays null); default: the table config's ordering,\n"
+      "else no sort (binpack)" },
     { "--sort-by-table-order", F_SORT_TABLE, NULL, COMPACTION,
-      "sort by the table's sort order (not in this build: exit 3)" },
+      "sort by the table's default sort order (identity fields), and\n"
+      "stamp its id on the new files" },
     { "--branch", F_BRANCH, "NAME", COMPACTION, "branch to compact; default main" },
     { "--snapshot-operation", F_SNAP_OP, "OP", COMPACTION,
       "replace (default); overwrite is not in this build (exit 3)" },
@@ -343,6 +347,59 @@ static int one_of(const char *v, const char *a, const char *b, const char *c)
            (c != NULL && strcmp(v, c) == 0);
 }
 
+/*
+ * --sort-by "col [asc|desc] [nulls first|last], col2 ...": the columns
+ * into a->sort_keys (strings point into a->sort_text). Nulls last by
+ * default, as the table config's ordering.
+ */
+static int parse_sort_by(zb_verb_args *a, const char *v)
+{
+    char *p, *item, *save = NULL;
+    size_t n = 0;
+
+    if (strlen(v) >= sizeof a->sort_text)
+        return zb_verb_usage(a->verb, "--sort-by is too long");
+    memcpy(a->sort_text, v, strlen(v) + 1);
+    for (item = strtok_r(a->sort_text, ",", &save); item != NULL;
+         item = strtok_r(NULL, ",", &save)) {
+        zb_tc_sort_key *k;
+        char *w, *wsave = NULL;
+        int words = 0;
+
+        if (n >= sizeof a->sort_keys / sizeof a->sort_keys[0])
+            return zb_verb_usage(a->verb, "--sort-by: at most 16 columns");
+        k = &a->sort_keys[n];
+        memset(k, 0, sizeof *k);
+        for (w = strtok_r(item, " \t", &wsave); w != NULL;
+             w = strtok_r(NULL, " \t", &wsave), words++) {
+            if (words == 0) {
+                k->column = w;
+            } else if (strcmp(w, "asc") == 0) {
+                k->descending = 0;
+            } else if (strcmp(w, "desc") == 0) {
+                k->descending = 1;
+            } else if (strcmp(w, "nulls") == 0 &&
+                       (p = strtok_r(NULL, " \t", &wsave)) != NULL &&
+                       (strcmp(p, "first") == 0 || strcmp(p, "last") == 0)) {
+                k->nulls_first = strcmp(p, "first") == 0;
+            } else {
+                return zb_verb_usage(a->verb, "invalid value '%s' for "
+                                     "--sort-by (COLUMN [asc|desc] [nulls "
+                                     "first|last], ...)", v);
+            }
+        }
+        if (words == 0)
+            return zb_verb_usage(a->verb, "invalid value '%s' for --sort-by",
+                                 v);
+        n++;
+    }
+    if (n == 0)
+        return zb_verb_usage(a->verb, "invalid value '%s' for --sort-by", v);
+    a->mo.sort_by = a->sort_keys;
+    a->mo.n_sort_by = n;
+    return 0;
+}
+
 static int set_value(zb_verb_args *a, const flag_def *f, const char *name,
                      const char *v)
 {
@@ -401,7 +458,7 @@ static int set_value(zb_verb_args *a, const flag_def *f, const char *name,
         return 0;
     case F_SORT_BY:
         a->sort_by = v;
-        return 0;
+        return parse_sort_by(a, v);
     case F_BRANCH:
         a->mo.branch = v;
         return 0;
@@ -506,7 +563,10 @@ int zb_verb_parse(zb_verb_args *a, unsigned bit, int argc, char **argv,
             case F_VERBOSE: a->verbose = 1; break;
             case F_REWRITE_ALL: a->mo.rewrite_all = 1; break;
             case F_PARTIAL: a->mo.partial_progress = 1; break;
-            case F_SORT_TABLE: a->sort_by_table_order = 1; break;
+            case F_SORT_TABLE:
+                a->sort_by_table_order = 1;
+                a->mo.sort_by_table_order = 1;
+                break;
             case F_FORCE: a->mo.orphans_force = 1; break;
             case F_JSON: a->json = 1; break;
             default: break;
@@ -523,6 +583,9 @@ int zb_verb_parse(zb_verb_args *a, unsigned bit, int argc, char **argv,
             return rc < 0 ? zb_verb_usage(a->verb, "unknown option '%s'", name)
                           : rc;
     }
+    if (a->sort_by != NULL && a->sort_by_table_order)
+        return zb_verb_usage(a->verb, "--sort-by and --sort-by-table-order "
+                             "exclude each other");
     if (a->n_pos < min_pos)
         return zb_verb_usage(a->verb, "%s",
                              bit == ZB_VERB_TABLE_CONFIG

@@ -122,16 +122,95 @@ static const char *disabled_by(const zb_tc_block *b, zb_maint_op op)
     }
 }
 
+#ifdef ZB_MAINT_HAVE_COMPACT
+#define MAX_SORT 16
+
+/* The field id of a top-level column of the table's current schema. */
+static int column_id(int32_t *id, zb_ctx *ctx, const zb_table *tbl,
+                     const char *ident, const char *column)
+{
+    const ice_schema *sc = ice_metadata_current_schema(tbl->meta);
+    size_t k;
+
+    for (k = 0; sc != NULL && k < sc->root->n_fields; k++)
+        if (strcmp(sc->root->fields[k].name, column) == 0) {
+            *id = sc->root->fields[k].id;
+            return ZB_OK;
+        }
+    return zb_fail(ctx, ZB_EUSAGE, "%s: no top-level column '%s' to sort "
+                   "by", ident, column);
+}
+
+/*
+ * The ordering of the rewrite: the flags', else the config's (sort
+ * columns or z-order), else binpack. Names become field ids of the
+ * table's current schema.
+ */
+static int compact_order(zb_compact_opts *co, zb_compact_sort_field *f,
+                         const zb_op_target *t, zb_ctx *ctx,
+                         const zb_maint_opts *o, const zb_tc_block *b)
+{
+    const zb_tc_sort_key *keys = NULL;
+    const char *const *zcols = NULL;
+    zb_table *tbl = NULL;
+    size_t n = 0, k;
+    int rc = ZB_OK;
+
+    if (o->sort_by_table_order) {
+        co->strategy = ZB_COMPACT_SORT;
+        return ZB_OK;
+    }
+    if (o->n_sort_by > 0) {
+        keys = o->sort_by;
+        n = o->n_sort_by;
+    } else if (b->order_mode == ZB_TC_ORDER_SORT && b->n_sort > 0) {
+        keys = b->sort;
+        n = b->n_sort;
+    } else if (b->order_mode == ZB_TC_ORDER_ZORDER && b->n_zorder > 0) {
+        zcols = b->zorder_columns;
+        n = b->n_zorder;
+    } else {
+        return ZB_OK;
+    }
+    if (n > MAX_SORT)
+        return zb_fail(ctx, ZB_EUSAGE, "%s: more than %d ordering columns",
+                       t->ident, MAX_SORT);
+    if ((rc = zb_catalog_load_table(t->catalog, ctx, t->ident, &tbl)) < 0)
+        return rc;
+    for (k = 0; k < n && rc == ZB_OK; k++) {
+        memset(&f[k], 0, sizeof f[k]);
+        rc = column_id(&f[k].field_id, ctx, tbl, t->ident,
+                       keys ? keys[k].column : zcols[k]);
+        if (keys) {
+            f[k].descending = keys[k].descending;
+            f[k].nulls_first = keys[k].nulls_first;
+        }
+    }
+    zb_table_free(tbl);
+    if (rc < 0)
+        return rc;
+    co->strategy = keys ? ZB_COMPACT_SORT : ZB_COMPACT_ZORDER;
+    co->sort_fields = f;
+    co->n_sort_fields = n;
+    if (zcols && b->precision_bits > 0)
+        co->zorder_bits = (unsigned)b->precision_bits;
+    return ZB_OK;
+}
+#endif
+
 static int run_compact(const zb_op_target *t, zb_ctx *ctx,
                        const zb_maint_opts *o, const zb_tc_block *b,
                        zb_buf *out)
 {
 #ifdef ZB_MAINT_HAVE_COMPACT
     zb_compact_opts co = ZB_COMPACT_OPTS_INIT;
+    zb_compact_sort_field fields[MAX_SORT];
     zb_compact_result r;
     int rc, rrc;
 
     memset(&r, 0, sizeof r);
+    if ((rc = compact_order(&co, fields, t, ctx, o, b)) < 0)
+        return rc;
     co.target_file_bytes = o->target_file_size_bytes > 0
                                ? o->target_file_size_bytes
                                : (b->target_file_size_bytes > 0

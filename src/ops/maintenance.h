@@ -89,12 +89,18 @@ typedef struct zb_maint_opts {
     int orphans_force;               /* allow a guard below 24 hours */
     /* rewrite-manifests */
     int64_t min_input_manifests;     /* < 2: config (2) */
+    /* compact ordering: sort by the table's sort order, or by n_sort_by
+     * columns (top-level names); neither: the config's ordering (sort or
+     * zorder), else binpack */
+    int sort_by_table_order;
+    size_t n_sort_by;
+    const zb_tc_sort_key *sort_by;
 } zb_maint_opts;
 
 #define ZB_MAINT_OPTS_VERSION 1
 #define ZB_MAINT_OPTS_INIT                                               \
     { ZB_MAINT_OPTS_VERSION, NULL, { 1, 1, 1, 1, 1, 1 }, 0, 0, 0, 0, 0, \
-      NULL, -1, -1, -1, -1, 0, -1 }
+      NULL, -1, -1, -1, -1, 0, -1, 0, 0, NULL }
 
 /* What on_step gets for each operation of the table. */
 typedef struct zb_maint_step {

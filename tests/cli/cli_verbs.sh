@@ -109,7 +109,9 @@ expect demo_two_dirs 2 '' "unexpected argument" -- demo a b
 
 # --- refusals (exit 3) -------------------------------------------------
 expect engine_trino 3 '' "engine 'trino' is not available" -- expire --engine trino "$t"
-expect sort_by 3 '' 'sorted compaction' -- compact --sort-by id "$t"
+expect sort_by_bad_expr 2 '' "invalid value 'id sideways' for --sort-by" -- compact --sort-by "id sideways" "$t"
+expect sort_by_both 2 '' 'exclude each other' -- compact --sort-by id --sort-by-table-order "$t"
+expect sort_by_no_column 2 '' "no top-level column 'nope'" -- compact --sort-by nope "$t"
 expect snapshot_overwrite 3 '' 'overwrite is not' -- compact --snapshot-operation overwrite "$t"
 expect orphans_guard 3 '' 'below 24 hours' -- remove-orphans --older-than-days 0 "$t"
 expect engines_lists 0 '^  remove-orphans +full +previews' '' -- engines
@@ -225,6 +227,15 @@ cat >"$tmp/tc2.json" <<EOF
 EOF
 expect config_disabled 0 'expire: disabled in the config \(retention.expire_snapshots.enabled\)' '' -- maintenance --dry-run --table-config "$tmp/tc2.json" "$g"
 expect config_disabled_verb 0 'expire_snapshots is disabled in the table config' '' -- expire --table-config "$tmp/tc2.json" "$g"
+
+# --sort-by: the rewritten table's rows come out in that order
+s1=$tmp/sorted
+copy impala-v2-pos-delete "$s1"
+expect sort_by_compacts 0 'rewrote 1 file' '' -- compact --sort-by "id desc" "$s1"
+if [ -x "$zb" ] && "$zb" scan "$s1" >"$out" 2>"$err"; then
+    ids=$(grep -oE '"id":[0-9]+' "$out" | cut -d: -f2 | tr '\n' ' ')
+    [ "$ids" = "$(echo "$ids" | tr ' ' '\n' | grep . | sort -rn | tr '\n' ' ')" ] && ok sort_by_order || bad sort_by_order "ids '$ids'"
+fi
 
 # describe and plan on a fixture copy
 expect describe 0 'live data files : [0-9]+' '' -- describe "$g"
