@@ -18,12 +18,16 @@
  *       expire: expired 30 snapshot(s), retained 1, deleted 95 file(s)
  *
  * (a step whose code is not 0 goes to stderr), and the worst code kept.
+ * SIGINT or SIGTERM raises ctx.stop: the running operation ends early
+ * where it can (compaction starts no new group) and no new table starts.
  * Finally the --status totals and the list of failures on stderr
  * ("failed:" then "  TABLE OP (exit N)"). Exit code: the worst any table
  * produced.
  */
 #define ZB_MODULE "cli"
 
+#include <signal.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -193,6 +197,26 @@ static void on_step(const zb_maint_step *st, void *payload)
     default:
         break;
     }
+}
+
+/* SIGINT/SIGTERM: no new group or table starts (ctx.stop). */
+static atomic_int stop_requested;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    atomic_store(&stop_requested, 1);
+}
+
+static void catch_signals(void)
+{
+    struct sigaction sa;
+
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
 }
 
 /* Progress of a long operation on a terminal: one line, rewritten. */
@@ -369,6 +393,8 @@ int zb_cli_maintenance_run(int argc, char **argv)
         if (env.tc)
             printf("table config: %s\n", env.tc_path);
     }
+    catch_signals();
+    ctx.stop = &stop_requested;
     if (isatty(STDERR_FILENO) && !a->json) {
         ctx.progress = tty_progress;
         ctx.progress_payload = NULL;
@@ -397,6 +423,14 @@ int zb_cli_maintenance_run(int argc, char **argv)
     }
     for (k = 0; k < n; k++) {
         json_t *jt = NULL;
+
+        if (atomic_load(&stop_requested)) {
+            fflush(stdout);
+            fprintf(stderr, "zamboni maintenance: stopped by a signal; %zu "
+                            "table(s) not started\n", n - k);
+            add_failure(s, tables[k], "stopped", ZB_EXIT_FAILED);
+            break;
+        }
 
         if (s->doc) {
             jt = json_pack("{ss}", "table", tables[k]);
