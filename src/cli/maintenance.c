@@ -247,8 +247,9 @@ static int table_worst(const run_state *s, const char *table)
 
 static json_t *row_json(const zb_status_row *r)
 {
-    return json_pack("{sssbsIsIsIsIsIsIsIsI}", "table", r->table, "read",
-                     r->ok, "data_files", (json_int_t)r->data_files,
+    return json_pack("{sssbsIsIsIsIsIsIsIsIsI}", "table", r->table, "read",
+                     r->ok, "live_rows", (json_int_t)r->live_rows,
+                     "data_files", (json_int_t)r->data_files,
                      "data_bytes", (json_int_t)r->data_bytes, "rows",
                      (json_int_t)r->data_rows, "delete_files",
                      (json_int_t)r->delete_files, "snapshots",

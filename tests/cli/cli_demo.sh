@@ -64,6 +64,7 @@ grep -qE '^demo, before:$' "$out" && grep -qE '^demo, after:$' "$out" && ok stat
 grep -qE '^  2 tables, 360 data files, .* data, .* metadata, [0-9,]+ delete files, [0-9,]+ snapshots$' "$out" && ok status_before_counts || bad status_before_counts "before line"
 after_files=$(sed -n '/^demo, after:$/{n;p}' "$out" | grep -oE '[0-9,]+ data files' | tr -d ', a-z')
 [ -n "$after_files" ] && [ "$after_files" -lt 360 ] && ok fewer_files_after || bad fewer_files_after "after: '$after_files'"
+grep -q 'ROW COUNT CHANGED' "$err" && bad row_counts_kept "changed" || ok row_counts_kept
 grep -qE '^  reclaimed [0-9.]+(B|KiB|MiB|GiB)$' "$out" && ok reclaimed_line || bad reclaimed_line "none"
 grep -qE '^  demo\.events +[0-9]+ -> [0-9]+ ' "$out" && ok per_table_line || bad per_table_line "none"
 order=$(sed -n '/^demo.users$/,/^demo, after/p' "$out" | grep -oE '^  [a-z-]+:' | tr -d ' :' | tr '\n' ' ')

@@ -190,13 +190,16 @@ copy impala-v2-pos-delete "$g"
 "$zb" maintenance --json --status --dry-run "$b1" "$g" >"$out" 2>"$err"
 got=$?
 [ $got -eq 4 ] && ok json_exit_4 || bad json_exit_4 "exit $got"
+live=$("$zb" scan --count "$g" 2>/dev/null)
 if command -v node >/dev/null; then
-    node -e '
+    LIVE=$live node -e '
       const d = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
       const ops = d.tables[1].operations.map(o => o.operation).join(" ");
       if (d.exit !== 4 || d.tables.length !== 2 || d.tables[0].exit !== 4 ||
           d.tables[1].exit !== 0 || !d.status || d.status.before.length !== 2 ||
-          ops !== "compact apply-properties remove-dangling-deletes rewrite-manifests expire remove-orphans")
+          ops !== "compact apply-properties remove-dangling-deletes rewrite-manifests expire remove-orphans" ||
+          String(d.status.before[1].live_rows) !== process.env.LIVE ||
+          d.status.after[1].live_rows !== d.status.before[1].live_rows)
         process.exit(1);' "$out" && ok json_document || bad json_document "unexpected document"
 fi
 [ "$(tail -c 2 "$out" | head -c 1)" = "}" ] && ok json_only_document || bad json_only_document "not one document"
