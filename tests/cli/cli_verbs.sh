@@ -220,6 +220,13 @@ copy impala-v2-pos-delete "$g"
 "$zb" maintenance --dry-run "$g" >"$out" 2>"$err"
 order=$(grep -oE '^  [a-z-]+:' "$out" | tr -d ' :' | tr '\n' ' ')
 [ "$order" = "apply-properties expire remove-orphans " ] && ok profile_subset_order || bad profile_subset_order "got '$order'"
+# the profile's tables: when no TABLE is given
+cat >"$tmp/cwd/zamboni.yml" <<EOF
+tables: ["$g"]
+EOF
+"$zb" maintenance --dry-run >"$out" 2>"$err"
+got=$?
+[ $got -eq 0 ] && grep -qx "$g" "$out" && ok profile_tables || bad profile_tables "exit $got"
 rm -f "$tmp/cwd/zamboni.yml"
 
 # config disables an operation
