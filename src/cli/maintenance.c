@@ -276,7 +276,7 @@ static json_t *status_json(const zb_status_row *before,
     for (k = 0; k < n; k++) {
         json_array_append_new(b, row_json(&before[k]));
         json_array_append_new(a, row_json(&after[k]));
-        if (before[k].ok && after[k].ok) {
+        if (before[k].disk_ok && after[k].disk_ok) {
             bb += before[k].disk_bytes;
             ab += after[k].disk_bytes;
         }

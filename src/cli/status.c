@@ -179,9 +179,14 @@ int zb_status_collect(zb_status_row *row, zb_verb_env *env, zb_ctx *ctx,
     row->snapshots = t->meta->n_snapshots;
     if ((rc = count_live(row, env->io, ctx, t)) < 0)
         goto done;
-    if ((rc = count_disk(row, env->io, ctx, t->root)) < 0)
-        goto done;
     row->ok = 1;
+    /* a store that cannot be listed still gets its live counts */
+    if (count_disk(row, env->io, ctx, t->root) == ZB_OK) {
+        row->disk_ok = 1;
+    } else {
+        row->disk_files = row->disk_bytes = row->metadata_bytes = 0;
+        zb_err_clear(&ctx->err);
+    }
     /* the live rows are a check, not a count the report needs */
     if (count_rows(row, env->io, ctx, t) == ZB_OK)
         row->rows_ok = 1;
@@ -232,7 +237,7 @@ void zb_status_print_change(FILE *out, const zb_status_row *before,
     char s1[32], s2[32];
 
     for (k = 0; k < n; k++) {
-        if (!before[k].ok || !after[k].ok)
+        if (!before[k].disk_ok || !after[k].disk_ok)
             continue;
         b += before[k].disk_bytes;
         a += after[k].disk_bytes;
@@ -245,6 +250,11 @@ void zb_status_print_change(FILE *out, const zb_status_row *before,
     for (k = 0; k < n; k++) {
         if (!before[k].ok || !after[k].ok) {
             fprintf(out, "  %-34s (not read)\n", before[k].table);
+            continue;
+        }
+        if (!before[k].disk_ok || !after[k].disk_ok) {
+            fprintf(out, "  %-34s (its location cannot be listed)\n",
+                    before[k].table);
             continue;
         }
         zb_str_format_bytes(s1, sizeof s1, before[k].disk_bytes);

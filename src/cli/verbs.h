@@ -160,6 +160,7 @@ typedef struct zb_status_row {
     uint64_t snapshots;
     uint64_t metadata_bytes;       /* under <root>/metadata */
     uint64_t disk_files, disk_bytes; /* everything under the root */
+    int disk_ok;                   /* the root was listed */
     int rows_ok;                   /* live_rows was counted */
     uint64_t live_rows;            /* rows with every delete applied */
 } zb_status_row;
