@@ -170,15 +170,16 @@ uint64_t zb_compact__group_memory(const zb_compact_group *g,
                                           0, NULL);
     uint64_t rg = (uint64_t)128 << 20;   /* PQ_WRITER_OPTS_INIT's row group */
 
-    /* The writer buffers at most a row group (encoded pages) and the
-     * codec's output: the smaller of the target and a row group, twice. */
+    /* The writer buffers at most a row group of encoded pages (a file
+     * ends at the target first when that is smaller), plus the page
+     * being built and the codec's output: a few MiB. */
     if ((uint64_t)target < rg)
         rg = (uint64_t)target;
     /* ...and never more than the group's rows decoded (compressed bytes
      * times a generous expansion). */
     if (g->bytes < rg / 8)
         rg = g->bytes * 8 + ((uint64_t)1 << 20);
-    return est + 2 * rg + ((uint64_t)4 << 20);
+    return est + rg + ((uint64_t)8 << 20);
 }
 
 uint64_t zb_compact__sort_memory(const zb_compact_opts *o,
