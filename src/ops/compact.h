@@ -155,12 +155,15 @@ typedef struct zb_compact_opts {
     size_t n_sort_fields;
     unsigned zorder_bits;          /* 0: 16; columns * bits <= 62 */
     uint64_t sort_memory_bytes;    /* a group's sort; 0: 128 MiB */
+    /* A group's equality-delete key sets before they spill to TMPDIR
+     * (plan/scan_read.h eq_memory_bytes); 0: 64 MiB. */
+    uint64_t eq_memory_bytes;
 } zb_compact_opts;
 
 #define ZB_COMPACT_OPTS_VERSION 1
 #define ZB_COMPACT_OPTS_INIT                                               \
     { ZB_COMPACT_OPTS_VERSION, 0, 2, 0, 0, 0.3, 0, -1, 0, 10, 1, 1, 0, 0, \
-      NULL, 0, 0, 0, 0, NULL, NULL, ZB_COMPACT_BINPACK, NULL, 0, 0, 0 }
+      NULL, 0, 0, 0, 0, NULL, NULL, ZB_COMPACT_BINPACK, NULL, 0, 0, 0, 0 }
 
 /* Group states after a run. */
 typedef enum zb_compact_state {
@@ -189,6 +192,7 @@ typedef struct zb_compact_group {
     uint64_t rows_read, rows_deleted;
     uint64_t copied_files;         /* inputs taken by row-group copy */
     uint64_t sort_runs, sort_spilled_bytes; /* the sort's (exec/xsort.h) */
+    uint64_t eq_spilled;           /* equality key sets that spilled */
     ice_data_file *outputs;        /* n = out_files, in the run's arena */
 } zb_compact_group;
 

@@ -18,7 +18,11 @@ int zb_compact__head(const ice_snapshot **out, zb_ctx *ctx,
 
 /* The estimate of a group: the row stream's plus the writer's. */
 uint64_t zb_compact__group_memory(const zb_compact_group *g,
-                                  int64_t target, size_t batch_rows);
+                                  int64_t target, size_t batch_rows,
+                                  uint64_t eq_memory_bytes);
+
+/* o's equality key-set cap (0: 64 MiB). */
+uint64_t zb_compact__eq_memory(const zb_compact_opts *o);
 
 /* Rows per batch for a group (opts, else from the target and widths). */
 size_t zb_compact__batch_rows(const zb_compact_opts *o, int64_t target,

@@ -163,11 +163,19 @@ static int cmp_size_desc(const void *pa, const void *pb)
     return strcmp(a->task.data.file->file_path, b->task.data.file->file_path);
 }
 
-uint64_t zb_compact__group_memory(const zb_compact_group *g,
-                                  int64_t target, size_t batch_rows)
+uint64_t zb_compact__eq_memory(const zb_compact_opts *o)
 {
+    return o != NULL && o->eq_memory_bytes ? o->eq_memory_bytes
+                                           : (uint64_t)64 << 20;
+}
+
+uint64_t zb_compact__group_memory(const zb_compact_group *g,
+                                  int64_t target, size_t batch_rows,
+                                  uint64_t eq_memory_bytes)
+{
+    /* With a cap the key sets spill past it: the estimate is capped. */
     uint64_t est = zb_scan_estimate_bytes(g->tasks, g->n_tasks, batch_rows,
-                                          0, NULL);
+                                          eq_memory_bytes, NULL);
     uint64_t rg = (uint64_t)128 << 20;   /* PQ_WRITER_OPTS_INIT's row group */
 
     /* The writer buffers at most a row group of encoded pages (a file
@@ -278,7 +286,8 @@ static int cut_bin(zb_compact_plan *p, zb_vec *groups, zb_vec *skips,
             g->est_out_files = 1;
         g->est_memory_bytes = zb_compact__group_memory(
             g, p->target_file_bytes,
-            zb_compact__batch_rows(o, p->target_file_bytes, g)) +
+            zb_compact__batch_rows(o, p->target_file_bytes, g),
+            zb_compact__eq_memory(o)) +
             zb_compact__sort_memory(o, g);
         i = j;
     }

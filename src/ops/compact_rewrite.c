@@ -470,6 +470,7 @@ static int stream_rows(rw *s, const zb_scan_task *tasks, size_t n,
     ro.meta = s->table->meta;
     ro.paths = &s->table->paths;
     ro.batch_rows = batch_rows;
+    ro.eq_memory_bytes = zb_compact__eq_memory(s->o);
     if ((rc = zb_rowstream_open(&rs, s->io, s->ctx, &ro, tasks, n)) < 0)
         return rc;
     if (!s->have_schema) {
@@ -491,6 +492,7 @@ static int stream_rows(rw *s, const zb_scan_task *tasks, size_t n,
     c = zb_rowstream_counts(rs);
     s->g->rows_read += c->rows_read;
     s->g->rows_deleted += c->deleted_by_position + c->deleted_by_equality;
+    s->g->eq_spilled += c->eq_spilled;
     rc = ZB_OK;
 done:
     zb_rowstream_free(rs);

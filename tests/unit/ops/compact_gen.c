@@ -94,7 +94,8 @@ static void test_ops_compact_gen__plan(void)
 
 /* Compacts a generated table with a small target and checks rows,
  * file counts, the summary and the sequence numbers. */
-static void binpack(const char *name, int fv, int partitioned, int deletes)
+static void binpack(const char *name, int fv, int partitioned, int deletes,
+                    uint64_t eq_memory)
 {
     tt_env e;
     zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
@@ -129,7 +130,14 @@ static void binpack(const char *name, int fv, int partitioned, int deletes)
     o.target_file_bytes = SMALL_TARGET;
     o.rewrite_all = 1;
     o.reset_row_lineage = 1;
+    o.eq_memory_bytes = eq_memory;
     ZBT_OK_CTX(ct_compact(&e, &o, &r), &e.ctx);
+    if (eq_memory > 0 && deletes)
+        ZBT_CHECK(r.plan.groups[0].eq_spilled +
+                      (r.plan.n_groups > 1 ? r.plan.groups[1].eq_spilled
+                                           : 0) +
+                      (r.plan.n_groups > 2 ? r.plan.groups[2].eq_spilled
+                                           : 0) > 0);
     ZBT_EQ_U64(r.groups_committed, partitioned ? 3 : 1);
     ZBT_EQ_U64(r.files_removed, 30);
     ZBT_EQ_U64(r.commits, 1);
@@ -184,32 +192,33 @@ static void binpack(const char *name, int fv, int partitioned, int deletes)
 
 static void test_ops_compact_gen__v2_unpartitioned(void)
 {
-    binpack("c-v2u", 2, 0, 0);
+    binpack("c-v2u", 2, 0, 0, 0);
 }
 
 static void test_ops_compact_gen__v2_partitioned(void)
 {
-    binpack("c-v2p", 2, 1, 0);
+    binpack("c-v2p", 2, 1, 0, 0);
 }
 
 static void test_ops_compact_gen__v2_deletes(void)
 {
-    binpack("c-v2d", 2, 1, 1);
+    binpack("c-v2d", 2, 1, 1, 0);
+    binpack("c-v2ds", 2, 1, 1, 64);   /* key sets spill */
 }
 
 static void test_ops_compact_gen__v2_deletes_unpartitioned(void)
 {
-    binpack("c-v2du", 2, 0, 1);
+    binpack("c-v2du", 2, 0, 1, 0);
 }
 
 static void test_ops_compact_gen__v1(void)
 {
-    binpack("c-v1", 1, 1, 0);
+    binpack("c-v1", 1, 1, 0, 0);
 }
 
 static void test_ops_compact_gen__v3_deletes(void)
 {
-    binpack("c-v3d", 3, 1, 1);
+    binpack("c-v3d", 3, 1, 1, 0);
 }
 
 /* Row-group copy: inputs without deletes whose row groups are big
