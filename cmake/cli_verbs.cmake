@@ -27,6 +27,7 @@ if(TARGET zb_ops AND TARGET zb_config AND TARGET zb_catalog AND
     target_sources(zamboni PRIVATE
       ${PROJECT_SOURCE_DIR}/src/cli/verbs.c
       ${PROJECT_SOURCE_DIR}/src/cli/verbs_args.c
+      ${PROJECT_SOURCE_DIR}/src/cli/verbs_generate.c
       ${PROJECT_SOURCE_DIR}/src/cli/maintenance.c
       ${PROJECT_SOURCE_DIR}/src/cli/status.c
       ${PROJECT_SOURCE_DIR}/src/cli/describe.c

@@ -6,6 +6,8 @@
  *   zamboni table-config validate FILE  exit 0 valid, 2 invalid (the key
  *                                       path and rule), 3 wrong warehouse
  *   zamboni table-config summary FILE [--table T]
+ *   zamboni table-config generate [-o FILE] [--namespace NS] [--force]
+ *                                       (cli/verbs_generate.c)
  *   zamboni validate-config FILE        = table-config validate FILE
  */
 #define ZB_MODULE "cli"
@@ -102,6 +104,25 @@ int zb_cli_engines_run(int argc, char **argv)
     return fflush(stdout) == 0 ? ZB_EXIT_OK : ZB_EXIT_FAILED;
 }
 
+static int run_generate(const zb_verb_args *a)
+{
+    zb_verb_env env;
+    zb_ctx ctx;
+    int rc;
+
+    if (a->n_pos > 1)
+        return zb_verb_usage(a->verb, "generate takes no FILE (use -o)");
+    memset(&env, 0, sizeof env);
+    zb_ctx_init(&ctx);
+    if ((rc = zb_verb_env_open(&env, &ctx, a)) == ZB_OK)
+        rc = zb_verb_generate(&env, &ctx, a);
+    if (rc < 0)
+        fprintf(stderr, "zamboni table-config: %s\n",
+                ctx.err.msg[0] ? ctx.err.msg : zb_rc_name(rc));
+    zb_verb_env_close(&env);
+    return zb_cli_exit_code(rc);
+}
+
 int zb_cli_table_config_run(int argc, char **argv)
 {
     zb_verb_args *a = zb_calloc(1, sizeof *a);
@@ -125,9 +146,13 @@ int zb_cli_table_config_run(int argc, char **argv)
         goto done;
     }
     what = a->pos[0];
+    if (strcmp(what, "generate") == 0) {
+        code = run_generate(a);
+        goto done;
+    }
     if (strcmp(what, "validate") != 0 && strcmp(what, "summary") != 0) {
-        code = zb_verb_usage(a->verb, "unknown action '%s' (validate or "
-                             "summary)", what);
+        code = zb_verb_usage(a->verb, "unknown action '%s' (validate, "
+                             "summary or generate)", what);
         goto done;
     }
     file = a->n_pos > 1 ? a->pos[1] : a->table_config;

@@ -50,6 +50,9 @@ typedef struct zb_verb_args {
     const char *setting_flags[ZB_SET_COUNT];
     const char *profile_path, *env_path;
     const char *table_filter;      /* table-config summary --table */
+    const char *output;            /* table-config generate -o */
+    const char *namespace_filter;  /* table-config generate --namespace */
+    int overwrite;                 /* table-config generate --force */
     zb_maint_opts mo;              /* overrides (ops/maintenance.h) */
     /* compaction flags taken for compatibility (see the help) */
     const char *memory_mode;
@@ -139,6 +142,13 @@ int zb_verb_run_table(zb_verb_env *env, zb_ctx *ctx, const char *table,
 
 /* "retention.expire_snapshots.enabled" -> "expire_snapshots". */
 void zb_verb_section_of(char *out, size_t size, const char *key);
+
+/*
+ * `table-config generate` (cli/verbs_generate.c): writes a
+ * table-config.json for the configured catalog's tables. ZB_EUSAGE (no
+ * warehouse, output exists without --force), the catalog's codes.
+ */
+int zb_verb_generate(zb_verb_env *env, zb_ctx *ctx, const zb_verb_args *a);
 
 /* Run entry points (argv[0] is the verb); each returns an exit code. */
 int zb_cli_op_run(int argc, char **argv);          /* the six verbs */

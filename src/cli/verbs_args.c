@@ -28,7 +28,8 @@
              ZB_VERB_ORPHANS)
 #define COMPACTION (ZB_VERB_MAINTENANCE | ZB_VERB_COMPACT |               \
                     ZB_VERB_DESCRIBE | ZB_VERB_PLAN)
-#define CATALOG (OPS | ZB_VERB_DESCRIBE | ZB_VERB_PLAN | ZB_VERB_WAREHOUSES)
+#define CATALOG (OPS | ZB_VERB_DESCRIBE | ZB_VERB_PLAN | ZB_VERB_WAREHOUSES | \
+                 ZB_VERB_TABLE_CONFIG)
 
 typedef enum flag_id {
     F_DRY_RUN, F_YES, F_TABLE_CONFIG, F_STATUS, F_VERBOSE, F_PROFILE, F_ENV,
@@ -36,7 +37,7 @@ typedef enum flag_id {
     F_TARGET, F_MIN_FILES, F_REWRITE_ALL, F_PARTIAL, F_MEMORY_MODE,
     F_MEMORY_BUDGET, F_READ_AHEAD, F_READ_AHEAD_FILES, F_TEMP_DIR,
     F_SORT_BY, F_SORT_TABLE, F_BRANCH, F_SNAP_OP, F_DANGLING_POLICY,
-    F_MAX_AGE, F_MIN_KEEP, F_OLDER_THAN, F_MIN_MANIFESTS, F_TABLE, F_FORCE, F_JSON
+    F_MAX_AGE, F_MIN_KEEP, F_OLDER_THAN, F_MIN_MANIFESTS, F_TABLE, F_FORCE, F_JSON, F_OUTPUT, F_NAMESPACE, F_OVERWRITE
 } flag_id;
 
 typedef struct flag_def {
@@ -71,6 +72,12 @@ static const flag_def flags[] = {
       "Its \"warehouse\" must equal --warehouse (exit 3 otherwise)" },
     { "--table", F_TABLE, "T", ZB_VERB_TABLE_CONFIG,
       "summary: only this table (default: the defaults and every table)" },
+    { "--output", F_OUTPUT, "FILE", ZB_VERB_TABLE_CONFIG,
+      "generate: the file to write (alias -o); default table-config.json" },
+    { "--namespace", F_NAMESPACE, "NS", ZB_VERB_TABLE_CONFIG,
+      "generate: only this namespace's tables (default: every namespace)" },
+    { "--force", F_OVERWRITE, NULL, ZB_VERB_TABLE_CONFIG,
+      "generate: replace an existing output file (default: exit 2)" },
     { "--warehouse", F_SETTING, "W", CATALOG | ZB_VERB_TABLE_CONFIG,
       "the warehouse (alias --db); default ZAMBONI_WAREHOUSE, then\n"
       "warehouse: in zamboni.yml; selects\n"
@@ -212,10 +219,15 @@ static const verb_doc docs[] = {
     { ZB_VERB_ENGINES, "engines", "[options]",
       "Lists each engine, each operation, what it supports and whether it\n"
       "previews. Read-only." },
-    { ZB_VERB_TABLE_CONFIG, "table-config", "validate FILE | summary FILE [--table T]",
+    { ZB_VERB_TABLE_CONFIG, "table-config",
+      "validate|summary FILE, or generate [-o FILE]",
       "validate: checks a table-config.json (exit 0 valid, 2 invalid with the\n"
       "key path and rule); --warehouse W also checks its warehouse (exit 3).\n"
-      "summary: every effective setting, \"(default)\" for built-in values." },
+      "summary: every effective setting, \"(default)\" for built-in values.\n"
+      "generate: writes a table-config.json for the tables of the configured\n"
+      "catalog (needs --warehouse): the built-in values spelled out as its\n"
+      "defaults, each table's partition spec; format version 1 tables are\n"
+      "skipped. Validate and summary read no catalog." },
     { ZB_VERB_DEMO, "demo", "[DIR]",
       "Creates a demo under DIR (default ./zamboni-demo): a warehouse \"demo\"\n"
       "in an embedded SQLite catalog (DIR/catalog.db), DIR/zamboni.yml,\n"
@@ -338,6 +350,8 @@ static const flag_def *find_flag(const char *name, unsigned bit)
             return &flags[i];
     if (strcmp(name, "--db") == 0)
         return find_flag("--warehouse", bit);
+    if (strcmp(name, "-o") == 0)
+        return find_flag("--output", bit);
     return NULL;
 }
 
@@ -412,6 +426,12 @@ static int set_value(zb_verb_args *a, const flag_def *f, const char *name,
         return 0;
     case F_TABLE:
         a->table_filter = v;
+        return 0;
+    case F_OUTPUT:
+        a->output = v;
+        return 0;
+    case F_NAMESPACE:
+        a->namespace_filter = v;
         return 0;
     case F_PROFILE:
         a->profile_path = v;
@@ -569,6 +589,7 @@ int zb_verb_parse(zb_verb_args *a, unsigned bit, int argc, char **argv,
                 break;
             case F_FORCE: a->mo.orphans_force = 1; break;
             case F_JSON: a->json = 1; break;
+            case F_OVERWRITE: a->overwrite = 1; break;
             default: break;
             }
             continue;
@@ -589,7 +610,7 @@ int zb_verb_parse(zb_verb_args *a, unsigned bit, int argc, char **argv,
     if (a->n_pos < min_pos)
         return zb_verb_usage(a->verb, "%s",
                              bit == ZB_VERB_TABLE_CONFIG
-                                 ? "missing validate|summary FILE"
+                                 ? "missing validate, summary or generate"
                                  : "missing TABLE (a table folder or "
                                    "namespace.table)");
     return ZB_EXIT_OK;

@@ -45,6 +45,13 @@ run warehouses && grep -qx demo "$out" && ok warehouses_demo || bad warehouses_d
 run describe demo.events && grep -q 'live data files : 240 ' "$out" && ok demo_events_files || bad demo_events_files "not 240 files"
 grep -qE 'delete files    : [1-9][0-9]* position' "$out" && ok demo_events_pos_deletes || bad demo_events_pos_deletes "no position deletes"
 run describe demo.users && grep -qE 'delete files    : 0 position, [1-9][0-9]* equality' "$out" && ok demo_users_eq_deletes || bad demo_users_eq_deletes "no equality deletes"
+# table-config generate from the demo's catalog
+run table-config generate --warehouse demo -o "$tmp/gen.json" && ok generate || bad generate "exit $?"
+grep -q '"transform": "identity"' "$tmp/gen.json" && ok generate_partition || bad generate_partition "no spec"
+run table-config validate --warehouse demo "$tmp/gen.json" && grep -q '2 table' "$out" && ok generate_valid || bad generate_valid "exit $?"
+run table-config generate --warehouse demo -o "$tmp/gen.json"; code=$?
+[ $code -eq 2 ] && grep -q 'exists' "$err" && ok generate_keeps_file || bad generate_keeps_file "exit $code"
+run table-config generate --warehouse demo -o "$tmp/gen.json" --force --namespace demo && ok generate_force || bad generate_force "exit $?"
 mkdir -p "$tmp/other" && echo x >"$tmp/other/keep"
 run demo "$tmp/other"; code=$?
 [ $code -eq 3 ] && [ -f "$tmp/other/keep" ] && ok demo_refuses_foreign_folder || bad demo_refuses_foreign_folder "exit $code"
