@@ -210,7 +210,11 @@ int main(int argc, char **argv)
             o.strategy = ZB_COMPACT_SORT;
             o.sort_fields = sf;        /* user_id, event_id */
             o.n_sort_fields = 2;
-            o.sort_memory_bytes = (budget_mib << 20) / threads / 2;
+            /* What a group's share of the budget leaves beside the
+             * reading and writing (about 160 MiB): groups run at once. */
+            o.sort_memory_bytes = budget_mib / threads > 192
+                                      ? (budget_mib / threads - 160) << 20
+                                      : (uint64_t)32 << 20;
         }
         if ((rc = zb_compact(&t, &ctx, &o, &r)) < 0)
             die(&ctx, "compact", rc);
