@@ -154,6 +154,8 @@ static int run_wave(job *jobs, size_t n, zb_pool *pool,
     }
     if (written == NULL)
         return rc;
+    if (n_written > 0 && o->test_before_commit != NULL)
+        o->test_before_commit(o->test_payload);
     if (zb_ctx_stopped(ctx) && o->drain_timeout_ms <= 0) {
         for (i = 0; i < n_written; i++) {
             zb_compact__drop_outputs(written[i], t->io, ctx);
@@ -162,8 +164,6 @@ static int run_wave(job *jobs, size_t n, zb_pool *pool,
         r->stopped = 1;
         n_written = 0;
     }
-    if (n_written > 0 && o->test_before_commit != NULL)
-        o->test_before_commit(o->test_payload);
     if (n_written > 0) {
         zb_err saved;
 

@@ -492,6 +492,51 @@ static void test_ops_compact_gen__stop(void)
     tt_close(&e);
 }
 
+static void raise_stop(void *payload)
+{
+    atomic_store((atomic_int *)payload, 1);
+}
+
+/* A stop raised after the groups are written: with no drain time their
+ * files are deleted and nothing commits; with one, they commit. */
+static void test_ops_compact_gen__stop_drain(void)
+{
+    tt_env e;
+    zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
+    zb_compact_result r;
+    atomic_int stop = 0;
+    char *before, *after;
+    int64_t id;
+    uint64_t rows0, h0;
+
+    tt_open(&e, "c-drain");
+    tt_make_table(&e, 2, 1, 2, 8, 20);
+    tt_rows(&e, &rows0, &h0);
+    id = tt_current_id(&e);
+    before = tt_listing(e.dir);
+    e.ctx.stop = &stop;
+    o.test_before_commit = raise_stop;
+    o.test_payload = &stop;
+    ZBT_OK_CTX(ct_compact(&e, &o, &r), &e.ctx);
+    ZBT_CHECK(r.stopped);
+    ZBT_EQ_U64(r.groups_committed, 0);
+    ZBT_EQ_U64(r.groups_dropped, 2);
+    zb_compact_result_free(&r);
+    after = tt_listing(e.dir);
+    ZBT_EQ_STR(before, after);
+    ZBT_EQ_INT(tt_current_id(&e), id);
+    atomic_store(&stop, 0);
+    o.drain_timeout_ms = 10000;
+    ZBT_OK_CTX(ct_compact(&e, &o, &r), &e.ctx);
+    ZBT_EQ_U64(r.groups_committed, 2);
+    zb_compact_result_free(&r);
+    e.ctx.stop = NULL;
+    same_rows(&e, rows0, h0);
+    zb_free(before);
+    zb_free(after);
+    tt_close(&e);
+}
+
 /* Each allocation of a plan (dry run) fails in turn: ZB_ENOMEM or OK,
  * never a crash or a leak (ASan). */
 static void test_ops_compact_gen__plan_alloc_failure(void)
@@ -541,6 +586,7 @@ const zbt_case test_ops_compact_gen[] = {
     ZBT_CASE(test_ops_compact_gen__memory),
     ZBT_CASE(test_ops_compact_gen__partial_progress),
     ZBT_CASE(test_ops_compact_gen__stop),
+    ZBT_CASE(test_ops_compact_gen__stop_drain),
     ZBT_CASE(test_ops_compact_gen__plan_alloc_failure),
     ZBT_END
 };
