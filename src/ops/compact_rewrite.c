@@ -29,6 +29,7 @@
 #include "format/parquet/parquet.h"
 #include "format/parquet/parquet_write.h"
 #include "ops/compact_int.h"
+#include "ops/table_write.h"
 #include "plan/scan_read.h"
 #include "table/commit.h"
 #include "table/metrics.h"
@@ -79,25 +80,6 @@ typedef struct part {
     ice_value *values;             /* in the group's arena */
 } part;
 
-/* The table's write.parquet.* properties applied to the defaults. */
-static int writer_opts(pq_writer_opts *o, zb_ctx *ctx, const ice_metadata *m)
-{
-    const char **kv;
-    size_t i;
-    int unsupported = 0, rc;
-
-    *o = (pq_writer_opts)PQ_WRITER_OPTS_INIT;
-    if ((kv = zb_calloc(2 * m->n_properties + 1, sizeof *kv)) == NULL)
-        return zb_fail_oom(ctx);
-    for (i = 0; i < m->n_properties; i++) {
-        kv[2 * i] = m->properties[i].key;
-        kv[2 * i + 1] = m->properties[i].value;
-    }
-    rc = pq_writer_opts_apply_properties(o, ctx, kv, &unsupported);
-    zb_free(kv);
-    return rc;
-}
-
 /* "name=value/..." of the group's partition, as Java names folders. */
 static int make_folder(rw *s)
 {
@@ -129,34 +111,18 @@ static int make_folder(rw *s)
 
 static int open_output(rw *s)
 {
-    const char *base = ice_metadata_property(s->table->meta,
-                                             ICE_PROP_DATA_PATH);
     zb_buf uri = ZB_BUF_INIT(URI_MAX);
-    char uuid[37];
     int rc;
 
-    ice_commit_uuid(uuid);
-    /* write.data.path is a path as metadata writes it: resolve it as
-     * the table's other paths (a copied folder, remaps). */
-    if (base != NULL) {
-        if ((rc = zb_table_resolve(&uri, s->ctx, s->table, base)) < 0) {
-            zb_buf_free(&uri);
-            return rc;
-        }
-    } else if (zb_buf_appendf(&uri, "%s/data", s->table->root) < 0) {
-        zb_buf_free(&uri);
-        return zb_fail_oom(s->ctx);
-    }
-    if ((s->folder.len > 0 &&
-         zb_buf_appendf(&uri, "/%s", zb_buf_cstr(&s->folder)) < 0) ||
-        zb_buf_appendf(&uri, "/%s.parquet", uuid) < 0 ||
-        (s->w_uri = zb_arena_strdup(s->arena, zb_buf_cstr(&uri))) == NULL) {
-        zb_buf_free(&uri);
-        return zb_fail_oom(s->ctx);
-    }
+    rc = zb_table_new_file_uri(&uri, s->ctx, s->table,
+                               zb_buf_cstr(&s->folder), "parquet");
+    if (rc == ZB_OK &&
+        (s->w_uri = zb_arena_strdup(s->arena, zb_buf_cstr(&uri))) == NULL)
+        rc = zb_fail_oom(s->ctx);
     zb_buf_free(&uri);
-    rc = pq_writer_open(&s->w, s->io, s->ctx, s->w_uri, &s->schema, &s->wo);
-    return rc;
+    if (rc < 0)
+        return rc;
+    return pq_writer_open(&s->w, s->io, s->ctx, s->w_uri, &s->schema, &s->wo);
 }
 
 /* Closes the open output into a data_file of the group. */
@@ -620,7 +586,7 @@ int zb_compact__rewrite(zb_compact_group *g, zb_arena *arena, zb_io *io,
                             ice_metadata_sort_order(m,
                                                     m->default_sort_order_id),
                             m->properties, m->n_properties);
-    if ((rc = writer_opts(&s.wo, ctx, m)) < 0 ||
+    if ((rc = zb_table_writer_opts(&s.wo, ctx, m)) < 0 ||
         (!repart && (rc = make_folder(&s)) < 0))
         goto done;
     /* Small targets: pages small enough to be compressed (and counted

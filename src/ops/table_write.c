@@ -55,8 +55,8 @@ int zb_table_create(zb_table **out, zb_catalog *cat, zb_ctx *ctx,
 
 /* ---- file names and writer options ---- */
 
-static int data_uri(zb_buf *out, zb_ctx *ctx, const zb_table *t,
-                    const zb_write_partition *part)
+int zb_table_new_file_uri(zb_buf *out, zb_ctx *ctx, const zb_table *t,
+                          const char *folder, const char *ext)
 {
     const char *base = ice_metadata_property(t->meta, ICE_PROP_DATA_PATH);
     char uuid[37];
@@ -64,19 +64,30 @@ static int data_uri(zb_buf *out, zb_ctx *ctx, const zb_table *t,
 
     ice_commit_uuid(uuid);
     zb_buf_clear(out);
-    if (base != NULL)
-        rc = zb_buf_appendf(out, "%s", base);
-    else
-        rc = zb_buf_appendf(out, "%s/data", t->root);
-    if (rc >= 0 && part != NULL && part->folder != NULL)
-        rc = zb_buf_appendf(out, "/%s", part->folder);
-    if (rc >= 0)
-        rc = zb_buf_appendf(out, "/%s.parquet", uuid);
-    return rc < 0 ? zb_fail_oom(ctx) : ZB_OK;
+    /* write.data.path is a path as metadata writes it: resolve it as the
+     * table's other paths. */
+    if (base != NULL) {
+        if ((rc = zb_table_resolve(out, ctx, t, base)) < 0)
+            return rc;
+    } else if (zb_buf_appendf(out, "%s/data", t->root) < 0) {
+        return zb_fail_oom(ctx);
+    }
+    if ((folder != NULL && folder[0] != '\0' &&
+         zb_buf_appendf(out, "/%s", folder) < 0) ||
+        zb_buf_appendf(out, "/%s.%s", uuid, ext) < 0)
+        return zb_fail_oom(ctx);
+    return ZB_OK;
 }
 
-/* The table's write.parquet.* properties applied to the defaults. */
-static int writer_opts(pq_writer_opts *o, zb_ctx *ctx, const ice_metadata *m)
+static int data_uri(zb_buf *out, zb_ctx *ctx, const zb_table *t,
+                    const zb_write_partition *part, const char *ext)
+{
+    return zb_table_new_file_uri(out, ctx, t, part ? part->folder : NULL,
+                                 ext);
+}
+
+int zb_table_writer_opts(pq_writer_opts *o, zb_ctx *ctx,
+                         const ice_metadata *m)
 {
     const char **kv;
     size_t i;
@@ -153,8 +164,8 @@ int zb_table_write_parquet(ice_data_file *out, zb_arena *arena, zb_io *io,
     int rc;
 
     memset(&res, 0, sizeof res);
-    if ((rc = writer_opts(&o, ctx, m)) < 0 ||
-        (rc = data_uri(&uri, ctx, t, part)) < 0)
+    if ((rc = zb_table_writer_opts(&o, ctx, m)) < 0 ||
+        (rc = data_uri(&uri, ctx, t, part, "parquet")) < 0)
         goto out;
     if ((rc = pq_writer_open(&w, io, ctx, uri.ptr, schema, &o)) < 0)
         goto out;
@@ -446,11 +457,8 @@ static int write_dvs(ice_data_file **files, size_t *n_files, zb_arena *arena,
     if (rc == ZB_OK)
         rc = zb_puffin_build(&file, ctx, blobs, groups,
                              "zamboni version " ZB_VERSION_STRING);
-    if (rc == ZB_OK && (rc = data_uri(&uri, ctx, t, part)) == ZB_OK) {
-        /* data_uri names a .parquet file: the same name as .puffin. */
-        uri.len -= strlen("parquet");
-        rc = zb_buf_appendf(&uri, "puffin") < 0 ? zb_fail_oom(ctx) : ZB_OK;
-    }
+    if (rc == ZB_OK)
+        rc = data_uri(&uri, ctx, t, part, "puffin");
     if (rc == ZB_OK)
         rc = zb_io_write_new(io, ctx, uri.ptr, file.ptr, file.len);
     for (i = 0, j = 0; rc == ZB_OK && i < groups; i++) {

@@ -35,6 +35,7 @@
 
 #include "catalog/catalog.h"
 #include "exec/arrow.h"
+#include "format/parquet/parquet_write.h"
 #include "table/manifest.h"
 #include "util/arena.h"
 
@@ -55,6 +56,20 @@ int zb_table_create(zb_table **out, zb_catalog *cat, zb_ctx *ctx,
                     const char *ident, const char *location,
                     const json_t *schema, const json_t *spec,
                     const ice_kv *props, size_t n_props, int format_version);
+
+/* The table's write.parquet.* properties applied to the writer's
+ * defaults. */
+int zb_table_writer_opts(pq_writer_opts *o, zb_ctx *ctx,
+                         const ice_metadata *m);
+
+/*
+ * The URI of a new file of t: <data location>[/<folder>]/<uuid>.<ext>,
+ * the data location being write.data.path (resolved as the table's
+ * other paths: a copied folder, remaps) or <root>/data. Appends to out
+ * after clearing it.
+ */
+int zb_table_new_file_uri(zb_buf *out, zb_ctx *ctx, const zb_table *t,
+                          const char *folder, const char *ext);
 
 /*
  * Writes batches (struct arrays of schema, whose fields carry
