@@ -330,11 +330,46 @@ static int add_summary(cst *s, zb_ctx *ctx, uint64_t removed, uint64_t added)
                                      num);
 }
 
+/*
+ * Marks in shared the Puffin files of candidates that also hold a live
+ * deletion vector of a data file this commit keeps: removal goes by file
+ * path, and would take that vector with the others.
+ */
+static int find_shared_puffins(json_t *shared, zb_ctx *ctx, const cst *s,
+                               const zb_table *t, const json_t *candidates)
+{
+    const ice_snapshot *snap = ice_metadata_current_snapshot(t->meta);
+    ice_snapshot_iter *it = NULL;
+    const ice_manifest_entry *e;
+    const ice_manifest_file *mf;
+    int rc;
+
+    if (snap == NULL || json_object_size(candidates) == 0)
+        return ZB_OK;
+    if ((rc = ice_snapshot_iter_open(&it, s->t->io, ctx, t->meta, snap,
+                                     &t->paths)) < 0)
+        return rc;
+    while ((rc = ice_snapshot_iter_next(it, ctx, &e, &mf)) > 0) {
+        const ice_data_file *d = &e->data_file;
+        if (d->content != ICE_CONTENT_POSITION_DELETES ||
+            d->referenced_data_file == NULL ||
+            json_object_get(candidates, d->file_path) == NULL ||
+            json_object_get(s->removed, d->referenced_data_file) != NULL)
+            continue;
+        if (json_object_set_new(shared, d->file_path, json_true()) < 0) {
+            rc = zb_fail_oom(ctx);
+            break;
+        }
+    }
+    ice_snapshot_iter_free(it);
+    return rc < 0 ? rc : ZB_OK;
+}
+
 /* The producer for the groups validation left. */
 static int make_op(cst *s, zb_ctx *ctx, const zb_table *t)
 {
     ice_commit_op_opts oo = ICE_COMMIT_OP_OPTS_INIT;
-    json_t *dangling = NULL;
+    json_t *dangling = NULL, *shared = NULL;
     uint64_t removed = 0, added = 0;
     size_t i, j, k;
     int rc;
@@ -351,8 +386,30 @@ static int make_op(cst *s, zb_ctx *ctx, const zb_table *t)
         (rc = ice_commit_op_set_data_sequence_number(
              s->op, ctx, ICE_OP_REPLACE, s->plan->sequence_number)) < 0)
         return rc;
-    if ((dangling = json_object()) == NULL)
+    if ((dangling = json_object()) == NULL ||
+        (shared = json_object()) == NULL) {
+        json_decref(dangling);
         return zb_fail_oom(ctx);
+    }
+    /* Delete files scoped to replaced files, then those of them whose
+     * Puffin file must stay for the sake of another vector. */
+    for (i = 0; i < s->n && rc == ZB_OK; i++)
+        for (j = 0; !s->drop[i] && j < s->groups[i]->n_tasks && rc == ZB_OK;
+             j++) {
+            const zb_scan_task *tk = &s->groups[i]->tasks[j];
+            for (k = 0; k < tk->n_deletes && rc == ZB_OK; k++) {
+                const ice_data_file *d = tk->deletes[k].file;
+                if (d->content == ICE_CONTENT_POSITION_DELETES &&
+                    d->referenced_data_file != NULL &&
+                    json_object_get(s->removed, d->referenced_data_file) &&
+                    json_object_set_new(dangling, d->file_path,
+                                        json_false()) < 0)
+                    rc = zb_fail_oom(ctx);
+            }
+        }
+    if (rc == ZB_OK)
+        rc = find_shared_puffins(shared, ctx, s, t, dangling);
+    json_object_clear(dangling);
     for (i = 0; i < s->n && rc == ZB_OK; i++) {
         const zb_compact_group *g = s->groups[i];
 
@@ -373,7 +430,8 @@ static int make_op(cst *s, zb_ctx *ctx, const zb_table *t)
                     d->referenced_data_file == NULL ||
                     json_object_get(s->removed,
                                     d->referenced_data_file) == NULL ||
-                    json_object_get(dangling, d->file_path) != NULL)
+                    json_object_get(dangling, d->file_path) != NULL ||
+                    json_object_get(shared, d->file_path) != NULL)
                     continue;
                 if (json_object_set_new(dangling, d->file_path,
                                         json_true()) < 0)
@@ -389,6 +447,7 @@ static int make_op(cst *s, zb_ctx *ctx, const zb_table *t)
         }
     }
     json_decref(dangling);
+    json_decref(shared);
     if (rc == ZB_OK)
         rc = add_summary(s, ctx, removed, added);
     return rc;

@@ -306,6 +306,16 @@ static int build_commit(json_t **reqs_out, json_t **ups_out, zb_ctx *ctx,
                                ice_requirement_ref_snapshot_id(
                                    "main", main_ref ? main_ref->snapshot_id
                                                     : ICE_NO_SNAPSHOT));
+    /* Every other ref must be where the plan saw it: a catalog applies
+     * remove-snapshots by dropping refs that point at a removed snapshot,
+     * so a tag or branch moved onto one meanwhile would silently go, and
+     * its files with it. */
+    for (i = 0; i < m->n_refs && rc == ZB_OK; i++)
+        if (strcmp(m->refs[i].name, "main") != 0)
+            rc = ice_commit_append(reqs, ctx,
+                                   ice_requirement_ref_snapshot_id(
+                                       m->refs[i].name,
+                                       m->refs[i].snapshot_id));
     for (i = 0; i < p->n_drop_refs && rc == ZB_OK; i++)
         rc = ice_commit_append(ups, ctx, ice_update_remove_ref(p->drop_refs[i]));
     if (rc == ZB_OK && p->n_expired > 0)

@@ -50,6 +50,7 @@ typedef struct orphan_run {
     uint64_t snap_files_under;      /* lists, manifests, content under roots */
     int metadata_under;
     char first_missing[512];
+    char unreadable[2 * ZB_ERR_MSG_SIZE]; /* first list or manifest unread */
 } orphan_run;
 
 static int64_t clock_ms(void)
@@ -101,6 +102,29 @@ static int add_root(orphan_run *o, const char *path, int resolve)
     }
     o->n_roots++;
 done:
+    zb_buf_free(&res);
+    zb_buf_free(&norm);
+    return rc;
+}
+
+/* Logs a data or metadata path that lies outside the listed roots: its
+ * files are left alone. */
+static int note_outside_root(orphan_run *o, const char *key, const char *path)
+{
+    zb_buf res = ZB_BUF_INIT(ZB_REACH_MAX_PATH), norm = ZB_BUF_INIT(
+                                                     ZB_REACH_MAX_PATH);
+    size_t i;
+    int rc, under = 0;
+
+    if ((rc = zb_table_resolve(&res, o->ctx, o->t, path)) == ZB_OK &&
+        (rc = zb_reach_normalize(&norm, o->ctx, res.ptr)) == ZB_OK) {
+        for (i = 0; i < o->n_roots; i++)
+            under |= zb_reach_under(norm.ptr, o->roots[i]);
+        if (!under)
+            zb_log_warn(o->ctx, "%s: %s %s lies outside the table location: "
+                        "not listed, nothing there is deleted", o->t->ident,
+                        key, path);
+    }
     zb_buf_free(&res);
     zb_buf_free(&norm);
     return rc;
@@ -252,13 +276,20 @@ static int list_roots(orphan_run *o, zb_pathsort *list)
     return rc < 0 ? rc : ZB_OK;
 }
 
-/* A referenced file that does not read: logged; the join reports it
- * missing when it lies under a root. */
+/*
+ * A manifest list or manifest that does not read hides the files only it
+ * names, which would then look unreferenced. Noted here; when it lies
+ * under a root the join reports it missing (naming it), and otherwise
+ * the run aborts after the join all the same (safety_checks).
+ */
 static int tolerate_missing(orphan_run *o, int rc, const char *what)
 {
     if (rc != ZB_ENOTFOUND)
         return rc;
     zb_log_warn(o->ctx, "%s: %s: %s", o->t->ident, what, o->ctx->err.msg);
+    if (o->unreadable[0] == '\0')
+        snprintf(o->unreadable, sizeof o->unreadable, "%s: %s", what,
+                 o->ctx->err.msg);
     zb_err_clear(&o->ctx->err);
     return ZB_OK;
 }
@@ -395,11 +426,14 @@ static int run(orphan_run *o, const zb_op_target *t,
 
     if ((rc = add_root(o, o->t->root, 0)) < 0)
         return rc;
+    /* Only the table's location is listed, as Iceberg does: a
+     * write.data.path or write.metadata.path outside it is often shared
+     * by several tables, whose files this table does not know. */
     if ((p = ice_metadata_property(o->t->meta, ICE_PROP_DATA_PATH)) &&
-        (rc = add_root(o, p, 1)) < 0)
+        (rc = note_outside_root(o, ICE_PROP_DATA_PATH, p)) < 0)
         return rc;
     if ((p = ice_metadata_property(o->t->meta, ICE_PROP_METADATA_PATH)) &&
-        (rc = add_root(o, p, 1)) < 0)
+        (rc = note_outside_root(o, ICE_PROP_METADATA_PATH, p)) < 0)
         return rc;
     if ((rc = check_other_tables(o)) < 0)
         return rc;
@@ -420,7 +454,10 @@ static int run(orphan_run *o, const zb_op_target *t,
     zb_pathsort_free(list);
     zb_pathsort_free(reach);
     list = reach = NULL;
-    if ((rc = safety_checks(o)) < 0) {
+    if ((rc = safety_checks(o)) == ZB_OK && o->unreadable[0] != '\0')
+        rc = zb_fail(o->ctx, ZB_EUNSAFE, "%s: aborted, nothing deleted: the "
+                     "files of a %s are unknown", o->t->ident, o->unreadable);
+    if (rc < 0) {
         o->r->files_deleted = o->r->bytes_deleted = 0;
         goto done;
     }
@@ -456,6 +493,7 @@ int zb_remove_orphans(const zb_op_target *t, zb_ctx *ctx,
     guard = opts && opts->older_than_ms >= 0 ? opts->older_than_ms
                                              : ZB_ORPHANS_DEFAULT_AGE_MS;
     r->older_than_ms = guard;
+
     if (guard < ZB_ORPHANS_MIN_AGE_MS && !(opts && opts->force))
         return zb_fail(ctx, ZB_EREFUSED, "%s: an age guard of %lld ms is "
                        "below 24 hours: files that a running job has written "
@@ -463,6 +501,17 @@ int zb_remove_orphans(const zb_op_target *t, zb_ctx *ctx,
                        "go ahead)", t->ident, (long long)guard);
     if ((rc = zb_catalog_load_table(t->catalog, ctx, t->ident, &tab)) < 0)
         return rc;
+    {
+        /* As Iceberg refuses: with gc.enabled=false the table's files may
+         * be shared with other tables. */
+        const char *gc = ice_metadata_property(tab->meta, "gc.enabled");
+        if (gc != NULL && strcmp(gc, "false") == 0) {
+            zb_table_free(tab);
+            return zb_fail(ctx, ZB_EREFUSED, "%s: gc.enabled=false: its "
+                           "files may be shared with other tables, so no "
+                           "orphan is removed", t->ident);
+        }
+    }
     o.t = tab;
     o.ident = t->ident;
     o.cat = t->catalog;

@@ -29,8 +29,15 @@ function(zb_fuzz_target name)
     set(sources "")
     foreach(lib ${F_INSTRUMENT})
       get_target_property(s ${lib} SOURCES)
-      list(TRANSFORM s PREPEND ${PROJECT_SOURCE_DIR}/)
-      list(APPEND sources ${s})
+      # Sources are relative to the project, unless a part added them
+      # with target_sources and an absolute path.
+      foreach(f ${s})
+        if(IS_ABSOLUTE ${f})
+          list(APPEND sources ${f})
+        else()
+          list(APPEND sources ${PROJECT_SOURCE_DIR}/${f})
+        endif()
+      endforeach()
     endforeach()
     set(flags -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
         -fno-omit-frame-pointer)
