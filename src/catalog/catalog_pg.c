@@ -230,7 +230,10 @@ static int pg_exec(void *db, zb_ctx *ctx, int mode, const char *sql, int n,
             break;
         one_line(msg, sizeof(msg),
                  res ? PQresultErrorMessage(res) : PQerrorMessage(conn));
-        if (PQstatus(conn) != CONNECTION_OK) {
+        if (PQstatus(conn) != CONNECTION_OK ||
+            (res == NULL && mode == ZB_SQL_WRITE)) {
+            /* No result at all for a write (libpq out of memory) is as
+             * unknown as a lost connection. */
             /* A pooled connection the server closed (a restart, an idle
              * timeout): a read runs again on a new one; a write may have
              * reached the server, so its outcome is unknown. */

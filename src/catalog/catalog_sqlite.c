@@ -150,8 +150,11 @@ int zb_catalog__sqlite_open(zb_catalog *c, zb_ctx *ctx,
         return ZB_EIO;
     }
     sqlite3_busy_timeout(d->db, SQLITE_BUSY_TIMEOUT_MS);
+    /* synchronous=FULL: a commit's pointer swap must survive a power
+     * loss, since files may be deleted on the strength of it; commits
+     * are few, so the extra sync costs little. */
     src = sqlite3_exec(d->db, "PRAGMA journal_mode=WAL; "
-                       "PRAGMA synchronous=NORMAL;", NULL, NULL, &errmsg);
+                       "PRAGMA synchronous=FULL;", NULL, NULL, &errmsg);
     if (src != SQLITE_OK) {
         zb_fail(ctx, ZB_EIO, "SQLite database %s: setting WAL mode: %s",
                 d->path, errmsg ? errmsg : sqlite3_errstr(src));

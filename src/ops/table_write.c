@@ -195,11 +195,24 @@ out:
 
 /* ---- commits ---- */
 
+/* A position delete: a data file as the manifests name it, a row. */
+typedef struct pos_row {
+    const char *path;
+    int64_t pos;
+} pos_row;
+
+static int check_no_dv(const zb_table *t, zb_io *io, zb_ctx *ctx,
+                       const pos_row *rows, size_t n);
+
 /* One commit attempt's state for zb_catalog_commit_retry. */
 typedef struct commit_attempt {
     ice_commit_op *op;
     zb_io *io;
     ice_commit_result r;           /* the latest attempt's files and JSON */
+    /* Deletion vectors being added: no data file may have one already,
+     * checked again on every base an attempt builds on. */
+    const pos_row *dv_rows;
+    size_t n_dv_rows;
 } commit_attempt;
 
 static int build_attempt(json_t **reqs, json_t **updates, zb_ctx *ctx,
@@ -210,6 +223,9 @@ static int build_attempt(json_t **reqs, json_t **updates, zb_ctx *ctx,
 
     ice_commit_result_free(&a->r);
     a->r = (ice_commit_result)ICE_COMMIT_RESULT_INIT;
+    if (a->n_dv_rows > 0 &&
+        (rc = check_no_dv(t, a->io, ctx, a->dv_rows, a->n_dv_rows)) < 0)
+        return rc;
     if ((rc = ice_commit_op_build(a->op, ctx, t->meta, &a->r)) < 0)
         return rc;
     *reqs = json_incref(a->r.requirements);
@@ -228,9 +244,22 @@ static void drop_attempt(zb_ctx *ctx, const zb_table *t, void *payload)
     a->r = (ice_commit_result)ICE_COMMIT_RESULT_INIT;
 }
 
+static int commit_files(zb_table **t, zb_catalog *cat, zb_io *io,
+                        zb_ctx *ctx, const ice_data_file *files,
+                        const int32_t *spec_ids, size_t n,
+                        const pos_row *dv_rows, size_t n_dv_rows);
+
 int zb_table_commit_files(zb_table **t, zb_catalog *cat, zb_io *io,
                           zb_ctx *ctx, const ice_data_file *files,
                           const int32_t *spec_ids, size_t n)
+{
+    return commit_files(t, cat, io, ctx, files, spec_ids, n, NULL, 0);
+}
+
+static int commit_files(zb_table **t, zb_catalog *cat, zb_io *io,
+                        zb_ctx *ctx, const ice_data_file *files,
+                        const int32_t *spec_ids, size_t n,
+                        const pos_row *dv_rows, size_t n_dv_rows)
 {
     ice_commit_op_opts o = ICE_COMMIT_OP_OPTS_INIT;
     zb_catalog_retry_opts ro = ZB_CATALOG_RETRY_OPTS_INIT;
@@ -241,6 +270,8 @@ int zb_table_commit_files(zb_table **t, zb_catalog *cat, zb_io *io,
 
     memset(&a, 0, sizeof a);
     a.io = io;
+    a.dv_rows = dv_rows;
+    a.n_dv_rows = n_dv_rows;
     a.r = (ice_commit_result)ICE_COMMIT_RESULT_INIT;
     o.kind = ICE_OP_APPEND;
     o.io = io;
@@ -290,11 +321,6 @@ int zb_table_append(zb_table **t, zb_catalog *cat, zb_io *io, zb_ctx *ctx,
 }
 
 /* ---- delete files ---- */
-
-typedef struct pos_row {
-    const char *path;
-    int64_t pos;
-} pos_row;
 
 static int cmp_pos_row(const void *a, const void *b)
 {
@@ -528,8 +554,8 @@ int zb_table_delete_positions(zb_table **t, zb_catalog *cat, zb_io *io,
             specs[i] = spec;
         if (rc == ZB_OK)
             rc = specs == NULL ? zb_fail_oom(ctx)
-                               : zb_table_commit_files(t, cat, io, ctx, dvs,
-                                                       specs, n_dvs);
+                               : commit_files(t, cat, io, ctx, dvs, specs,
+                                              n_dvs, rows, n);
         goto done;
     }
     rc = pos_batch(&sch, &arr, rows, n);
