@@ -221,6 +221,35 @@ static void test_ops_orphans__guard(void)
     xp_close(&e);
 }
 
+/* gc.enabled=false: the table's files may be shared, so nothing goes
+ * (exit 3), as Iceberg refuses. */
+static void test_ops_orphans__gc_disabled_refused(void)
+{
+    xp_env e;
+    zb_table *t;
+    zb_op_target tg;
+    zb_remove_orphans_opts o = ZB_REMOVE_ORPHANS_OPTS_INIT;
+    zb_remove_orphans_result r;
+    ice_kv kv = { "gc.enabled", "false" };
+    char tdir[700], *before, *after;
+
+    xp_open(&e, 1);
+    t = xp_make_table(&e, "db.events", NULL, 2, 5);
+    xp_commit(&e, &t, ice_update_set_properties(&kv, 1));
+    snprintf(tdir, sizeof tdir, "%s/events", e.dir);
+    plant(tdir);
+    before = xp_tree(tdir);
+    tg = target(&e, "db.events", 0);
+    ZBT_RC(zb_remove_orphans(&tg, &e.ctx, &o, &r), ZB_EREFUSED);
+    ZBT_CONTAINS(e.ctx.err.msg, "gc.enabled=false");
+    after = xp_tree(tdir);
+    ZBT_EQ_STR(after, before);
+    free(after);
+    free(before);
+    zb_table_free(t);
+    xp_close(&e);
+}
+
 /* Exit 4: a file a snapshot references is missing from the listing. */
 static void test_ops_orphans__unsafe_missing_file(void)
 {
@@ -350,6 +379,7 @@ const zbt_case test_ops_orphans_gen[] = {
     ZBT_CASE(test_ops_orphans__generated_table),
     ZBT_CASE(test_ops_orphans__dry_run_changes_nothing),
     ZBT_CASE(test_ops_orphans__guard),
+    ZBT_CASE(test_ops_orphans__gc_disabled_refused),
     ZBT_CASE(test_ops_orphans__unsafe_missing_file),
     ZBT_CASE(test_ops_orphans__unsafe_nested_table),
     ZBT_CASE(test_ops_orphans__unsafe_nothing_reachable),
