@@ -7,6 +7,7 @@
  */
 #include <string.h>
 
+#include "plan/scan_plan.h"
 #include "plan/scan_read_int.h"
 #include "util/alloc.h"
 
@@ -123,24 +124,8 @@ void zb_scan__delindex_free(zb_delindex *x)
 /* The path without "scheme://authority" (or "scheme:"). */
 static const char *strip(const char *p, size_t len, size_t *out_len)
 {
-    size_t i = 0;
+    size_t i = zb_scan_path_prefix_len(p, len);
 
-    while (i < len && ((p[i] >= 'a' && p[i] <= 'z') ||
-                       (p[i] >= 'A' && p[i] <= 'Z') ||
-                       (p[i] >= '0' && p[i] <= '9') || p[i] == '+' ||
-                       p[i] == '-' || p[i] == '.'))
-        i++;
-    if (i > 0 && i < len && p[i] == ':') {
-        if (i + 2 < len && p[i + 1] == '/' && p[i + 2] == '/') {
-            i += 3;
-            while (i < len && p[i] != '/')
-                i++;
-        } else {
-            i++;
-        }
-    } else {
-        i = 0;
-    }
     *out_len = len - i;
     return p + i;
 }

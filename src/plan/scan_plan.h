@@ -158,4 +158,11 @@ int zb_scan_path_same(const char *a, const char *b);
 /* The path without "scheme://authority" (a pointer into path). */
 const char *zb_scan_path_strip(const char *path);
 
+/*
+ * How many leading bytes of p[0..len) (not NUL-terminated: Arrow string
+ * values) are "scheme://authority", or "scheme:" without "//"; 0 when
+ * there is no scheme (RFC 3986: a letter, then letters, digits, + - .).
+ */
+size_t zb_scan_path_prefix_len(const char *p, size_t len);
+
 #endif

@@ -40,25 +40,33 @@
 
 /* --- paths -------------------------------------------------------------- */
 
+size_t zb_scan_path_prefix_len(const char *p, size_t len)
+{
+    size_t i = 0, j;
+
+    if (len == 0 || !((p[0] >= 'a' && p[0] <= 'z') ||
+                      (p[0] >= 'A' && p[0] <= 'Z')))
+        return 0;
+    while (i < len && ((p[i] >= 'a' && p[i] <= 'z') ||
+                       (p[i] >= 'A' && p[i] <= 'Z') ||
+                       (p[i] >= '0' && p[i] <= '9') || p[i] == '+' ||
+                       p[i] == '.' || p[i] == '-'))
+        i++;
+    if (i >= len || p[i] != ':')
+        return 0;
+    i++;
+    if (i + 1 >= len || p[i] != '/' || p[i + 1] != '/')
+        return i;
+    for (j = i + 2; j < len && p[j] != '/'; j++)
+        ;
+    return j;
+}
+
 const char *zb_scan_path_strip(const char *path)
 {
-    const char *p = path;
-
     if (path == NULL)
         return NULL;
-    if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
-        return path;
-    while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-           (*p >= '0' && *p <= '9') || *p == '+' || *p == '.' || *p == '-')
-        p++;
-    if (*p != ':')
-        return path;
-    p++;
-    if (p[0] == '/' && p[1] == '/') {
-        const char *slash = strchr(p + 2, '/');
-        return slash ? slash : p + strlen(p);
-    }
-    return p;
+    return path + zb_scan_path_prefix_len(path, strlen(path));
 }
 
 int zb_scan_path_same(const char *a, const char *b)

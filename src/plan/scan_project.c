@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "plan/scan_plan.h"
 #include "plan/scan_read_int.h"
 #include "util/alloc.h"
 #include "util/err.h"
@@ -1193,27 +1194,6 @@ size_t zb_scan__field_path(const ice_field **path, size_t max,
 
 /* --- paths ------------------------------------------------------------- */
 
-/* Skips "scheme://authority" (or "scheme:" before a '/'). */
-static size_t strip_len(const char *p, size_t len)
-{
-    size_t i = 0;
-
-    while (i < len && ((p[i] >= 'a' && p[i] <= 'z') ||
-                       (p[i] >= 'A' && p[i] <= 'Z') ||
-                       (p[i] >= '0' && p[i] <= '9') || p[i] == '+' ||
-                       p[i] == '-' || p[i] == '.'))
-        i++;
-    if (i == 0 || i >= len || p[i] != ':')
-        return 0;
-    if (i + 2 < len && p[i + 1] == '/' && p[i + 2] == '/') {
-        size_t j = i + 3;
-        while (j < len && p[j] != '/')
-            j++;
-        return j;
-    }
-    return i + 1;
-}
-
 int zb_scan__same_path(const char *a, size_t alen, const char *b,
                        size_t blen)
 {
@@ -1221,7 +1201,7 @@ int zb_scan__same_path(const char *a, size_t alen, const char *b,
 
     if (alen == blen && memcmp(a, b, alen) == 0)
         return 1;
-    sa = strip_len(a, alen);
-    sb = strip_len(b, blen);
+    sa = zb_scan_path_prefix_len(a, alen);
+    sb = zb_scan_path_prefix_len(b, blen);
     return alen - sa == blen - sb && memcmp(a + sa, b + sb, alen - sa) == 0;
 }
