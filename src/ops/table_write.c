@@ -213,6 +213,7 @@ typedef struct commit_attempt {
      * checked again on every base an attempt builds on. */
     const pos_row *dv_rows;
     size_t n_dv_rows;
+    const char *dv_checked;        /* metadata already checked for them */
 } commit_attempt;
 
 static int build_attempt(json_t **reqs, json_t **updates, zb_ctx *ctx,
@@ -224,6 +225,8 @@ static int build_attempt(json_t **reqs, json_t **updates, zb_ctx *ctx,
     ice_commit_result_free(&a->r);
     a->r = (ice_commit_result)ICE_COMMIT_RESULT_INIT;
     if (a->n_dv_rows > 0 &&
+        (a->dv_checked == NULL ||
+         strcmp(a->dv_checked, t->metadata_location) != 0) &&
         (rc = check_no_dv(t, a->io, ctx, a->dv_rows, a->n_dv_rows)) < 0)
         return rc;
     if ((rc = ice_commit_op_build(a->op, ctx, t->meta, &a->r)) < 0)
@@ -272,6 +275,9 @@ static int commit_files(zb_table **t, zb_catalog *cat, zb_io *io,
     a.io = io;
     a.dv_rows = dv_rows;
     a.n_dv_rows = n_dv_rows;
+    /* The caller checked *t before writing the vectors: a first attempt
+     * on the same metadata need not read it again. */
+    a.dv_checked = n_dv_rows > 0 ? (*t)->metadata_location : NULL;
     a.r = (ice_commit_result)ICE_COMMIT_RESULT_INIT;
     o.kind = ICE_OP_APPEND;
     o.io = io;
