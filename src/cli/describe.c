@@ -79,7 +79,11 @@ static int count(describe_counts *c, zb_io *io, zb_ctx *ctx,
         return rc;
     while ((rc = ice_snapshot_iter_next(it, ctx, &e, &mf)) > 0) {
         const ice_data_file *f = &e->data_file;
-        uint64_t sz = (uint64_t)f->file_size_in_bytes;
+        /* A deletion vector counts its blob: one Puffin file holds many. */
+        uint64_t sz = (uint64_t)(f->content_offset != ICE_NULL_LONG &&
+                                         f->content_size_in_bytes >= 0
+                                     ? f->content_size_in_bytes
+                                     : f->file_size_in_bytes);
 
         if (f->content == ICE_CONTENT_DATA) {
             c->files++;
