@@ -33,8 +33,11 @@ typedef enum zb_rc {
     ZB_EUNSUPPORTED = -14 /* a feature this build does not have */
 } zb_rc;
 
-/* Size of zb_err.msg, including the terminating NUL (curl's 256). */
-#define ZB_ERR_MSG_SIZE 256
+/*
+ * Size of zb_err.msg, including the terminating NUL: room for a reason and
+ * a few long object-store paths of context in front of it.
+ */
+#define ZB_ERR_MSG_SIZE 1024
 #define ZB_ERR_MODULE_SIZE 16
 
 typedef struct zb_err {

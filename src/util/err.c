@@ -52,14 +52,26 @@ static void append_bounded(char *dst, size_t size, size_t *len, const char *s)
 int zb_err__prefix(zb_err *err, const char *fmt, ...)
 {
     char joined[ZB_ERR_MSG_SIZE];
-    size_t len;
+    size_t len, keep, msg_len = strlen(err->msg);
     va_list ap;
 
     va_start(ap, fmt);
     vsnprintf(joined, sizeof joined, fmt, ap);
     va_end(ap);
     len = strlen(joined);
-    if (err->msg[0]) {
+    if (msg_len) {
+        /*
+         * The lower message says what went wrong; the context only where.
+         * When both do not fit, the context is cut short, not the reason.
+         */
+        keep = sizeof joined - 1 - msg_len;
+        if (keep < 8)
+            keep = 8; /* never less than a stub of context */
+        if (len + 2 > keep) {
+            len = keep - 5;
+            memcpy(joined + len, "...", 4);
+            len += 3;
+        }
         append_bounded(joined, sizeof joined, &len, ": ");
         append_bounded(joined, sizeof joined, &len, err->msg);
     }

@@ -34,7 +34,7 @@ static void test_util_err__prefix_adds_context_keeps_lower_message(void)
 
 static void test_util_err__long_message_is_truncated_not_overflowed(void)
 {
-    char big[1000];
+    char big[ZB_ERR_MSG_SIZE * 2];
     zb_ctx ctx;
 
     memset(big, 'a', sizeof big - 1);
@@ -44,6 +44,26 @@ static void test_util_err__long_message_is_truncated_not_overflowed(void)
     ZBT_EQ_U64(strlen(ctx.err.msg), ZB_ERR_MSG_SIZE - 1);
     zb_err_prefix(&ctx, "%s", big);
     ZBT_EQ_U64(strlen(ctx.err.msg), ZB_ERR_MSG_SIZE - 1);
+}
+
+/* A long context (paths) is cut short so that the reason stays whole. */
+static void test_util_err__long_prefix_keeps_the_reason(void)
+{
+    char path[ZB_ERR_MSG_SIZE];
+    zb_ctx ctx;
+    size_t len;
+
+    memset(path, 'p', sizeof path - 1);
+    path[sizeof path - 1] = '\0';
+    zb_ctx_init(&ctx);
+    zb_fail(&ctx, ZB_ENOTFOUND, "open %.300s: No such file or directory",
+            path);
+    zb_err_prefix(&ctx, "%.900s", path);
+    len = strlen(ctx.err.msg);
+    ZBT_EQ_U64(len, ZB_ERR_MSG_SIZE - 1);
+    ZBT_CONTAINS(ctx.err.msg, "...: open ppp");
+    ZBT_CHECK(len > 25 && strcmp(ctx.err.msg + len - 25,
+                                "No such file or directory") == 0);
 }
 
 static void test_util_err__oom_and_clear(void)
@@ -83,6 +103,7 @@ const zbt_case test_util_err[] = {
     ZBT_CASE(test_util_err__set_records_code_module_message),
     ZBT_CASE(test_util_err__prefix_adds_context_keeps_lower_message),
     ZBT_CASE(test_util_err__long_message_is_truncated_not_overflowed),
+    ZBT_CASE(test_util_err__long_prefix_keeps_the_reason),
     ZBT_CASE(test_util_err__oom_and_clear),
     ZBT_CASE(test_util_err__rc_names),
     ZBT_CASE(test_util_err__ctx_stop_flag),
