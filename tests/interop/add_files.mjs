@@ -1,0 +1,187 @@
+#!/usr/bin/env node
+// `zamboni add-files` on Parquet files that DuckDB wrote (no field ids,
+// hive-partitioned NAME=VALUE directories): the table's rows, read by the
+// independent reader (scan_reference.mjs: manifests by avsc, files by
+// hyparquet through the name mapping, partition columns from the
+// manifests), must equal DuckDB's own read of the files with
+// hive_partitioning. Then: a second directory added to the existing table;
+// the same directory again is refused (exit 3, no new snapshot); a file
+// whose column type does not fit is refused naming it; a truncated
+// Parquet file fails the run (exit 1, naming it) and nothing is committed;
+// --dry-run commits nothing.
+//
+//   node add_files.mjs ZAMBONI WORK_DIR
+//
+// Prints `N passed, N failed`; exit 1 on failure.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '../..');
+if (!fs.existsSync(path.join(root, 'node_modules', '@duckdb', 'node-api'))) {
+  console.error('add_files: node_modules lacks @duckdb/node-api; run scripts/install-deps.sh');
+  console.log('0 passed, 1 failed');
+  process.exit(1);
+}
+const { DuckDBInstance } = await import('@duckdb/node-api');
+const { referenceScan } = await import('./scan_reference.mjs');
+
+const [zamboni, workArg] = process.argv.slice(2);
+if (!zamboni || !workArg) {
+  console.error('usage: node add_files.mjs ZAMBONI WORK_DIR');
+  process.exit(2);
+}
+const work = path.resolve(workArg);
+fs.rmSync(work, { recursive: true, force: true });
+fs.mkdirSync(work, { recursive: true });
+
+let passed = 0, failed = 0;
+function check(name, ok, detail = '') {
+  if (ok) { passed++; console.log(`PASS ${name}`); }
+  else { failed++; console.log(`FAIL ${name}${detail ? ': ' + detail : ''}`); }
+}
+
+const inst = await DuckDBInstance.create(':memory:');
+const con = await inst.connect();
+await con.run("SET threads=1; SET TimeZone='UTC'");
+await con.run(`CREATE TABLE ev AS SELECT
+    i::BIGINT AS id,
+    (i * 7 % 1000)::INTEGER AS small,
+    'name-' || i AS name,
+    i * 0.5 AS amount,
+    (i * 0.25)::DOUBLE AS ratio,
+    (i * 1.5)::REAL AS score,
+    TIMESTAMP '2024-01-01 00:00:00' + to_seconds(i * 37) AS ts,
+    (i % 2 = 0) AS flag,
+    CAST(i / 4 AS DECIMAL(10, 2)) AS price,
+    CASE WHEN i % 5 = 0 THEN NULL ELSE 'x' || (i % 3) END AS maybe,
+    [i, i + 1] AS tags,
+    ['eu', 'us', 'ap'][i % 3 + 1] AS region,
+    DATE '2024-01-01' + (i % 2)::INTEGER AS day
+  FROM range(0, 900) t(i)`);
+
+const dir1 = path.join(work, 'src1'), dir2 = path.join(work, 'src2');
+await con.run(`COPY (SELECT * FROM ev WHERE id < 600) TO '${dir1}'
+  (FORMAT PARQUET, PARTITION_BY (region, day))`);
+await con.run(`COPY (SELECT * FROM ev WHERE id >= 600) TO '${dir2}'
+  (FORMAT PARQUET, PARTITION_BY (region, day))`);
+// Files a source directory commonly holds besides the data.
+fs.writeFileSync(path.join(dir1, '_SUCCESS'), '');
+fs.writeFileSync(path.join(dir1, 'README.txt'), 'not parquet\n');
+
+// DuckDB's read of the files, in the reference reader's JSON forms.
+async function duckRows(globs) {
+  const list = globs.map((g) => `'${g}'`).join(', ');
+  const r = await con.runAndReadAll(`SELECT id, small, name,
+      CAST(amount AS VARCHAR) AS amount, ratio, score::DOUBLE AS score,
+      strftime(ts, '%Y-%m-%dT%H:%M:%S.%f') AS ts, flag,
+      CAST(price AS VARCHAR) AS price, maybe, to_json(tags)::VARCHAR AS tags,
+      region, strftime(day, '%Y-%m-%d') AS day
+    FROM read_parquet([${list}], hive_partitioning = true)`);
+  return r.getRowObjects().map((o) => norm({ ...o, tags: JSON.parse(o.tags) }));
+}
+
+function norm(o) {
+  const out = {};
+  for (const k of Object.keys(o).sort()) {
+    const v = o[k];
+    out[k] = typeof v === 'bigint' ? Number(v)
+      : Array.isArray(v) ? v.map(Number) : v;
+  }
+  return JSON.stringify(out);
+}
+
+async function tableRows(dir) {
+  const r = await referenceScan(dir);
+  return r.rows.map((line) => norm(JSON.parse(line)));
+}
+
+function sameRows(a, b) {
+  const x = [...a].sort(), y = [...b].sort();
+  if (x.length !== y.length) return `${x.length} rows != ${y.length} rows`;
+  for (let i = 0; i < x.length; i++)
+    if (x[i] !== y[i]) return `row ${i}: ${x[i]} != ${y[i]}`;
+  return '';
+}
+
+function run(...args) {
+  const r = spawnSync(zamboni, ['add-files', ...args], { encoding: 'utf8' });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+function snapshots(dir) {
+  const metaDir = path.join(dir, 'metadata');
+  const files = fs.readdirSync(metaDir).filter((f) => /^v\d+\.metadata\.json$/.test(f));
+  files.sort((a, b) => Number(a.slice(1, -14)) - Number(b.slice(1, -14)));
+  const meta = JSON.parse(fs.readFileSync(path.join(metaDir, files[files.length - 1]), 'utf8'));
+  return (meta.snapshots || []).length;
+}
+
+const table = path.join(work, 'table');
+
+// 1. --dry-run --create: nothing created.
+let r = run(table, '--source', dir1, '--create', '--dry-run');
+check('dry run exits 0', r.code === 0, r.err);
+check('dry run says what it would do', /would add \d+ file\(s\), 600 rows/.test(r.out), r.out);
+check('dry run creates nothing', !fs.existsSync(table));
+
+// 2. --create from hive-partitioned DuckDB files.
+r = run(table, '--source', dir1, '--create');
+check('create exits 0', r.code === 0, r.err);
+check('create reports 600 rows', /added \d+ file\(s\), 600 rows/.test(r.out), r.out);
+check('create skips the non-Parquet file', /skipped 2 file\(s\)/.test(r.out), r.out);
+const meta = JSON.parse(fs.readFileSync(path.join(table, 'metadata', 'v2.metadata.json'), 'utf8'));
+check('name mapping set', typeof meta.properties?.['schema.name-mapping.default'] === 'string');
+const spec = meta['partition-specs'].find((s) => s['spec-id'] === meta['default-spec-id']);
+check('identity partitioned on region, day',
+      spec.fields.map((f) => `${f.name}:${f.transform}`).join(',') === 'region:identity,day:identity',
+      JSON.stringify(spec));
+const dayField = meta.schemas[0].fields.find((f) => f.name === 'day');
+check('day inferred as date', dayField?.type === 'date', JSON.stringify(dayField));
+let want = await duckRows([`${dir1}/**/*.parquet`]);
+let diff = sameRows(await tableRows(table), want);
+check('rows equal DuckDB read of src1', diff === '', diff);
+
+// 3. A second directory appended to the existing table.
+r = run(table, '--source', dir2);
+check('second add exits 0', r.code === 0, r.err);
+want = await duckRows([`${dir1}/**/*.parquet`, `${dir2}/**/*.parquet`]);
+diff = sameRows(await tableRows(table), want);
+check('rows equal DuckDB read of src1 + src2', diff === '', diff);
+const snaps = snapshots(table);
+check('two append snapshots', snaps === 2, String(snaps));
+
+// 4. The same files again: refused, nothing committed.
+r = run(table, '--source', dir2);
+check('duplicates refused with exit 3', r.code === 3, `${r.code} ${r.err}`);
+check('duplicates message names a file', r.err.includes(dir2), r.err);
+check('no snapshot after duplicates', snapshots(table) === 2);
+
+// 5. A column whose type does not fit (id as a string).
+const bad = path.join(work, 'bad');
+fs.mkdirSync(bad);
+await con.run(`COPY (SELECT 'abc' AS id, 'n' AS name) TO '${bad}/wrong.parquet' (FORMAT PARQUET)`);
+r = run(table, '--source', bad);
+check('type mismatch refused with exit 3', r.code === 3, `${r.code} ${r.err}`);
+check('type mismatch names file and column',
+      r.err.includes('wrong.parquet') && r.err.includes('id'), r.err);
+
+// 6. A truncated Parquet file among good ones: exit 1, nothing committed.
+const corrupt = path.join(work, 'corrupt', 'region=eu', 'day=2024-01-01');
+fs.mkdirSync(corrupt, { recursive: true });
+await con.run(`COPY (SELECT * EXCLUDE (region, day) FROM ev WHERE id < 10 AND region = 'eu' AND day = DATE '2024-01-01') TO '${corrupt}/a.parquet' (FORMAT PARQUET)`);
+const whole = fs.readFileSync(path.join(corrupt, 'a.parquet'));
+fs.writeFileSync(path.join(corrupt, 'b.parquet'), whole.subarray(0, whole.length - 20));
+r = run(table, '--source', path.join(work, 'corrupt'));
+check('corrupt file fails with exit 1', r.code === 1, `${r.code} ${r.err}`);
+check('corrupt file is named', r.err.includes('b.parquet'), r.err);
+check('no snapshot after the corrupt file', snapshots(table) === 2);
+
+// 7. --create on an existing table is refused.
+r = run(table, '--source', dir1, '--create');
+check('create on an existing table exits 3', r.code === 3, `${r.code} ${r.err}`);
+
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);
