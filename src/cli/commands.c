@@ -24,6 +24,14 @@
 #else
 #define ZB_CLI_VERB(fn) NULL
 #endif
+#ifdef ZB_CLI_HAVE_ADD_FILES
+#include "cli/verbs_add_files.h"
+#define ZB_CLI_ADD_FILES_HELP zb_cli_add_files_help
+#define ZB_CLI_ADD_FILES_RUN zb_cli_add_files_run
+#else
+#define ZB_CLI_ADD_FILES_HELP NULL
+#define ZB_CLI_ADD_FILES_RUN NULL
+#endif
 #ifdef ZB_CLI_HAVE_COMPACT
 #define ZB_CLI_COMPACT_VERB(fn) fn
 #else
@@ -62,6 +70,8 @@ const zb_cli_command zb_cli_commands[] = {
       ZB_CLI_COMPACT_VERB(zb_cli_plan_run) },
     { "scan", "print a table's live rows or their count", ZB_CLI_SCAN_HELP,
       ZB_CLI_SCAN_RUN },
+    { "add-files", "register existing Parquet files as a table's data files",
+      ZB_CLI_ADD_FILES_HELP, ZB_CLI_ADD_FILES_RUN },
     { "warehouses", "list the catalog's warehouses, one a line", NULL,
       ZB_CLI_VERB(zb_cli_warehouses_run) },
     { "engines", "list each engine and what it supports", NULL,
