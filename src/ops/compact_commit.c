@@ -10,7 +10,8 @@
  *      DV naming a replaced file (or, without a referenced file, in a
  *      group's spec and partition), an ADDED equality delete in a group's
  *      partition (or unpartitioned) when the starting sequence number is
- *      not used, a DELETED delete file a group applied, or a DELETED data
+ *      not used, or any when it is but the group changes partition spec,
+ *      a DELETED delete file a group applied, or a DELETED data
  *      file a group replaces: that group is dropped from this commit;
  *   2. builds a fresh ICE_OP_REPLACE producer from the groups left:
  *      remove the inputs, and the DVs and file-scoped position delete
@@ -182,6 +183,17 @@ done:
     return hit;
 }
 
+/*
+ * The outputs get the plan's sequence number (make_op): only a v2+ table
+ * whose planned snapshot has one (an upgraded v1 head has 0, below every
+ * sequence number a commit may assign).
+ */
+static int uses_starting_seq(const cst *s)
+{
+    return s->o->use_starting_seq && s->plan->format_version >= 2 &&
+           s->plan->sequence_number > 0;
+}
+
 /* One entry written by a snapshot committed since the plan. */
 static void check_entry(cst *s, zb_ctx *ctx, const zb_table *t,
                         const ice_manifest_entry *e, int32_t spec_id,
@@ -231,12 +243,23 @@ static void check_entry(cst *s, zb_ctx *ctx, const zb_table *t,
                            "its files:", f->file_path, snap);
         return;
     }
-    if (s->o->use_starting_seq && s->plan->format_version >= 2)
-        return;                    /* they apply to the new files too */
-    for (i = 0; i < s->n; i++)
-        if (f->n_partition == 0 || same_partition(s->groups[i], spec_id, f))
+    for (i = 0; i < s->n; i++) {
+        const zb_compact_group *g = s->groups[i];
+
+        if (uses_starting_seq(s)) {
+            /* The outputs keep the plan's sequence number, so the new
+             * deletes apply to them as they did to the inputs; unless the
+             * rows move to another spec, where a delete of the old spec
+             * stops applying and one of the new spec starts to. */
+            if (g->out_spec_id != g->spec_id)
+                drop_group(s, i, ctx, "added equality deletes while its "
+                           "rows change partition spec:", f->file_path,
+                           snap);
+        } else if (f->n_partition == 0 || same_partition(g, spec_id, f)) {
             drop_group(s, i, ctx, "added equality deletes:", f->file_path,
                        snap);
+        }
+    }
 }
 
 static int check_snapshot(cst *s, zb_ctx *ctx, const zb_table *t,
@@ -338,13 +361,18 @@ static int add_summary(cst *s, zb_ctx *ctx, uint64_t removed, uint64_t added)
 static int find_shared_puffins(json_t *shared, zb_ctx *ctx, const cst *s,
                                const zb_table *t, const json_t *candidates)
 {
-    const ice_snapshot *snap = ice_metadata_current_snapshot(t->meta);
+    const ice_snapshot *snap = NULL;
     ice_snapshot_iter *it = NULL;
     const ice_manifest_entry *e;
     const ice_manifest_file *mf;
+    json_t *hit;
     int rc;
 
-    if (snap == NULL || json_object_size(candidates) == 0)
+    if (json_object_size(candidates) == 0)
+        return ZB_OK;
+    if ((rc = zb_compact__head(&snap, ctx, t->meta, s->o->branch)) < 0)
+        return rc;
+    if (snap == NULL)
         return ZB_OK;
     if ((rc = ice_snapshot_iter_open(&it, s->t->io, ctx, t->meta, snap,
                                      &t->paths)) < 0)
@@ -353,8 +381,13 @@ static int find_shared_puffins(json_t *shared, zb_ctx *ctx, const cst *s,
         const ice_data_file *d = &e->data_file;
         if (d->content != ICE_CONTENT_POSITION_DELETES ||
             d->referenced_data_file == NULL ||
-            json_object_get(candidates, d->file_path) == NULL ||
-            json_object_get(s->removed, d->referenced_data_file) != NULL)
+            json_object_get(candidates, d->file_path) == NULL)
+            continue;
+        /* A vector of a file this commit replaces goes with it; one of a
+         * file that stays (never planned, or its group dropped) keeps
+         * the Puffin file. */
+        hit = json_object_get(s->removed, d->referenced_data_file);
+        if (hit != NULL && !s->drop[(size_t)json_integer_value(hit)])
             continue;
         if (json_object_set_new(shared, d->file_path, json_true()) < 0) {
             rc = zb_fail_oom(ctx);
@@ -381,8 +414,7 @@ static int make_op(cst *s, zb_ctx *ctx, const zb_table *t)
     oo.branch = s->o->branch;
     if ((rc = ice_commit_op_new(&s->op, ctx, &oo)) < 0)
         return rc;
-    if (s->o->use_starting_seq && s->plan->format_version >= 2 &&
-        s->plan->sequence_number > 0 &&
+    if (uses_starting_seq(s) &&
         (rc = ice_commit_op_set_data_sequence_number(
              s->op, ctx, ICE_OP_REPLACE, s->plan->sequence_number)) < 0)
         return rc;

@@ -18,7 +18,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "compact_test.h"
+#include "exec/arrow.h"
 #include "format/parquet/parquet.h"
 #include "ops/table_write.h"
 #include "plan/scan_plan.h"
@@ -429,8 +432,217 @@ static void test_ops_compact_race__eq_without_starting_seq(void)
     tt_close(&e);
 }
 
+/* ---- a dropped group's vectors and a shared Puffin file ---------------- */
+
+static char *dropped_file;
+
+static void dv_for_dropped(void *payload)
+{
+    tt_env *e = payload;
+    int64_t pos = 3;
+
+    ZBT_OK_CTX(ct_delete_pos_rc(e, dropped_file, &pos, 1, 0), &e->ctx);
+}
+
+/*
+ * v3: one Puffin file holds the vectors of A (group 1) and C (group 2).
+ * A concurrent vector for D drops group 2; group 1 commits. The Puffin
+ * file must stay for C's vector: removing it would bring C's rows back.
+ */
+static void test_ops_compact_race__dropped_group_keeps_shared_puffin(void)
+{
+    tt_env e;
+    zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
+    zb_compact_result r;
+    tt_items it;
+    uint64_t rows0, h0, rows1, h1, max = 0;
+    char *a, *c;
+    size_t i;
+
+    tt_open(&e, "c-shared-puffin");
+    tt_make_table(&e, 3, 1, 1, 4, ROWS);
+    o.reset_row_lineage = 1;
+    o.rewrite_all = 1;
+    tt_live(&it, &e);
+    for (i = 0; i < it.n; i++)
+        if ((uint64_t)it.v[i].size > max)
+            max = (uint64_t)it.v[i].size;
+    tt_items_free(&it);
+    o.max_group_bytes = 2 * max;   /* two groups of two files */
+    e.t.dry_run = 1;
+    ZBT_OK_CTX(ct_compact(&e, &o, &r), &e.ctx);
+    e.t.dry_run = 0;
+    ZBT_EQ_U64(r.plan.n_groups, 2);
+    ZBT_EQ_U64(r.plan.groups[0].n_tasks, 2);
+    ZBT_EQ_U64(r.plan.groups[1].n_tasks, 2);
+    a = zb_strdup(r.plan.groups[0].tasks[0].data.file->file_path);
+    c = zb_strdup(r.plan.groups[1].tasks[0].data.file->file_path);
+    dropped_file = zb_strdup(r.plan.groups[1].tasks[1].data.file->file_path);
+    zb_compact_result_free(&r);
+    {
+        zb_table *t = NULL;
+        ice_value v = ice_value_int(0);
+        zb_write_partition wp = { -1, 1, NULL, NULL };
+        const char *paths[4];
+        int64_t pos[4] = { 1, 2, 1, 2 };
+        int lo = strcmp(a, c) < 0;
+
+        wp.values = &v;
+        paths[0] = paths[1] = lo ? a : c;
+        paths[2] = paths[3] = lo ? c : a;
+        ZBT_OK_CTX(zb_catalog_load_table(e.cat, &e.ctx, e.dir, &t), &e.ctx);
+        ZBT_OK_CTX(zb_table_delete_positions(&t, e.cat, e.io, &e.ctx, paths,
+                                             pos, 4, &wp), &e.ctx);
+        zb_table_free(t);
+    }
+    tt_rows(&e, &rows0, &h0);
+    ZBT_EQ_U64(rows0, 4 * ROWS - 4);
+    o.test_before_commit = dv_for_dropped;
+    o.test_payload = &e;
+    ZBT_OK_CTX(ct_compact(&e, &o, &r), &e.ctx);
+    ZBT_EQ_U64(r.groups_committed, 1);
+    ZBT_EQ_U64(r.groups_dropped, 1);
+    zb_compact_result_free(&r);
+    tt_rows(&e, &rows1, &h1);
+    ZBT_EQ_U64(rows1, rows0 - 1);  /* only the hook's row went */
+    tt_check_files(&e);
+    zb_free(a);
+    zb_free(c);
+    zb_free(dropped_file);
+    tt_close(&e);
+}
+
+/* ---- equality deletes while rows move to another spec ------------------- */
+
+static void eq_field(struct ArrowSchema *s, const char *fmt,
+                     const char *name, const char *id)
+{
+    char *md = NULL;
+    size_t md_len = 0;
+    const char *kv[] = { "PARQUET:field_id", id, NULL };
+
+    ZBT_CHECK(zb_arrow_metadata(&md, &md_len, kv) == 0);
+    ZBT_CHECK(zb_arrow_schema_init(s, fmt, name, md, md_len, 0, 0) == 0);
+    zb_free(md);
+}
+
+/* An equality delete of (id, part=0), written in spec spec_id. */
+static int eq_delete_in_spec(tt_env *e, int32_t spec_id, int64_t id)
+{
+    zb_table *t = NULL;
+    ice_value v = ice_value_int(0);
+    zb_write_partition wp = { spec_id, 1, NULL, NULL };
+    struct ArrowSchema s;
+    struct ArrowArray b;
+    int32_t eq[2] = { 1, 2 };
+    int64_t *idv;
+    int32_t *pv;
+    int rc;
+
+    wp.values = &v;
+    memset(&s, 0, sizeof s);
+    memset(&b, 0, sizeof b);
+    if ((rc = zb_catalog_load_table(e->cat, &e->ctx, e->dir, &t)) < 0)
+        return rc;
+    ZBT_CHECK(zb_arrow_schema_init(&s, "+s", "", NULL, 0, 0, 2) == 0);
+    eq_field(s.children[0], "l", "id", "1");
+    eq_field(s.children[1], "i", "part", "2");
+    ZBT_CHECK(zb_arrow_array_init(&b, 1, 2) == 0);
+    ZBT_CHECK(zb_arrow_array_init(b.children[0], 2, 0) == 0);
+    ZBT_CHECK(zb_arrow_array_init(b.children[1], 2, 0) == 0);
+    idv = zb_malloc(sizeof *idv);
+    pv = zb_malloc(sizeof *pv);
+    ZBT_CHECK(idv != NULL && pv != NULL);
+    idv[0] = id;
+    pv[0] = 0;
+    b.children[0]->buffers[1] = idv;
+    b.children[1]->buffers[1] = pv;
+    b.length = b.children[0]->length = b.children[1]->length = 1;
+    rc = zb_table_delete_equal(&t, e->cat, e->io, &e->ctx, eq, 2, &s, &b,
+                               &wp);
+    zb_arrow_array_release(&b);
+    zb_arrow_schema_release(&s);
+    zb_table_free(t);
+    return rc;
+}
+
+static int32_t race_spec;
+
+static void eq_in_spec_hook(void *payload)
+{
+    tt_env *e = payload;
+
+    ZBT_OK_CTX(eq_delete_in_spec(e, race_spec, 7), &e->ctx);
+}
+
+/* identity(part) evolved to truncate[10](part): spec 1 is the default. */
+static void evolve_to_truncate(tt_env *e)
+{
+    zb_table *t = tt_load(e), *t2 = NULL;
+    json_t *reqs = json_array();
+    json_t *updates = json_loads(
+        "[{\"action\":\"add-spec\",\"spec\":{\"spec-id\":1,\"fields\":["
+        "{\"source-id\":2,\"field-id\":1001,\"name\":\"part_t\","
+        "\"transform\":\"truncate[10]\"}]}},"
+        "{\"action\":\"set-default-spec\",\"spec-id\":-1}]", 0, NULL);
+
+    ZBT_CHECK(reqs != NULL && updates != NULL);
+    ZBT_OK_CTX(zb_catalog_commit(e->cat, &e->ctx, t, reqs, updates, &t2),
+               &e->ctx);
+    zb_table_free(t);
+    zb_table_free(t2);
+    json_decref(reqs);
+    json_decref(updates);
+}
+
+/*
+ * Files of spec 0 rewritten into spec 1 keep the plan's sequence number;
+ * an equality delete committed meanwhile, in either spec, must leave the
+ * table as that delete alone would: in spec 0 it removes id 7 (rewritten
+ * files of spec 1 would escape it), in spec 1 it removes nothing (the
+ * rewritten files would fall under it).
+ */
+static void test_ops_compact_race__eq_while_changing_spec(void)
+{
+    int32_t spec;
+
+    for (spec = 0; spec <= 1; spec++) {
+        tt_env e;
+        zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
+        zb_compact_result r;
+        uint64_t want, h, got, h2;
+
+        /* the delete alone, on a table made the same way */
+        tt_open(&e, spec ? "c-spec1-alone" : "c-spec0-alone");
+        tt_make_table(&e, 2, 1, 1, 4, ROWS);
+        evolve_to_truncate(&e);
+        ZBT_OK_CTX(eq_delete_in_spec(&e, spec, 7), &e.ctx);
+        tt_rows(&e, &want, &h);
+        tt_close(&e);
+
+        tt_open(&e, spec ? "c-spec1-race" : "c-spec0-race");
+        tt_make_table(&e, 2, 1, 1, 4, ROWS);
+        evolve_to_truncate(&e);
+        race_spec = spec;
+        o.test_before_commit = eq_in_spec_hook;
+        o.test_payload = &e;
+        ZBT_OK_CTX(ct_compact(&e, &o, &r), &e.ctx);
+        ZBT_CHECK(r.plan.n_groups >= 1);
+        ZBT_EQ_INT(r.plan.groups[0].out_spec_id, 1);
+        ZBT_EQ_U64(r.groups_committed, 0);
+        zb_compact_result_free(&r);
+        tt_rows(&e, &got, &h2);
+        ZBT_EQ_U64(got, want);
+        ZBT_EQ_U64(h2, h);
+        tt_check_files(&e);
+        tt_close(&e);
+    }
+}
+
 const zbt_case test_ops_compact_race[] = {
     ZBT_CASE(test_ops_compact_race__eq_without_starting_seq),
+    ZBT_CASE(test_ops_compact_race__dropped_group_keeps_shared_puffin),
+    ZBT_CASE(test_ops_compact_race__eq_while_changing_spec),
     ZBT_CASE(test_ops_compact_race__sigkill),
     ZBT_CASE(test_ops_compact_race__injected),
     ZBT_CASE(test_ops_compact_race__writer),
