@@ -5,7 +5,8 @@ target_sources(zb_ops PRIVATE
   ${PROJECT_SOURCE_DIR}/src/ops/reach.c
   ${PROJECT_SOURCE_DIR}/src/ops/reach_table.c
   ${PROJECT_SOURCE_DIR}/src/ops/expire.c
-  ${PROJECT_SOURCE_DIR}/src/ops/expire_retain.c)
+  ${PROJECT_SOURCE_DIR}/src/ops/expire_retain.c
+  ${PROJECT_SOURCE_DIR}/src/ops/expire_meta.c)
 target_sources(zb_ops PRIVATE ${PROJECT_SOURCE_DIR}/src/ops/orphans.c)
 
 # bench_expire: expire and remove-orphans on 1,000,000 files, 1,000

@@ -17,6 +17,7 @@
  */
 #define ZB_MODULE "compact"
 
+#include <pthread.h>
 #include <string.h>
 
 #include "exec/pool.h"
@@ -25,6 +26,33 @@
 #include "util/err.h"
 
 #define GROUP_ARENA_MAX ((size_t)1 << 30)
+
+/* Progress of the run (ops/ops.h): groups, their files and bytes done
+ * (rewritten or failed) of the plan's; jobs report one at a time. */
+typedef struct run_progress {
+    pthread_mutex_t lock;
+    zb_ctx *ctx;                   /* the run's: its callback */
+    uint64_t done[3], total[3];    /* groups, files, bytes */
+} run_progress;
+
+static void progress_report(run_progress *p, const zb_compact_group *g)
+{
+    if (p == NULL || p->ctx->progress == NULL)
+        return;
+    pthread_mutex_lock(&p->lock);
+    if (g != NULL) {
+        p->done[0]++;
+        p->done[1] += g->n_tasks;
+        p->done[2] += g->bytes;
+    }
+    zb_op__progress(p->ctx, ZB_PROGRESS_COMPACT_GROUPS, p->done[0],
+                    p->total[0]);
+    zb_op__progress(p->ctx, ZB_PROGRESS_COMPACT_FILES, p->done[1],
+                    p->total[1]);
+    zb_op__progress(p->ctx, ZB_PROGRESS_COMPACT_BYTES, p->done[2],
+                    p->total[2]);
+    pthread_mutex_unlock(&p->lock);
+}
 
 typedef struct job {
     zb_compact_group *g;
@@ -37,6 +65,7 @@ typedef struct job {
     int64_t target;
     int rc;
     int started;
+    run_progress *progress;
 } job;
 
 static int run_job(void *arg)
@@ -63,6 +92,7 @@ static int run_job(void *arg)
     j->rc = rc;
     if (rc < 0)
         j->g->state = ZB_GROUP_FAILED;
+    progress_report(j->progress, j->g);
     return ZB_OK;                  /* failures are read from the job */
 }
 
@@ -190,11 +220,13 @@ int zb_compact(const zb_op_target *t, zb_ctx *ctx, const zb_compact_opts *o,
     zb_table *table = NULL;
     zb_pool *pool = NULL;
     job *jobs = NULL;
+    run_progress prog;
     size_t i, wave, at;
     int rc;
 
     ZB_ASSERT_ARG(t && ctx && r);
     memset(r, 0, sizeof *r);
+    memset(&prog, 0, sizeof prog);      /* prog.ctx set: lock made */
     r->snapshot_id = -1;
     if (o == NULL)
         o = &dflt;
@@ -233,6 +265,8 @@ int zb_compact(const zb_op_target *t, zb_ctx *ctx, const zb_compact_opts *o,
         rc = zb_fail_oom(ctx);
         goto done;
     }
+    pthread_mutex_init(&prog.lock, NULL);
+    prog.ctx = ctx;
     for (i = 0; i < r->plan.n_groups; i++) {
         job *j = &jobs[i];
 
@@ -246,7 +280,12 @@ int zb_compact(const zb_op_target *t, zb_ctx *ctx, const zb_compact_opts *o,
         j->io = t->io;
         j->o = o;
         j->target = r->plan.target_file_bytes;
+        j->progress = &prog;
+        prog.total[0]++;
+        prog.total[1] += j->g->n_tasks;
+        prog.total[2] += j->g->bytes;
     }
+    progress_report(&prog, NULL);
     if (o->max_concurrent > 1 && r->plan.n_groups > 1 &&
         (rc = zb_pool_new(&pool, ctx,
                           (unsigned)(o->max_concurrent > 256
@@ -283,6 +322,8 @@ done:
         }
     zb_free(jobs);
     zb_table_free(table);
+    if (prog.ctx != NULL)
+        pthread_mutex_destroy(&prog.lock);
     return rc;
 }
 

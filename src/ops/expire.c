@@ -40,6 +40,7 @@
 #include "util/alloc.h"
 #include "util/err.h"
 #include "util/log.h"
+#include "util/str.h"
 
 #define EXPIRE_ATTEMPTS 3
 #define DEFAULT_MEMORY ((uint64_t)128 << 20)
@@ -447,8 +448,9 @@ int zb_expire__apply(zb_table **committed_out, const zb_expire_plan *p,
     if (p->doomed != NULL && zb_pathfile_count(p->doomed) > 0) {
         if ((rc = check_committed(p, t2, io, ctx, mem / 4)) < 0)
             goto done;
-        if ((rc = zb_reach_delete(&del, p->doomed, io, ctx,
-                                  o ? o->delete_threads : 0)) < 0)
+        if ((rc = zb_reach_delete_stage(&del, p->doomed, io, ctx,
+                                        o ? o->delete_threads : 0,
+                                        ZB_PROGRESS_EXPIRE_FILES)) < 0)
             goto done;
         r->files_deleted = del.files;
         r->bytes_deleted = del.bytes;
@@ -486,8 +488,9 @@ static int set_dropped(zb_expire_result *r, zb_ctx *ctx,
 int zb_expire(const zb_op_target *t, zb_ctx *ctx, const zb_expire_opts *o,
               zb_expire_result *r)
 {
-    zb_table *tab = NULL;
+    zb_table *tab = NULL, *t2 = NULL;
     zb_expire_plan *p = NULL;
+    unsigned threads = o ? o->delete_threads : 0;
     int64_t now = t->now_ms > 0 ? t->now_ms : clock_ms();
     int attempt, rc = ZB_OK;
 
@@ -513,9 +516,12 @@ int zb_expire(const zb_op_target *t, zb_ctx *ctx, const zb_expire_opts *o,
         if (t->dry_run) {
             r->files_deleted = zb_pathfile_count(p->doomed);
             r->bytes_deleted = p->doomed_bytes;
+            rc = zb_expire__meta_run(r, tab, NULL,
+                                     p->n_expired > 0 || p->n_drop_refs > 0,
+                                     1, t->io, ctx, threads);
             break;
         }
-        rc = zb_expire__apply(NULL, p, t->catalog, t->io, ctx, o, r);
+        rc = zb_expire__apply(&t2, p, t->catalog, t->io, ctx, o, r);
         if (rc == ZB_ECONFLICT && !r->committed &&
             ice_commit_conflict_retryable(ctx) && attempt < EXPIRE_ATTEMPTS) {
             zb_log_info(ctx, "%s: lost a commit race (%s); planning again",
@@ -527,9 +533,15 @@ int zb_expire(const zb_op_target *t, zb_ctx *ctx, const zb_expire_opts *o,
             tab = NULL;
             continue;
         }
+        /* Old metadata files: after the commit (its log decides), else
+         * on the table as loaded. */
+        if (rc == ZB_OK)
+            rc = zb_expire__meta_run(r, t2 ? t2 : tab, t2 ? tab->meta : NULL,
+                                     0, 0, t->io, ctx, threads);
         break;
     }
     zb_expire__plan_free(p);
+    zb_table_free(t2);
     zb_table_free(tab);
     return rc;
 }
@@ -561,6 +573,20 @@ int zb_expire_report(zb_buf *out, const char *table,
     if (r->files_not_deleted > 0)
         e |= zb_buf_appendf(out, "  %llu file(s) could not be deleted\n",
                             (unsigned long long)r->files_not_deleted);
+    if (r->metadata_deleted > 0) {
+        char sz[32];
+
+        zb_str_format_bytes(sz, sizeof sz, r->metadata_bytes_deleted);
+        e |= zb_buf_appendf(out, "  %s %llu old metadata file(s) (%s) beyond "
+                            "write.metadata.previous-versions-max=%llu\n",
+                            dry_run ? "would delete" : "deleted",
+                            (unsigned long long)r->metadata_deleted, sz,
+                            (unsigned long long)r->previous_versions_max);
+    }
+    if (r->metadata_not_deleted > 0)
+        e |= zb_buf_appendf(out, "  %llu metadata file(s) could not be "
+                            "deleted\n",
+                            (unsigned long long)r->metadata_not_deleted);
     if (r->gc_disabled && r->snapshots_expired > 0)
         e |= zb_buf_appendf(out, "  gc.enabled=false: no file deleted\n");
     if (r->refs_dropped > 0) {

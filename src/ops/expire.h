@@ -36,6 +36,28 @@
  * (ZB_ETIMEOUT) deletes nothing; gc.enabled=false expires snapshots and
  * deletes nothing. Dry run: real counts, nothing changed.
  *
+ * Metadata files (expire_meta.c). Every commit keeps the metadata-log
+ * to write.metadata.previous-versions-max entries (default 100); the
+ * files that fall out of it stay on storage unless
+ * write.metadata.delete-after-commit.enabled was true at that commit.
+ * After its own commit (or, with nothing to expire, on the table as
+ * loaded) expire deletes them: every "*.metadata.json" file in the folder
+ * of the current metadata file whose version number is below the
+ * lowest of the current file and the entries the log keeps, and whose
+ * table-uuid is the table's (read from the file: another table's file,
+ * or one that does not read, stays). A concurrent commit only writes
+ * higher versions, and a catalog only points at the current file, so
+ * neither is touched. A store that cannot list falls back to the
+ * entries the commit just dropped from the log. Nothing with
+ * gc.enabled=false or with write.metadata.delete-after-commit.enabled
+ * set to false (the owner keeps them on purpose), nothing after
+ * ZB_EUNSAFE or an unknown commit outcome; a dry run counts what would
+ * go after the commit it would make. Unlike the rest of expire this
+ * lists one folder (not recursively).
+ *
+ * Progress (ops/ops.h): ZB_PROGRESS_EXPIRE_FILES and
+ * ZB_PROGRESS_EXPIRE_METADATA, files handled of those to delete.
+ *
  * Codes: ZB_EUNSAFE (the check above; the snapshots are expired, no file
  * deleted), ZB_ECONFLICT (still losing races after 3 attempts),
  * ZB_ETIMEOUT, the catalog's and FileIO's codes, ZB_ENOTFOUND or
@@ -80,6 +102,12 @@ typedef struct zb_expire_result {
     /* The planned deletion by kind. */
     uint64_t planned_lists, planned_manifests, planned_data,
         planned_deletes, planned_stats;
+    /* Old metadata files (see above): deleted, or would be. */
+    uint64_t metadata_deleted;
+    uint64_t metadata_bytes_deleted;  /* as listed */
+    uint64_t metadata_not_deleted;    /* deletions that failed */
+    uint64_t metadata_skipped;        /* below the log, not this table's */
+    uint64_t previous_versions_max;   /* in effect */
     int committed;                  /* a commit happened */
     int gc_disabled;                /* gc.enabled=false: nothing deleted */
     char first_error[256];          /* first deletion failure, or "" */
@@ -96,8 +124,11 @@ void zb_expire_result_free(zb_expire_result *r);
 /*
  * Appends the output lines of ZAMBONI-INTERFACE.md section 5 for table:
  * "T: expired N snapshot(s), retained M, deleted|would delete K file(s)",
- * "  F file(s) could not be deleted", "  dropped|would drop N ref(s) past
- * max-ref-age-ms: a, b". ZB_OK or ZB_ENOMEM.
+ * "  F file(s) could not be deleted", "  deleted|would delete J old
+ * metadata file(s) (SZ) beyond write.metadata.previous-versions-max=P"
+ * (when J > 0), "  G metadata file(s) could not be deleted",
+ * "  dropped|would drop N ref(s) past max-ref-age-ms: a, b". ZB_OK or
+ * ZB_ENOMEM.
  */
 int zb_expire_report(zb_buf *out, const char *table,
                      const zb_expire_result *r, int dry_run);

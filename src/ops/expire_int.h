@@ -56,4 +56,41 @@ int zb_expire__apply(zb_table **committed_out, const zb_expire_plan *p,
                      zb_catalog *cat, zb_io *io, zb_ctx *ctx,
                      const zb_expire_opts *o, zb_expire_result *r);
 
+/* ---- old metadata files (expire_meta.c) ---- */
+
+/* write.metadata.previous-versions-max of m (default 100, at least 1). */
+size_t zb_expire__previous_versions_max(const ice_metadata *m);
+
+typedef struct zb_expire_meta {
+    zb_pathfile *files;              /* URIs and sizes; NULL when none */
+    uint64_t bytes;
+    uint64_t skipped;                /* another table's, or unreadable */
+    int64_t floor_version;           /* files below it go; -1: none */
+    size_t previous_versions_max;
+} zb_expire_meta;
+
+/*
+ * The metadata files of t older than the oldest entry of the
+ * metadata-log kept (expire.h "Metadata files"): t's log, or with
+ * predict the log a commit on t would leave. base (may be NULL) is the
+ * metadata t's commit replaced: without a listing of the folder, its
+ * entries that the kept log no longer holds are the candidates. ZB_OK,
+ * ZB_ENOMEM, ZB_ECANCELED, ZB_EIO (the record file). Free *out with
+ * zb_expire__meta_free.
+ */
+int zb_expire__meta_plan(zb_expire_meta *out, const zb_table *t,
+                         const ice_metadata *base, int predict, zb_io *io,
+                         zb_ctx *ctx);
+void zb_expire__meta_free(zb_expire_meta *mp);
+
+/*
+ * Plans (zb_expire__meta_plan) and deletes, or with dry_run counts, the
+ * old metadata files of t into r's metadata fields; nothing when
+ * r->gc_disabled or t has write.metadata.delete-after-commit.enabled
+ * set to false.
+ */
+int zb_expire__meta_run(zb_expire_result *r, const zb_table *t,
+                        const ice_metadata *base, int predict, int dry_run,
+                        zb_io *io, zb_ctx *ctx, unsigned threads);
+
 #endif

@@ -34,4 +34,30 @@ typedef struct zb_op_target {
     int64_t now_ms;        /* the clock for age rules; 0: the real clock */
 } zb_op_target;
 
+/*
+ * Progress (ctx->progress, optional). A long operation reports each of
+ * its series as (stage, done, total): total is fixed for the series, done
+ * never falls and never passes total, and the last call of a series that
+ * ran to its end has done == total. Calls come from the thread that runs
+ * the operation, or (compaction groups) one at a time under a lock. A
+ * stage is "OP: WHAT" (one of the constants below); a series whose WHAT
+ * is "bytes" counts bytes. Rate: once at the start of a series, then per
+ * unit of work (a compaction group, a wave of deletion batches), so a
+ * callback that prints should throttle itself.
+ */
+#define ZB_PROGRESS_COMPACT_GROUPS "compact: groups"
+#define ZB_PROGRESS_COMPACT_FILES "compact: files"
+#define ZB_PROGRESS_COMPACT_BYTES "compact: bytes"
+#define ZB_PROGRESS_EXPIRE_FILES "expire: files deleted"
+#define ZB_PROGRESS_EXPIRE_METADATA "expire: metadata files deleted"
+#define ZB_PROGRESS_ORPHANS_FILES "remove-orphans: files deleted"
+
+static inline void zb_op__progress(zb_ctx *ctx, const char *stage,
+                                   uint64_t done, uint64_t total)
+{
+    if (ctx != NULL && ctx->progress != NULL)
+        ctx->progress(stage, done > total ? total : done, total,
+                      ctx->progress_payload);
+}
+
 #endif

@@ -463,8 +463,9 @@ static int run(orphan_run *o, const zb_op_target *t,
     }
     if (t->dry_run || o->r->files_deleted == 0)
         goto done;
-    if ((rc = zb_reach_delete(&del, o->del, o->io, o->ctx,
-                              opts ? opts->delete_threads : 0)) < 0)
+    if ((rc = zb_reach_delete_stage(&del, o->del, o->io, o->ctx,
+                                    opts ? opts->delete_threads : 0,
+                                    ZB_PROGRESS_ORPHANS_FILES)) < 0)
         goto done;
     o->r->files_deleted = del.files;
     o->r->bytes_deleted = del.bytes;

@@ -199,4 +199,10 @@ typedef struct zb_reach_deleted {
 int zb_reach_delete(zb_reach_deleted *out, zb_pathfile *f, zb_io *io,
                     zb_ctx *ctx, unsigned threads);
 
+/* The same, reporting files handled (deleted, failed or missing) of the
+ * file's count to ctx->progress under stage (NULL: none) once before
+ * the first batch and after each wave of batches (ops/ops.h). */
+int zb_reach_delete_stage(zb_reach_deleted *out, zb_pathfile *f, zb_io *io,
+                          zb_ctx *ctx, unsigned threads, const char *stage);
+
 #endif

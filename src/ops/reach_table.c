@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "exec/pool.h"
+#include "ops/ops.h"
 #include "ops/reach.h"
 #include "util/alloc.h"
 #include "util/err.h"
@@ -199,6 +200,21 @@ static void del_collect(zb_reach_deleted *out, del_job *j)
 int zb_reach_delete(zb_reach_deleted *out, zb_pathfile *f, zb_io *io,
                     zb_ctx *ctx, unsigned threads)
 {
+    return zb_reach_delete_stage(out, f, io, ctx, threads, NULL);
+}
+
+/* Files handled so far (deleted, failed or missing) to ctx->progress. */
+static void del_progress(zb_ctx *ctx, const char *stage,
+                         const zb_reach_deleted *d, uint64_t total)
+{
+    if (stage != NULL)
+        zb_op__progress(ctx, stage, d->files + d->failed + d->missing,
+                        total);
+}
+
+int zb_reach_delete_stage(zb_reach_deleted *out, zb_pathfile *f, zb_io *io,
+                          zb_ctx *ctx, unsigned threads, const char *stage)
+{
     zb_pool *pool = NULL;
     del_job *jobs = NULL;
     const zb_pathrec *r;
@@ -219,6 +235,7 @@ int zb_reach_delete(zb_reach_deleted *out, zb_pathfile *f, zb_io *io,
     }
     if ((rc = zb_pool_new(&pool, ctx, threads, ctx->stop)) < 0)
         goto done;
+    del_progress(ctx, stage, out, zb_pathfile_count(f));
     for (;;) {
         del_job *j = &jobs[cur];
         int more = (rc = zb_pathfile_next(f, ctx, &r));
@@ -244,6 +261,7 @@ int zb_reach_delete(zb_reach_deleted *out, zb_pathfile *f, zb_io *io,
                 for (k = 0; k < cur; k++)
                     del_collect(out, &jobs[k]);
                 cur = 0;
+                del_progress(ctx, stage, out, zb_pathfile_count(f));
                 if (wrc < 0) {
                     rc = zb_fail(ctx, wrc, "deleting files: stopped");
                     break;

@@ -3,7 +3,8 @@
 # temporary folder) and on copies of the fixture tables.
 add_executable(test_ops_expire unit/ops/expire_main.c unit/ops/expire_util.c
   unit/ops/expire_reach.c unit/ops/expire_gen.c unit/ops/orphans_gen.c
-  unit/ops/orphans_fixtures.c unit/ops/expire_torture.c)
+  unit/ops/orphans_fixtures.c unit/ops/expire_torture.c
+  unit/ops/expire_meta.c)
 target_include_directories(test_ops_expire PRIVATE
   ${CMAKE_CURRENT_SOURCE_DIR}/unit/ops)
 target_link_libraries(test_ops_expire PRIVATE zbtest zb_ops zb_plan
@@ -39,4 +40,17 @@ if(ZB_NODE)
     WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
   set_tests_properties(test_ops_orphans_icebird PROPERTIES
     LABELS "unit;interop" FIXTURES_REQUIRED zb_orphans_table TIMEOUT 300)
+endif()
+
+# test_ops_progress: compaction's progress series (ops/ops.h) on a
+# generated partitioned table, one and two threads (expire's and
+# remove-orphans' are in test_ops_expire, expire_meta.c).
+if(EXISTS ${PROJECT_SOURCE_DIR}/src/ops/compact.c)
+  add_executable(test_ops_progress unit/ops/progress_test.c
+    unit/ops/tidy_util.c)
+  target_include_directories(test_ops_progress PRIVATE
+    ${CMAKE_CURRENT_SOURCE_DIR}/unit/ops)
+  target_link_libraries(test_ops_progress PRIVATE zbtest zb_ops zb_plan)
+  add_test(NAME test_ops_progress COMMAND test_ops_progress)
+  set_tests_properties(test_ops_progress PROPERTIES LABELS unit TIMEOUT 300)
 endif()
