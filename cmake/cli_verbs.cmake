@@ -29,6 +29,7 @@ if(TARGET zb_ops AND TARGET zb_config AND TARGET zb_catalog AND
       ${PROJECT_SOURCE_DIR}/src/cli/verbs_args.c
       ${PROJECT_SOURCE_DIR}/src/cli/verbs_generate.c
       ${PROJECT_SOURCE_DIR}/src/cli/maintenance.c
+      ${PROJECT_SOURCE_DIR}/src/cli/progress.c
       ${PROJECT_SOURCE_DIR}/src/cli/status.c
       ${PROJECT_SOURCE_DIR}/src/cli/describe.c
       ${PROJECT_SOURCE_DIR}/src/cli/misc.c

@@ -34,6 +34,7 @@
 #include <jansson.h>
 
 #include "cli/exit.h"
+#include "cli/progress.h"
 #include "cli/verbs.h"
 #include "util/alloc.h"
 #include "util/err.h"
@@ -160,6 +161,7 @@ static void on_step(const zb_maint_step *st, void *payload)
     int code;
 
     s->steps++;
+    zb_cli_progress_clear();
     if (s->doc != NULL) {
         json_step(s, st);
         return;
@@ -217,20 +219,6 @@ static void catch_signals(void)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
-}
-
-/* Progress of a long operation on a terminal: one line, rewritten. */
-static void tty_progress(const char *stage, uint64_t done, uint64_t total,
-                         void *payload)
-{
-    (void)payload;
-    if (total > 0)
-        fprintf(stderr, "\r    %s: %llu of %llu%s", stage,
-                (unsigned long long)done, (unsigned long long)total,
-                done >= total ? "\r\033[K" : "");
-    else
-        fprintf(stderr, "\r    %s: %llu", stage, (unsigned long long)done);
-    fflush(stderr);
 }
 
 /* The worst exit code recorded for table. */
@@ -396,10 +384,7 @@ int zb_cli_maintenance_run(int argc, char **argv)
     }
     catch_signals();
     ctx.stop = &stop_requested;
-    if (isatty(STDERR_FILENO) && !a->json) {
-        ctx.progress = tty_progress;
-        ctx.progress_payload = NULL;
-    }
+    zb_cli_progress_install(&ctx, isatty(STDERR_FILENO) && !a->json);
     if (a->status) {
         before = zb_calloc(n + 1, sizeof *before);
         after = zb_calloc(n + 1, sizeof *after);
@@ -471,6 +456,7 @@ int zb_cli_maintenance_run(int argc, char **argv)
                                                                   tables[k])));
         fflush(stdout);
     }
+    zb_cli_progress_end(&ctx);
     if (a->status) {
         for (k = 0; k < n; k++) {
             zb_err_clear(&ctx.err);
@@ -503,6 +489,7 @@ int zb_cli_maintenance_run(int argc, char **argv)
     }
     code = s->worst;
 done:
+    zb_cli_progress_end(&ctx);
     if (s != NULL)
         json_decref(s->doc);
     zb_free(before);

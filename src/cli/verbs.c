@@ -19,7 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include "cli/exit.h"
+#include "cli/progress.h"
 #include "cli/verbs.h"
 #include "util/alloc.h"
 #include "util/err.h"
@@ -94,6 +97,7 @@ static void print_step(const zb_maint_step *st, void *payload)
     op_out *o = payload;
     char sec[64];
 
+    zb_cli_progress_clear();
     switch (st->status) {
     case ZB_MAINT_RAN:
         if (st->detail && st->detail[0]) {
@@ -165,7 +169,9 @@ int zb_cli_op_run(int argc, char **argv)
     a->mo.config = env.tc;
     memset(&o, 0, sizeof o);
     o.args = a;
+    zb_cli_progress_install(&ctx, isatty(STDERR_FILENO));
     rc = zb_verb_run_table(&env, &ctx, a->pos[0], &a->mo, print_step, &o);
+    zb_cli_progress_end(&ctx);
     if (rc < 0 && o.rc == 0 && !o.unavailable) {
         /* the catalog or the table did not open */
         fprintf(stderr, "zamboni %s: %s: %s\n", a->verb, a->pos[0],
