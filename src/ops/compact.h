@@ -84,9 +84,11 @@
  * and go to one output per partition met, each rolled at the target.
  *
  * Not yet: v3 row lineage (_row_id is not carried over: v3 tables are
- * refused with ZB_EUNSUPPORTED unless reset_row_lineage is set), and the
- * partition_evolution rules of the table config (a coarser spec added
- * first: that belongs to the caller, which then passes output_spec_id).
+ * refused with ZB_EUNSUPPORTED unless reset_row_lineage is set).
+ *
+ * The partition_evolution rules of the table config are ops/compact_evolve.h:
+ * it adds the coarser spec and runs this with output_spec_id and a
+ * file_filter that keeps only the old partitions.
  *
  * Codes: ZB_EUNSAFE (a row-count mismatch), ZB_ENOMEM (a group above the
  * memory allowed), ZB_EUNSUPPORTED (above), ZB_ECONFLICT (every group
@@ -158,12 +160,21 @@ typedef struct zb_compact_opts {
     /* A group's equality-delete key sets before they spill to TMPDIR
      * (plan/scan_read.h eq_memory_bytes); 0: 64 MiB. */
     uint64_t eq_memory_bytes;
+    /* Which live data files may be planned at all (NULL: every one): a
+     * file for which this returns 0 is neither a candidate nor counted
+     * against min_input_files; it stays as it is. spec_id: the spec of
+     * f's partition values. Partition evolution (ops/compact_evolve.h)
+     * restricts a run to old partitions with it. */
+    int (*file_filter)(int32_t spec_id, const ice_data_file *f,
+                       void *payload);
+    void *file_filter_payload;
 } zb_compact_opts;
 
 #define ZB_COMPACT_OPTS_VERSION 1
 #define ZB_COMPACT_OPTS_INIT                                               \
     { ZB_COMPACT_OPTS_VERSION, 0, 2, 0, 0, 0.3, 0, -1, 0, 10, 1, 1, 0, 0, \
-      NULL, 0, 0, 0, 0, NULL, NULL, ZB_COMPACT_BINPACK, NULL, 0, 0, 0, 0 }
+      NULL, 0, 0, 0, 0, NULL, NULL, ZB_COMPACT_BINPACK, NULL, 0, 0, 0, 0, \
+      NULL, NULL }
 
 /* Group states after a run. */
 typedef enum zb_compact_state {

@@ -317,6 +317,9 @@ static int add_task(pstate *s, const zb_scan_task *t)
     int rc;
 
     s->p->live_files++;
+    if (o->file_filter != NULL && !o->file_filter(t->data.spec_id, f,
+                                                  o->file_filter_payload))
+        return ZB_OK;
     /* A file of another spec is rewritten into the output spec. */
     if (t->data.spec_id != s->out_spec)
         laden = 1;

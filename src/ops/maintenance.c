@@ -26,6 +26,7 @@
 #include "util/err.h"
 #ifdef ZB_MAINT_HAVE_COMPACT
 #include "ops/compact.h"
+#include "ops/compact_evolve.h"
 #endif
 
 #define DAY_MS ((int64_t)24 * 3600 * 1000)
@@ -206,9 +207,11 @@ static int run_compact(const zb_op_target *t, zb_ctx *ctx,
     zb_compact_opts co = ZB_COMPACT_OPTS_INIT;
     zb_compact_sort_field fields[MAX_SORT];
     zb_compact_result r;
+    zb_compact_evolve_result er;
     int rc, rrc;
 
     memset(&r, 0, sizeof r);
+    memset(&er, 0, sizeof er);
     if ((rc = compact_order(&co, fields, t, ctx, o, b)) < 0)
         return rc;
     co.target_file_bytes = o->target_file_size_bytes > 0
@@ -224,9 +227,27 @@ static int run_compact(const zb_op_target *t, zb_ctx *ctx,
     co.partial_progress = o->partial_progress;
     co.max_group_memory_bytes = o->max_group_memory_bytes;
     co.branch = o->branch;
+    /* partition_evolution of the table config runs first; the regular
+     * pass then leaves its partitions alone (ops/compact_evolve.h) */
+    if (o->config != NULL && b->evolution_enabled && b->n_rules > 0) {
+        zb_compact_evolve_opts eo = ZB_COMPACT_EVOLVE_OPTS_INIT;
+
+        eo.rules = b->rules;
+        eo.n_rules = b->n_rules;
+        eo.compact = co;
+        if ((rc = zb_compact_evolve(t, ctx, &eo, &er)) < 0) {
+            zb_compact_evolve_result_free(&er);
+            return rc;
+        }
+        co.file_filter = zb_compact_evolve_regular_filter;
+        co.file_filter_payload = &er;
+    }
     rc = zb_compact(t, ctx, &co, &r);
     rrc = zb_compact_report(out, t->ident, &r, t->dry_run);
+    if (rrc == ZB_OK)
+        rrc = zb_compact_evolve_report(out, &er, t->dry_run);
     zb_compact_result_free(&r);
+    zb_compact_evolve_result_free(&er);
     return rc < 0 ? rc : rrc;
 #else
     (void)t;

@@ -13,3 +13,16 @@ if(TARGET zb_ops AND EXISTS ${PROJECT_SOURCE_DIR}/cmake/ops_compact.cmake)
   add_test(NAME test_ops_compact COMMAND test_ops_compact)
   set_tests_properties(test_ops_compact PROPERTIES LABELS unit TIMEOUT 600)
 endif()
+
+# Partition evolution by compaction (src/ops/compact_evolve.c): a day(ts)
+# table evolved into a month spec, and the maintenance run's wiring.
+if(TARGET zb_ops AND EXISTS ${PROJECT_SOURCE_DIR}/src/ops/compact_evolve.c)
+  add_executable(test_ops_compact_evolve unit/ops/compact_evolve_test.c
+    unit/ops/tidy_util.c)
+  target_include_directories(test_ops_compact_evolve PRIVATE
+    ${CMAKE_CURRENT_SOURCE_DIR}/unit/ops)
+  target_link_libraries(test_ops_compact_evolve PRIVATE zbtest zb_ops zb_plan)
+  add_test(NAME test_ops_compact_evolve COMMAND test_ops_compact_evolve)
+  set_tests_properties(test_ops_compact_evolve PROPERTIES LABELS unit
+    TIMEOUT 300)
+endif()
