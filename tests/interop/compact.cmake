@@ -23,3 +23,18 @@ if(TARGET test_ops_compact)
     set_tests_properties(interop_compact_reference PROPERTIES LABELS interop)
   endif()
 endif()
+
+# Partition evolution (src/ops/compact_evolve.c): the table that
+# test_ops_compact_evolve's maintenance case evolved (ZB_EVOLVE_KEEP keeps
+# it), read by scan_reference.mjs (compact_evolve_check.mjs): the same
+# rows as before, each file's rows in its day or month partition.
+if(TARGET test_ops_compact_evolve)
+  find_program(ZB_NODE NAMES node nodejs)
+  set(_zb_evolve_out ${CMAKE_CURRENT_BINARY_DIR}/compact-evolve)
+  if(ZB_NODE)
+    add_test(NAME interop_compact_evolve COMMAND sh -c
+      "rm -rf '${_zb_evolve_out}' && ZB_EVOLVE_KEEP='${_zb_evolve_out}' '$<TARGET_FILE:test_ops_compact_evolve>' test_ops_evolve__maintenance && '${ZB_NODE}' '${CMAKE_CURRENT_LIST_DIR}/compact_evolve_check.mjs' '${_zb_evolve_out}'")
+    set_tests_properties(interop_compact_evolve PROPERTIES
+      LABELS interop TIMEOUT 300)
+  endif()
+endif()
