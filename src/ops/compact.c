@@ -3,8 +3,8 @@
  * memory each group needs, rewrite the groups (on a thread pool when
  * max_concurrent > 1), commit, count.
  *
- * zb_compact: zb_compact_plan_table; refusals (v3 without
- * reset_row_lineage); dry run ends here. Groups are then taken in waves:
+ * zb_compact: zb_compact_plan_table; refusals (sort options the table
+ * cannot take); dry run ends here. Groups are then taken in waves:
  * one wave of every group without partial progress, else waves of
  * ceil(groups / max_commits). In a wave each group (a job) waits for its
  * reservation of est_memory_bytes from ctx->budget, rewrites with a ctx
@@ -238,13 +238,6 @@ int zb_compact(const zb_op_target *t, zb_ctx *ctx, const zb_compact_opts *o,
             return ZB_OK;
         }
         return rc;
-    }
-    if (r->plan.format_version >= 3 && r->plan.n_groups > 0 &&
-        !o->reset_row_lineage) {
-        rc = zb_fail(ctx, ZB_EUNSUPPORTED, "%s: compacting a v3 table "
-                     "would give its rows new row ids (_row_id lineage "
-                     "is not carried over yet)", t->ident);
-        goto done;
     }
     {
         zb_compact_sort_field *sf = NULL;

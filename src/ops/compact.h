@@ -83,16 +83,31 @@
  * output spec from the source columns and transforms (compact_repart.c)
  * and go to one output per partition met, each rolled at the target.
  *
- * Not yet: v3 row lineage (_row_id is not carried over: v3 tables are
- * refused with ZB_EUNSUPPORTED unless reset_row_lineage is set).
+ * Row lineage (v3; format/spec.md "Row Lineage"): each output row keeps
+ * its _row_id and _last_updated_sequence_number, written as the columns
+ * of field ids 2147483540 and 2147483539 after the schema's fields: the
+ * input file's value when it has a non-null one, else the value the row
+ * inherited there (the file's first_row_id + its position; the file's
+ * data sequence number), as the row stream's lineage option reads them
+ * (plan/scan_read.h); a file without a first_row_id (written before an
+ * upgrade to v3) gives nulls, so its rows get ids of the new file. Rows
+ * deleted are not written: their ids are gone. The sort strategies carry
+ * both columns through the sort. A file is copied row group by row group
+ * only when it has both columns with no null in any row group (by the
+ * footer's null counts), the output schema checked as for any copy. The
+ * new files are added with a null first_row_id, so the replace snapshot
+ * assigns the new manifests first_row_ids from next-row-id and advances
+ * it as any commit does (table/commit.h); the rows' ids are the written
+ * ones. reset_row_lineage skips all this (no lineage columns: the rows
+ * get new ids, and _last_updated_sequence_number that of the new files).
  *
  * The partition_evolution rules of the table config are ops/compact_evolve.h:
  * it adds the coarser spec and runs this with output_spec_id and a
  * file_filter that keeps only the old partitions.
  *
  * Codes: ZB_EUNSAFE (a row-count mismatch), ZB_ENOMEM (a group above the
- * memory allowed), ZB_EUNSUPPORTED (above), ZB_ECONFLICT (every group
- * dropped by conflicts), ZB_ETIMEOUT (unknown commit outcome), the
+ * memory allowed), ZB_EUNSUPPORTED (a sort order), ZB_ECONFLICT (every
+ * group dropped by conflicts), ZB_ETIMEOUT (unknown commit outcome), the
  * catalog's, planner's, reader's and FileIO codes.
  */
 #ifndef ZB_OPS_COMPACT_H
@@ -143,7 +158,8 @@ typedef struct zb_compact_opts {
     long drain_timeout_ms;         /* after a stop; 0: abandon at once */
     const char *branch;            /* NULL: "main" */
     uint64_t copy_min_rows;        /* row-group copy; 0: 100000 */
-    int reset_row_lineage;         /* allow v3 (new row ids) */
+    int reset_row_lineage;         /* v3: do not keep row lineage (the
+                                      rows get new row ids) */
     size_t batch_rows;             /* 0: from the target, <= 65536 */
     /* Testing only: added to the rows a group counts as written; and
      * called after the groups of a commit are written, before it. */

@@ -8,8 +8,10 @@
  * whose row groups are worth copying and whose Parquet schema equals the
  * output's is appended row group by row group (the writer checks the
  * schema before it writes; a mismatch returns ZB_EINVAL and that file
- * joins the streamed ones). The rest are read through one row stream
- * (deletes applied) and written batch by batch (through the external
+ * joins the streamed ones; v3 inputs qualify only with both row lineage
+ * columns free of nulls, lineage_copyable). The rest are read through one
+ * row stream (deletes applied; in v3 with the lineage columns unless
+ * reset_row_lineage) and written batch by batch (through the external
  * sort first for the sort strategies). A file rolls when the writer's
  * size (scaled by the compressed/estimated ratio of the last file) passes
  * the target; each closed file becomes a data_file (metrics from the
@@ -59,6 +61,8 @@ typedef struct rw {
     ice_metrics_config mcfg;
     uint64_t rows_written, rows_copied;
     double ratio;                  /* file size / writer's estimate */
+    int lineage;                   /* v3: rows keep _row_id and
+                                      _last_updated_sequence_number */
     zb_xsort *xs;                  /* sort strategies */
     int32_t stamp;                 /* sort_order_id of outputs, or -1 */
     /* Rows going into another spec: one open output per partition met;
@@ -194,6 +198,50 @@ static int roll_if_full(rw *s)
     return ZB_OK;
 }
 
+/*
+ * Whether the copied row groups of r would keep the rows' lineage: a
+ * copy writes the file's own lineage columns, so they must be there and
+ * hold no null (a null would be inherited from the new file's
+ * first_row_id and sequence number instead of the old file's), as every
+ * row group's null count says.
+ */
+static int lineage_copyable(const pq_reader *r)
+{
+    static const int32_t ids[2] = { ZB_ROW_ID_FIELD_ID,
+                                    ZB_LAST_UPDATED_SEQ_FIELD_ID };
+    const pq_schema *sc = pq_reader_schema(r);
+    const pq_file_meta *fm = pq_reader_meta(r);
+    size_t i, j, g;
+
+    for (j = 0; j < 2; j++) {
+        const pq_node *leaf = NULL;
+
+        for (i = 0; i < sc->root->n_children; i++) {
+            const pq_node *c = sc->root->children[i];
+
+            if (c->elem != NULL && c->elem->has_field_id &&
+                c->elem->field_id == ids[j] && c->n_children == 0)
+                leaf = c;
+        }
+        if (leaf == NULL || leaf->leaf_index < 0)
+            return 0;
+        for (g = 0; g < fm->n_row_groups; g++) {
+            const pq_row_group *rg = &fm->row_groups[g];
+            const pq_column_meta *cm;
+
+            if ((size_t)leaf->leaf_index >= rg->n_columns ||
+                !rg->columns[leaf->leaf_index].has_meta_data)
+                return 0;
+            cm = &rg->columns[leaf->leaf_index].meta_data;
+            if (leaf->nullable &&
+                (!cm->has_statistics || !cm->statistics.has_null_count ||
+                 cm->statistics.null_count != 0))
+                return 0;
+        }
+    }
+    return 1;
+}
+
 /* Row-group copy of one input; 1 done, 0 not possible, or an rc. */
 static int try_copy(rw *s, const zb_scan_task *t, uint64_t min_rows)
 {
@@ -203,6 +251,7 @@ static int try_copy(rw *s, const zb_scan_task *t, uint64_t min_rows)
     if ((rc = pq_reader_open(&r, s->io, s->ctx, t->data.uri, NULL)) < 0)
         return rc;
     if (!pq_writer_copy_worthwhile(r, min_rows) ||
+        (s->lineage && !lineage_copyable(r)) ||
         pq_reader_meta(r)->num_rows != t->data.file->record_count) {
         pq_reader_free(r);
         return 0;
@@ -437,6 +486,7 @@ static int stream_rows(rw *s, const zb_scan_task *tasks, size_t n,
     ro.paths = &s->table->paths;
     ro.batch_rows = batch_rows;
     ro.eq_memory_bytes = zb_compact__eq_memory(s->o);
+    ro.lineage = s->lineage;
     if ((rc = zb_rowstream_open(&rs, s->io, s->ctx, &ro, tasks, n)) < 0)
         return rc;
     if (!s->have_schema) {
@@ -577,6 +627,7 @@ int zb_compact__rewrite(zb_compact_group *g, zb_arena *arena, zb_io *io,
     s.ratio = 1.0;
     s.stamp = -1;
     s.cur = SIZE_MAX;
+    s.lineage = m->format_version >= 3 && !o->reset_row_lineage;
     zb_buf_init(&s.folder, URI_MAX);
     zb_buf_init(&s.key, URI_MAX);
     zb_vec_init(&s.parts, sizeof(part), SIZE_MAX / 2);

@@ -16,6 +16,16 @@
 #define URI_MAX ((size_t)64 << 10)
 #define ARENA_MAX ((size_t)256 << 20)
 
+/* The row lineage fields (format/spec.md "Row Lineage"): optional longs. */
+static const ice_type LINEAGE_LONG = {
+    .id = ICE_LONG, .prim = { .id = ICE_LONG }, .text = "long"
+};
+static const ice_field LINEAGE_FIELDS[2] = {
+    { ZB_ROW_ID_FIELD_ID, "_row_id", 0, &LINEAGE_LONG, NULL, NULL, NULL },
+    { ZB_LAST_UPDATED_SEQ_FIELD_ID, "_last_updated_sequence_number", 0,
+      &LINEAGE_LONG, NULL, NULL, NULL }
+};
+
 int zb_scan__is_dv(const ice_data_file *df)
 {
     const char *f = df->file_format;
@@ -248,7 +258,7 @@ int zb_rowstream_open(zb_rowstream **out, zb_io *io, zb_ctx *ctx,
     {
         const ice_type *root = rs->schema->root;
         size_t n = opts->field_ids ? opts->n_field_ids : root->n_fields;
-        rs->out_fields = zb_arena_calloc(rs->arena, n + 1,
+        rs->out_fields = zb_arena_calloc(rs->arena, n + 3,
                                          sizeof *rs->out_fields);
         if (rs->out_fields == NULL) {
             rc = zb_fail_oom(ctx);
@@ -271,6 +281,12 @@ int zb_rowstream_open(zb_rowstream **out, zb_io *io, zb_ctx *ctx,
                 }
             }
             rs->out_fields[rs->n_out++] = f;
+        }
+        rs->lineage_at = SIZE_MAX;
+        if (opts->lineage) {
+            rs->lineage_at = rs->n_out;
+            rs->out_fields[rs->n_out++] = &LINEAGE_FIELDS[0];
+            rs->out_fields[rs->n_out++] = &LINEAGE_FIELDS[1];
         }
     }
     if ((rs->movable = zb_arena_calloc(rs->arena, rs->n_out + 1, 1)) == NULL) {
@@ -409,13 +425,99 @@ static int grow(void **p, size_t *cap, size_t n, size_t elem)
 }
 
 /*
- * The batch of rows sel[0..nsel) of b (sel NULL: all of them). A column
- * already in the read form is moved out of b when every row is kept
- * (b is released right after, as the C data interface requires).
+ * Lineage column f (_row_id or _last_updated_sequence_number) of rows
+ * sel[0..nsel) of b, whose row 0 is at position pos0 of the current data
+ * file: the file's value where it has one, else the inherited one.
+ */
+static int lineage_column(zb_rowstream *rs, zb_ctx *ctx,
+                          struct ArrowArray *out, const ice_field *f,
+                          const struct ArrowArray *b, const uint32_t *sel,
+                          size_t nsel, uint64_t pos0)
+{
+    const zb_scan_file *sf = &rs->tasks[rs->ti].data;
+    const struct ArrowArray *sa = NULL;
+    const uint8_t *svalid = NULL;
+    int64_t first = sf->file->first_row_id, *vals;
+    int is_row_id = f->id == ZB_ROW_ID_FIELD_ID, wide = 1, inherit;
+    uint8_t *valid;
+    size_t k;
+
+    if (rs->pf.has_ids) {
+        int64_t c;
+
+        for (c = 0; c < rs->rschema.n_children && c < b->n_children; c++)
+            if (zb_scan__arrow_field_id(rs->rschema.children[c]) == f->id) {
+                const char *fmt = rs->rschema.children[c]->format;
+
+                if (strcmp(fmt, "l") != 0 && strcmp(fmt, "i") != 0)
+                    return zb_fail(ctx, ZB_ECORRUPT, "%s: row lineage "
+                                   "column %s (field id %d) has Arrow type "
+                                   "%s, not a long", rs->uri.ptr, f->name,
+                                   (int)f->id, fmt);
+                sa = b->children[c];
+                wide = fmt[0] == 'l';
+                if (sa->null_count != 0 && sa->n_buffers > 0)
+                    svalid = sa->buffers[0];
+                break;
+            }
+    }
+    /* A file without a first_row_id has no row ids to inherit. */
+    inherit = first != ICE_NULL_LONG;
+    if (inherit && first < 0)
+        return zb_fail(ctx, ZB_ECORRUPT, "%s: first_row_id %lld is "
+                       "negative", rs->uri.ptr, (long long)first);
+    if (zb_arrow_array_init(out, 2, 0) < 0 ||
+        (valid = zb_calloc(1, (nsel + 7) / 8 + 1)) == NULL) {
+        zb_arrow_array_release(out);
+        return zb_fail_oom(ctx);
+    }
+    out->buffers[0] = valid;
+    if ((vals = zb_calloc(nsel + 1, sizeof *vals)) == NULL) {
+        zb_arrow_array_release(out);
+        return zb_fail_oom(ctx);
+    }
+    out->buffers[1] = vals;
+    out->length = (int64_t)nsel;
+    for (k = 0; k < nsel; k++) {
+        uint64_t row = sel ? sel[k] : (uint64_t)k;
+
+        if (sa != NULL) {
+            int64_t phys = sa->offset + b->offset + (int64_t)row;
+
+            if (svalid == NULL || zb_arrow_bit(svalid, phys)) {
+                vals[k] = wide ? ((const int64_t *)sa->buffers[1])[phys]
+                               : ((const int32_t *)sa->buffers[1])[phys];
+                zb_arrow_set_bit(valid, (int64_t)k);
+                continue;
+            }
+        }
+        if (!inherit) {
+            out->null_count++;
+            continue;
+        }
+        if (is_row_id && pos0 + row > (uint64_t)(INT64_MAX - first)) {
+            zb_arrow_array_release(out);
+            return zb_fail(ctx, ZB_ECORRUPT, "%s: row %llu: _row_id "
+                           "overflows (first_row_id %lld)", rs->uri.ptr,
+                           (unsigned long long)(pos0 + row),
+                           (long long)first);
+        }
+        vals[k] = is_row_id ? first + (int64_t)(pos0 + row)
+                            : sf->data_sequence_number;
+        zb_arrow_set_bit(valid, (int64_t)k);
+    }
+    return ZB_OK;
+}
+
+/*
+ * The batch of rows sel[0..nsel) of b (sel NULL: all of them), b's row 0
+ * being at position pos0 of the data file. A column already in the read
+ * form is moved out of b when every row is kept (b is released right
+ * after, as the C data interface requires).
  */
 static int build_batch(zb_rowstream *rs, zb_ctx *ctx, struct ArrowArray *out,
                        struct ArrowArray *b, const uint32_t *sel,
-                       size_t nsel)
+                       size_t nsel, uint64_t pos0)
 {
     size_t i;
     int rc;
@@ -426,8 +528,19 @@ static int build_batch(zb_rowstream *rs, zb_ctx *ctx, struct ArrowArray *out,
     for (i = 0; i < rs->n_out; i++) {
         const ice_field *f = rs->out_fields[i];
         const zb_nm_field *nm = NULL;
-        int idx = zb_scan__src_child(&rs->pf, &rs->rschema, f,
-                                     rs->has_nm ? &rs->nm : NULL, &nm);
+        int idx;
+
+        if (i >= rs->lineage_at) {
+            zb_arrow_array_release(out->children[i]);
+            if ((rc = lineage_column(rs, ctx, out->children[i], f, b, sel,
+                                     nsel, pos0)) < 0) {
+                zb_arrow_array_release(out);
+                return rc;
+            }
+            continue;
+        }
+        idx = zb_scan__src_child(&rs->pf, &rs->rschema, f,
+                                 rs->has_nm ? &rs->nm : NULL, &nm);
         if (idx >= b->n_children)
             idx = -1;
         if (idx >= 0 && sel == NULL && b->offset == 0 &&
@@ -531,7 +644,8 @@ int zb_rowstream_next(zb_rowstream *rs, zb_ctx *ctx, struct ArrowArray *out,
         rs->row_base += n;
         if (nsel > 0 &&
             (rc = build_batch(rs, ctx, out, &b,
-                              nsel == n ? NULL : rs->sel, nsel)) < 0)
+                              nsel == n ? NULL : rs->sel, nsel,
+                              rs->row_base - n)) < 0)
             goto fail;
         b.release(&b);
         rs->counts.rows_out += nsel;

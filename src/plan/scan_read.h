@@ -80,6 +80,19 @@
  * A row deleted both by position and by equality is counted once, as a
  * position delete.
  *
+ * Row lineage (v3; format/spec.md "Row Lineage"). With opts.lineage the
+ * batches end with two optional long fields, "_row_id" (field id
+ * 2147483540) and "_last_updated_sequence_number" (2147483539). Each
+ * row's value is the data file's column of that field id when the file
+ * has it and the row's value there is not null (int columns widen);
+ * otherwise it is inherited: _row_id = the file's first_row_id (after
+ * manifest inheritance) + the row's position in the file, and
+ * _last_updated_sequence_number = the file's data sequence number. A
+ * file whose first_row_id is null (snapshots from before an upgrade to
+ * v3) inherits null for both. Deleted rows are dropped as usual; the
+ * positions are those of the file, deleted rows included. A lineage
+ * column of another type is ZB_ECORRUPT naming the file.
+ *
  * Counts (zb_rowstream_counts): rows_read = rows_out + deleted_by_position
  * + deleted_by_equality holds after every batch (asserted).
  *
@@ -137,11 +150,19 @@ typedef struct zb_rowstream_opts {
     /* Most memory an equality-delete key set may hold before it spills;
      * 0: no limit of its own (the budget's reservation still applies). */
     uint64_t eq_memory_bytes;
+    /* Non-zero: two more fields after the others, the row lineage
+     * columns (see "Row lineage" above). */
+    int lineage;
 } zb_rowstream_opts;
 
 #define ZB_ROWSTREAM_OPTS_VERSION 1
 #define ZB_ROWSTREAM_OPTS_INIT \
-    { ZB_ROWSTREAM_OPTS_VERSION, NULL, NULL, NULL, 0, NULL, 65536, 0 }
+    { ZB_ROWSTREAM_OPTS_VERSION, NULL, NULL, NULL, 0, NULL, 65536, 0, 0 }
+
+/* Reserved field ids of the row lineage columns (format/spec.md
+ * "Reserved Field IDs"). */
+#define ZB_ROW_ID_FIELD_ID 2147483540
+#define ZB_LAST_UPDATED_SEQ_FIELD_ID 2147483539
 
 typedef struct zb_read_counts {
     uint64_t rows_read;            /* rows of the data files read so far */

@@ -193,6 +193,9 @@ struct zb_rowstream {
     int has_nm;
     const ice_field **out_fields;  /* the batch's fields */
     size_t n_out;
+    size_t lineage_at;             /* out_fields index of _row_id (then
+                                      _last_updated_sequence_number), or
+                                      SIZE_MAX without opts.lineage */
     zb_task_state *ts;
     zb_delindex dx;                /* distinct delete files */
     /* equality deletes */

@@ -6,8 +6,8 @@
  * equal, and every file the new snapshot names must exist. With
  * ZB_COMPACT_OUT set the compacted copies are kept there, for
  * tests/interop/compact_compare.mjs to read with the independent reader.
- * v3 tables are compacted with reset_row_lineage (the rows' values are
- * what is compared; _row_id is not carried over yet).
+ * v3 tables keep their row lineage (the new files carry _row_id and
+ * _last_updated_sequence_number; compact_lineage.c checks the values).
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -90,7 +90,6 @@ static void compact_one(const char *out_root, const char *name)
     tt_rows(&e, &rows0, &h0);
     o.target_file_bytes = 4096;
     o.rewrite_all = 1;
-    o.reset_row_lineage = 1;
     rc = zb_compact(&e.t, &e.ctx, &o, &r);
     printf("  %-34s %s: %llu group(s), %llu file(s) -> %llu, %llu rows%s%s\n",
            name, zb_rc_name(rc), (unsigned long long)r.groups_committed,

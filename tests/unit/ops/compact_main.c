@@ -7,13 +7,15 @@ extern const zbt_case test_ops_compact_gen[];
 extern const zbt_case test_ops_compact_fixtures[];
 extern const zbt_case test_ops_compact_race[];
 extern const zbt_case test_ops_compact_sort[];
+extern const zbt_case test_ops_compact_lineage[];
 
 int main(int argc, char **argv)
 {
     const zbt_case *const suites[] = { test_ops_compact_gen,
                                          test_ops_compact_fixtures,
                                          test_ops_compact_race,
-                                         test_ops_compact_sort, NULL };
+                                         test_ops_compact_sort,
+                                         test_ops_compact_lineage, NULL };
 
     return zbt_main(argc, argv, suites);
 }
