@@ -6,6 +6,10 @@
 // src/), must be the same multiset of canonical JSON lines. The copy must
 // also have a newer metadata file whose current snapshot is a compaction
 // ("replace", zamboni.operation=compaction) whenever compaction committed.
+// For v3 tables each line also carries the row's _row_id and
+// _last_updated_sequence_number (computed by scan_reference.mjs from the
+// manifests' first_row_id inheritance and the files' columns): compaction
+// must keep both.
 //
 // Usage: node compact_compare.mjs OUT_DIR FIXTURES_DIR
 import fs from 'node:fs';
@@ -44,8 +48,9 @@ async function main([outDir, fixtures]) {
     const a = tableDir(origRoot), b = tableDir(copyRoot);
     if (!a || !b) { console.log(`FAIL ${name}: no table folder`); failed++; continue; }
     try {
-      const ra = await referenceScan(a, { remaps: remapsFor(name, origRoot) });
-      const rb = await referenceScan(b, { remaps: remapsFor(name, copyRoot) });
+      const v3 = loadTable(a, { remaps: remapsFor(name, origRoot) }).meta['format-version'] >= 3;
+      const ra = await referenceScan(a, { remaps: remapsFor(name, origRoot), lineage: v3 });
+      const rb = await referenceScan(b, { remaps: remapsFor(name, copyRoot), lineage: v3 });
       const ca = counts(ra.rows), cb = counts(rb.rows);
       let diff = ra.rows.length !== rb.rows.length;
       for (const [k, v] of ca) if (cb.get(k) !== v) { diff = true; break; }
@@ -68,7 +73,7 @@ async function main([outDir, fixtures]) {
         for (const l of onlyA) console.log(`  only before: ${l}`);
         for (const l of onlyB) console.log(`  only after:  ${l}`);
       } else {
-        console.log(`ok   ${name}: ${rb.rows.length} rows${op ? ' (compacted)' : ''}`);
+        console.log(`ok   ${name}: ${rb.rows.length} rows${op ? ' (compacted)' : ''}${v3 ? ', row lineage kept' : ''}`);
       }
     } catch (e) {
       failed++;

@@ -545,6 +545,7 @@ export async function snapshotEntries(meta, snap, resolve) {
     manifests = ml.records.map((r) => ({
       path: g(r, 500), specId: g(r, 502, 0), content: g(r, 517, 0),
       seq: BigInt(g(r, 515, '0')),
+      firstRowId: g(r, 520, null),
     }));
   } else {
     manifests = (snap.manifests || []).map((p) => ({ path: p, specId: null, content: 0, seq: 0n }));
@@ -558,11 +559,20 @@ export async function snapshotEntries(meta, snap, resolve) {
     const dfById = idsOf(dfSchema);
     const partSchema = base(dfById.get(102).type);
     const specId = mf.specId ?? Number(m.meta['partition-spec-id']?.toString() ?? 0);
+    // v3 first_row_id inheritance (spec "First Row ID Inheritance"): a
+    // data file without one gets the manifest's plus the record counts
+    // of the data files before it that had none.
+    let nextRowId = mf.firstRowId === null || mf.firstRowId === undefined ? null : BigInt(mf.firstRowId);
     for (const rec of m.records) {
       const status = rec[byId.get(0).name];
-      if (status === 2) continue;
       const d = rec[byId.get(2).name];
       const get = (id) => (dfById.has(id) ? d[dfById.get(id).name] : null);
+      let firstRowId = get(142);
+      if ((dfById.has(134) ? get(134) : 0) === 0 && (firstRowId === null || firstRowId === undefined)) {
+        firstRowId = nextRowId;
+        if (nextRowId !== null) nextRowId += BigInt(get(103));
+      }
+      if (status === 2) continue;
       let seq = byId.has(3) ? rec[byId.get(3).name] : null;
       if (seq === null || seq === undefined) {
         if (status !== 1 && mf.seq !== 0n)
@@ -579,6 +589,7 @@ export async function snapshotEntries(meta, snap, resolve) {
         partTypes: new Map(partSchema.fields.map((pf) => [pf['field-id'], base(pf.type)])),
         recordCount: BigInt(get(103)), equalityIds: get(135),
         referenced: get(143), offset: get(144), size: get(145),
+        firstRowId: firstRowId === null || firstRowId === undefined ? null : BigInt(firstRowId),
       });
     }
   }
@@ -680,7 +691,23 @@ function pathMatches(a, b) {
   return a === b || stripScheme(a) === stripScheme(b);
 }
 
-async function liveRows(meta, task, resolve, schema, mapping) {
+// Row lineage (spec "Row Lineage"): the file's _row_id and
+// _last_updated_sequence_number where non-null, else inherited from the
+// file's first_row_id + position and its data sequence number (null for
+// both when the file has no first_row_id).
+const ROW_ID_ID = 2147483540, LAST_SEQ_ID = 2147483539;
+function lineageText(df, file, row, i) {
+  const col = (id) => {
+    const k = file.tree.children.findIndex((c) => c.fieldId === id);
+    return k >= 0 && row[k] !== null && row[k] !== undefined ? BigInt(row[k]) : null;
+  };
+  let rid = col(ROW_ID_ID), seq = col(LAST_SEQ_ID);
+  if (rid === null && df.firstRowId !== null) rid = df.firstRowId + BigInt(i);
+  if (seq === null && df.firstRowId !== null) seq = df.seq;
+  return `,"_row_id":${rid === null ? 'null' : rid},"_last_updated_sequence_number":${seq === null ? 'null' : seq}`;
+}
+
+async function liveRows(meta, task, resolve, schema, mapping, lineage = false) {
   const df = task.data;
   const file = await readParquet(resolve(df.path), mapping);
   const deleted = new Set();
@@ -715,7 +742,8 @@ async function liveRows(meta, task, resolve, schema, mapping) {
       if (s.keys.has(key)) { byEq++; return; }
     }
     out.push('{' + schema.fields.map((f) =>
-      `${JSON.stringify(f.name)}:${toJsonText(fieldValue(meta, df, file, r, f), f.type)}`).join(',') + '}');
+      `${JSON.stringify(f.name)}:${toJsonText(fieldValue(meta, df, file, r, f), f.type)}`).join(',') +
+      (lineage ? lineageText(df, file, r, i) : '') + '}');
   });
   return { rows: out, read: file.rows.length, byPos, byEq };
 }
@@ -735,7 +763,8 @@ export function snapshotOf(meta, snapshotId) {
   return s;
 }
 
-// {schema, rows: [json line], stats}
+// {schema, rows: [json line], stats}; opts.lineage: each line ends with
+// the rows' _row_id and _last_updated_sequence_number.
 export async function referenceScan(dir, opts = {}) {
   const { meta, resolve } = loadTable(dir, opts);
   const snap = snapshotOf(meta, opts.snapshotId ?? null);
@@ -748,7 +777,7 @@ export async function referenceScan(dir, opts = {}) {
   for (const task of planTasks(meta, entries)) {
     if (task.data.format && task.data.format.toUpperCase() !== 'PARQUET')
       throw new Error(`${task.data.path}: ${task.data.format} data files are not read here`);
-    const r = await liveRows(meta, task, resolve, schema, mapping);
+    const r = await liveRows(meta, task, resolve, schema, mapping, !!opts.lineage);
     stats.dataFiles++;
     stats.read += r.read; stats.byPos += r.byPos; stats.byEq += r.byEq;
     for (const line of r.rows) rows.push(line);
