@@ -46,7 +46,8 @@ typedef struct xs_held {
 } xs_held;
 
 typedef struct xs_ent {
-    uint64_t prefix;             /* key bytes 0..7, big-endian, 0-padded */
+    uint64_t prefix;             /* 8 key bytes past the common
+                                    prefix, big-endian, 0-padded */
     uint32_t src;                /* held batch */
     uint32_t row;                /* its row; the key is in its kb */
 } xs_ent;
@@ -110,7 +111,14 @@ int zb_xsort__ensure(zb_xsort *xs, zb_ctx *ctx, uint64_t need, int must)
 
 /* ---- index sort -------------------------------------------------------- */
 
-static inline int ent_cmp(const xs_held *h, const xs_ent *a,
+/* What comparisons of a run's entries need: the keys, and where the
+   bytes past the prefixes start (the common prefix + 8). */
+typedef struct ent_ctx {
+    const xs_held *h;
+    size_t base;
+} ent_ctx;
+
+static inline int ent_cmp(const ent_ctx *c, const xs_ent *a,
                           const xs_ent *b)
 {
     const zb_keybuf *ka, *kb;
@@ -120,61 +128,61 @@ static inline int ent_cmp(const xs_held *h, const xs_ent *a,
 
     if (a->prefix != b->prefix)
         return a->prefix < b->prefix ? -1 : 1;
-    ka = &h[a->src].kb;
-    kb = &h[b->src].kb;
+    ka = &c->h[a->src].kb;
+    kb = &c->h[b->src].kb;
     pa = ka->data + ka->offs[a->row];
     pb = kb->data + kb->offs[b->row];
     la = ka->offs[a->row + 1] - ka->offs[a->row];
     lb = kb->offs[b->row + 1] - kb->offs[b->row];
     m = la < lb ? la : lb;
-    if (m > 8 && (r = memcmp(pa + 8, pb + 8, (size_t)(m - 8))) != 0)
+    if (m > c->base &&
+        (r = memcmp(pa + c->base, pb + c->base, (size_t)(m - c->base))) != 0)
         return r;
     return (la > lb) - (la < lb);
 }
 
-static void insertion_sort(const xs_held *h, xs_ent *a, size_t n)
+static void insertion_sort(const ent_ctx *c, xs_ent *a, size_t n)
 {
     size_t i, j;
     xs_ent t;
 
     for (i = 1; i < n; i++) {
         t = a[i];
-        for (j = i; j > 0 && ent_cmp(h, &a[j - 1], &t) > 0; j--)
+        for (j = i; j > 0 && ent_cmp(c, &a[j - 1], &t) > 0; j--)
             a[j] = a[j - 1];
         a[j] = t;
     }
 }
 
 /* Stable: on ties the left (earlier) entry goes first. */
-static void merge_into(const xs_held *h, xs_ent *dst, const xs_ent *a,
+static void merge_into(const ent_ctx *c, xs_ent *dst, const xs_ent *a,
                        size_t na, const xs_ent *b, size_t nb)
 {
     size_t i = 0, j = 0, k = 0;
 
     while (i < na && j < nb)
-        dst[k++] = ent_cmp(h, &b[j], &a[i]) < 0 ? b[j++] : a[i++];
+        dst[k++] = ent_cmp(c, &b[j], &a[i]) < 0 ? b[j++] : a[i++];
     memcpy(dst + k, a + i, (na - i) * sizeof *a);
     k += na - i;
     memcpy(dst + k, b + j, (nb - j) * sizeof *b);
 }
 
 /* Stable merge sort of a[0..n) with scratch tmp (n entries). */
-static void merge_sort(const xs_held *h, xs_ent *a, xs_ent *tmp,
-                       size_t n)
+static void merge_sort(const ent_ctx *c, xs_ent *a, xs_ent *tmp, size_t n)
 {
     xs_ent *src = a, *dst = tmp, *t;
     size_t lo, w;
 
     for (lo = 0; lo < n; lo += 32)
-        insertion_sort(h, src + lo, n - lo < 32 ? n - lo : 32);
+        insertion_sort(c, src + lo, n - lo < 32 ? n - lo : 32);
     for (w = 32; w < n; w *= 2) {
         for (lo = 0; lo < n; lo += 2 * w) {
             size_t mid = lo + w < n ? lo + w : n;
             size_t hi = lo + 2 * w < n ? lo + 2 * w : n;
-            if (mid == hi || ent_cmp(h, &src[mid - 1], &src[mid]) <= 0)
+            if (mid == hi || ent_cmp(c, &src[mid - 1], &src[mid]) <= 0)
                 memcpy(dst + lo, src + lo, (hi - lo) * sizeof *src);
             else
-                merge_into(h, dst + lo, src + lo, mid - lo, src + mid,
+                merge_into(c, dst + lo, src + lo, mid - lo, src + mid,
                            hi - mid);
         }
         t = src;
@@ -185,21 +193,100 @@ static void merge_sort(const xs_held *h, xs_ent *a, xs_ent *tmp,
         memcpy(a, src, n * sizeof *src);
 }
 
+/* 8 bytes as a big-endian integer. */
+static inline uint64_t load_be64(const uint8_t *k)
+{
+    uint64_t p;
+
+    memcpy(&p, k, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    p = __builtin_bswap64(p);
+#endif
+    return p;
+}
+
+/* The key of an entry and its length. */
+static inline const uint8_t *ent_key(const xs_held *h, const xs_ent *e,
+                                     size_t *len)
+{
+    const zb_keybuf *kb = &h[e->src].kb;
+
+    *len = (size_t)(kb->offs[e->row + 1] - kb->offs[e->row]);
+    return kb->data + kb->offs[e->row];
+}
+
 /*
- * The run's index in key order, stably: an LSD radix sort on the 8-byte
- * prefixes (a byte that is the same in every entry costs one counting
- * pass and no moves), then a merge sort of each stretch of equal
- * prefixes by the whole key. Radix passes are stable, so equal keys keep
- * their input order. Small runs go straight to the merge sort.
+ * The length of the prefix every key held shares (a constant first
+ * column, a common string start such as "user-", the null markers):
+ * the entries' prefixes are taken past it, where keys differ.
+ */
+static size_t common_prefix(const zb_xsort *xs)
+{
+    const uint8_t *r, *k;
+    size_t n = xs->nents, lcp, len, i, j;
+
+    if (n == 0)
+        return 0;
+    r = ent_key(xs->held, &xs->ents[0], &lcp);
+    for (i = 1; i < n && lcp > 0; i++) {
+        k = ent_key(xs->held, &xs->ents[i], &len);
+        if (len < lcp)
+            lcp = len;
+        for (j = 0; j + 8 <= lcp; j += 8) {
+            uint64_t x, y;
+            memcpy(&x, r + j, 8);
+            memcpy(&y, k + j, 8);
+            if (x != y)
+                break;
+        }
+        while (j < lcp && r[j] == k[j])
+            j++;
+        lcp = j;
+    }
+    return lcp;
+}
+
+/* Each entry's prefix: key bytes base..base+7, big-endian, 0-padded. */
+static void fill_prefixes(zb_xsort *xs, size_t base)
+{
+    size_t i, len, j;
+
+    for (i = 0; i < xs->nents; i++) {
+        xs_ent *e = &xs->ents[i];
+        const uint8_t *k = ent_key(xs->held, e, &len);
+        uint64_t p = 0;
+
+        if (len >= base + 8) {
+            p = load_be64(k + base);
+        } else {
+            for (j = base; j < base + 8; j++)
+                p = p << 8 | (j < len ? k[j] : 0);
+        }
+        e->prefix = p;
+    }
+}
+
+/*
+ * The run's index in key order, stably: the prefix every key shares is
+ * skipped, then an LSD radix sort on the next 8 bytes of each key (a
+ * byte that is the same in every entry costs one counting pass and no
+ * moves), then a merge sort of each stretch of equal prefixes by the
+ * rest of the key. Radix passes are stable, so equal keys keep their
+ * input order. Small runs go straight to the merge sort.
  */
 static void sort_ents(zb_xsort *xs)
 {
     xs_ent *src = xs->ents, *dst = xs->tmp, *t;
     size_t n = xs->nents, i, j, cnt[256], pos;
     unsigned shift, b;
+    ent_ctx c;
 
+    c.h = xs->held;
+    c.base = n > 1 ? common_prefix(xs) : 0;
+    fill_prefixes(xs, c.base);
+    c.base += 8;
     if (n < 1024) {
-        merge_sort(xs->held, xs->ents, xs->tmp, n);
+        merge_sort(&c, xs->ents, xs->tmp, n);
         return;
     }
     for (shift = 0; shift < 64; shift += 8) {
@@ -209,9 +296,9 @@ static void sort_ents(zb_xsort *xs)
         if (cnt[(src[0].prefix >> shift) & 255] == n)
             continue;
         for (pos = 0, b = 0; b < 256; b++) {
-            size_t c = cnt[b];
+            size_t k = cnt[b];
             cnt[b] = pos;
-            pos += c;
+            pos += k;
         }
         for (i = 0; i < n; i++)
             dst[cnt[(src[i].prefix >> shift) & 255]++] = src[i];
@@ -225,7 +312,7 @@ static void sort_ents(zb_xsort *xs)
         for (j = i + 1; j < n && xs->ents[j].prefix == xs->ents[i].prefix;)
             j++;
         if (j - i > 1)
-            merge_sort(xs->held, xs->ents + i, xs->tmp, j - i);
+            merge_sort(&c, xs->ents + i, xs->tmp, j - i);
     }
 }
 
@@ -448,14 +535,9 @@ static int add_batch(zb_xsort *xs, zb_ctx *ctx, struct ArrowArray *a)
     a->release = NULL;
     h->kb = kb;
     h->bytes = bytes + kbytes;
-    for (i = 0; i < n; i++) {
+    for (i = 0; i < n; i++) {  /* prefixes: when sorted (sort_ents) */
         xs_ent *e = &xs->ents[xs->nents + i];
-        const uint8_t *k = kb.data + kb.offs[i];
-        uint32_t len = (uint32_t)(kb.offs[i + 1] - kb.offs[i]), j;
-        uint64_t p = 0;
-        for (j = 0; j < 8; j++)
-            p = p << 8 | (j < len ? k[j] : 0);
-        e->prefix = p;
+        e->prefix = 0;
         e->src = (uint32_t)xs->nheld;
         e->row = (uint32_t)i;
     }

@@ -532,6 +532,151 @@ static void test_exec_sort_xsort__alloc_failures(void)
     fault_loop(&opts, 20000, 500, NULL, 1, 1, 3);
 }
 
+/* ---- keys that share a long prefix ------------------------------------ */
+
+typedef struct prow {
+    char s[40];
+    size_t len;
+    int valid;
+} prow;
+
+static const prow *prows_g;
+
+/* s asc, nulls last, then input position (the stable order). */
+static int pref_cmp(const void *pa, const void *pb)
+{
+    uint32_t ia = *(const uint32_t *)pa, ib = *(const uint32_t *)pb;
+    const prow *a = &prows_g[ia], *b = &prows_g[ib];
+    int r;
+
+    if (a->valid != b->valid)
+        return a->valid ? -1 : 1;
+    if (a->valid) {
+        r = memcmp(a->s, b->s, a->len < b->len ? a->len : b->len);
+        if (r == 0)
+            r = (a->len > b->len) - (a->len < b->len);
+        if (r)
+            return r;
+    }
+    return (ia > ib) - (ia < ib);
+}
+
+/*
+ * Rows of (id, s) where s is "tenant-0042/user-" and 0 to 12 more
+ * characters from a small alphabet (many ties, keys much longer than
+ * the 8 bytes an index entry holds), with mode 1 a few rows that are a
+ * prefix of the common part or null from the second half on (the
+ * prefix every key shares shrinks with the input seen), mode 2 every row
+ * the same string (nothing past the common prefix differs: the order is
+ * the input's). Sorted by s in memory and under a cap that spills many
+ * runs: the ids must come out in the qsort order.
+ */
+static void prefix_case(int mode, uint64_t cap, size_t n, size_t batch_rows)
+{
+    static const char common[] = "tenant-0042/user-";
+    zb_xsort_opts opts = ZB_XSORT_OPTS_INIT;
+    zb_sort_col col = { { 1 }, 1, 0, 0 };
+    struct ArrowSchema s;
+    struct ArrowArray out;
+    zb_xsort *xs = NULL;
+    zb_xsort_stats st;
+    prow *r = zb_malloc(n * sizeof *r);
+    uint32_t *order = malloc(n * sizeof *order);
+    uint64_t rs = 77 + (uint64_t)mode;
+    size_t i, j, lo, at = 0;
+    zb_ctx ctx;
+
+    ZBT_CHECK(r != NULL && order != NULL);
+    zb_ctx_init(&ctx);
+    for (i = 0; i < n; i++) {
+        uint64_t x = su_rand(&rs);
+        memcpy(r[i].s, common, sizeof common - 1);
+        r[i].len = sizeof common - 1;
+        r[i].valid = 1;
+        if (mode != 2)
+            for (j = 0; j < x % 13; j++)
+                r[i].s[r[i].len++] = (char)('0' + ((x >> (4 + 3 * j)) % 4));
+        if (mode == 1 && i >= n / 2 && (x >> 50) % 97 == 0)
+            r[i].len = (x >> 40) % 10;          /* "tenant-00" and shorter */
+        if (mode == 1 && i >= n / 2 && (x >> 56) % 89 == 0)
+            r[i].valid = 0;
+        order[i] = (uint32_t)i;
+    }
+    prows_g = r;
+    qsort(order, n, sizeof *order, pref_cmp);
+    su_schema(&s, "+s", NULL, 2);
+    su_schema(s.children[0], "l", "id", 0);
+    su_schema(s.children[1], "u", "s", 0);
+    opts.key.cols = &col;
+    opts.key.ncols = 1;
+    opts.max_memory_bytes = cap;
+    opts.out_batch_rows = 1000;
+    ZBT_OK_CTX(zb_xsort_new(&xs, &ctx, &s, &opts), &ctx);
+    for (lo = 0; lo < n; lo += batch_rows) {
+        size_t m = n - lo < batch_rows ? n - lo : batch_rows;
+        int64_t *ids = zb_malloc(m * 8);
+        const char **sp = zb_malloc(m * sizeof *sp);
+        size_t *sl = zb_malloc(m * sizeof *sl);
+        uint8_t *sv = zb_malloc(m);
+        struct ArrowArray cols[2], b;
+
+        for (i = 0; i < m; i++) {
+            ids[i] = (int64_t)(lo + i);
+            sp[i] = r[lo + i].s;
+            sl[i] = r[lo + i].len;
+            sv[i] = (uint8_t)r[lo + i].valid;
+        }
+        su_fixed(&cols[0], (int64_t)m, 8, ids, NULL);
+        su_binary(&cols[1], (int64_t)m, sp, sl, sv, 0);
+        su_struct(&b, (int64_t)m, 2, cols, NULL);
+        ZBT_OK_CTX(zb_xsort_add(xs, &ctx, &b), &ctx);
+        zb_free(ids);
+        zb_free(sp);
+        zb_free(sl);
+        zb_free(sv);
+    }
+    ZBT_OK_CTX(zb_xsort_finish(xs, &ctx), &ctx);
+    for (;;) {
+        const int64_t *ids;
+        int64_t base;
+
+        ZBT_OK_CTX(zb_xsort_next(&out, xs, &ctx), &ctx);
+        if (out.release == NULL)
+            break;
+        ids = (const int64_t *)out.children[0]->buffers[1];
+        base = out.children[0]->offset + out.offset;
+        for (i = 0; i < (size_t)out.length; i++, at++) {
+            ZBT_CHECK(at < n);
+            if (ids[base + (int64_t)i] != (int64_t)order[at])
+                zbt__fail(__FILE__, __LINE__, "mode %d: output row %zu is "
+                          "id %lld, want %u", mode, at,
+                          (long long)ids[base + (int64_t)i], order[at]);
+        }
+        zb_arrow_array_release(&out);
+    }
+    ZBT_EQ_U64(at, n);
+    zb_xsort_stats_get(&st, xs);
+    if (cap > 0)
+        ZBT_CHECK(st.runs >= 4);
+    else
+        ZBT_EQ_U64(st.runs, 0);
+    zb_xsort_free(xs);
+    zb_arrow_schema_release(&s);
+    free(order);
+    zb_free(r);
+}
+
+static void test_exec_sort_xsort__common_prefix(void)
+{
+    int mode;
+
+    for (mode = 0; mode < 3; mode++) {
+        prefix_case(mode, 0, 30000, 4000);
+        prefix_case(mode, 256 << 10, 30000, 1500);
+        prefix_case(mode, 0, 700, 100);        /* small runs: no radix */
+    }
+}
+
 const zbt_case test_exec_sort_xsort[] = {
     ZBT_CASE(test_exec_sort_xsort__million_rows_budget),
     ZBT_CASE(test_exec_sort_xsort__many_passes),
@@ -543,5 +688,6 @@ const zbt_case test_exec_sort_xsort[] = {
     ZBT_CASE(test_exec_sort_xsort__stop_flag),
     ZBT_CASE(test_exec_sort_xsort__spill_limit),
     ZBT_CASE(test_exec_sort_xsort__alloc_failures),
+    ZBT_CASE(test_exec_sort_xsort__common_prefix),
     ZBT_END
 };
