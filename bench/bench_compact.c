@@ -13,12 +13,18 @@
  * process compacts it (target 128 MiB, byte budget BUDGET_MIB, default
  * 512; THREADS concurrent groups, default 2; groups cut at GROUP_MIB,
  * default: the input split in THREADS groups) and the parent prints
- * rows/s and the child's peak RSS. With ZB_BENCH_DUCKDB=1 it then runs
- * `node bench/duckdb_copy.mjs THREADS OUT FILES...` and prints the ratio
+ * rows/s, the child's CPU time and peak RSS. A sort run then reads every
+ * output file back (outside the timing) and checks that its rows are in
+ * (user_id, event_id) order, ascending, nulls last: each file alone, as
+ * the sort promises; it exits 1 when one is not. With ZB_BENCH_DUCKDB=1
+ * it then runs `node bench/duckdb_copy.mjs [--order-by=user_id,event_id]
+ * THREADS OUT FILES...` (the ORDER BY in sort mode) and prints the ratio
  * of the two throughputs.
  */
 #define _DEFAULT_SOURCE
+#define _XOPEN_SOURCE 700
 #include <dirent.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "exec/arrow.h"
 #include "format/parquet/parquet.h"
 #include "ops/compact.h"
 #include "ops/table_write.h"
@@ -148,6 +155,192 @@ static void make_table(zb_ctx *ctx, zb_io *io, zb_catalog *cat,
     json_decref(schema);
 }
 
+/* ---- read-back check of a sorted output -------------------------------- */
+
+/* One row's sort columns: user_id (a string or null), event_id. */
+typedef struct sort_row {
+    const char *user;            /* NULL: null */
+    size_t user_len;
+    int64_t id;
+    int id_null;
+} sort_row;
+
+/* The child of a struct schema named name; -1 if none. */
+static int child_index(const struct ArrowSchema *s, const char *name)
+{
+    int64_t i;
+
+    for (i = 0; i < s->n_children; i++)
+        if (strcmp(s->children[i]->name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+static int is_valid(const struct ArrowArray *a, int64_t i)
+{
+    const uint8_t *v = a->n_buffers > 0 ? a->buffers[0] : NULL;
+
+    i += a->offset;
+    return v == NULL || ((v[i >> 3] >> (i & 7)) & 1);
+}
+
+/* Row i of the batch (top-level offset included) into *r. */
+static void get_row(sort_row *r, const struct ArrowSchema *us,
+                    const struct ArrowArray *u, const struct ArrowArray *e,
+                    int64_t i)
+{
+    int64_t j = u->offset + i, lo, hi;
+
+    r->user = NULL;
+    r->user_len = 0;
+    if (is_valid(u, i)) {
+        if (us->format[0] == 'U' || us->format[0] == 'Z') {
+            lo = ((const int64_t *)u->buffers[1])[j];
+            hi = ((const int64_t *)u->buffers[1])[j + 1];
+        } else {
+            lo = ((const int32_t *)u->buffers[1])[j];
+            hi = ((const int32_t *)u->buffers[1])[j + 1];
+        }
+        r->user = (const char *)u->buffers[2] + lo;
+        r->user_len = (size_t)(hi - lo);
+    }
+    r->id_null = !is_valid(e, i);
+    r->id = r->id_null ? 0 : ((const int64_t *)e->buffers[1])[e->offset + i];
+}
+
+/* Order of two rows by (user_id, event_id), ascending, nulls last. */
+static int row_cmp(const sort_row *a, const sort_row *b)
+{
+    size_t m;
+    int c;
+
+    if ((a->user == NULL) != (b->user == NULL))
+        return a->user == NULL ? 1 : -1;
+    if (a->user != NULL) {
+        m = a->user_len < b->user_len ? a->user_len : b->user_len;
+        if ((c = memcmp(a->user, b->user, m)) != 0)
+            return c;
+        if (a->user_len != b->user_len)
+            return a->user_len < b->user_len ? -1 : 1;
+    }
+    if (a->id_null != b->id_null)
+        return a->id_null ? 1 : -1;
+    return (a->id > b->id) - (a->id < b->id);
+}
+
+/*
+ * Reads the file back: 1 when its rows are in order, 0 (message on
+ * stderr) when not. *rows receives the rows read.
+ */
+static int check_sorted(zb_ctx *ctx, zb_io *io, const char *path,
+                        uint64_t *rows)
+{
+    static const char *const cols[] = { "user_id", "event_id" };
+    pq_reader_opts o = PQ_READER_OPTS_INIT;
+    pq_reader *r = NULL;
+    struct ArrowSchema s;
+    struct ArrowArray b;
+    sort_row prev, cur;
+    char *keep = NULL;           /* prev's string, copied across batches */
+    size_t keep_cap = 0;
+    int ui, ei, have = 0, ok = 1, rc;
+    uint64_t at = 0;
+
+    o.columns = cols;
+    o.n_columns = 2;
+    if ((rc = pq_reader_open(&r, io, ctx, path, &o)) < 0)
+        die(ctx, path, rc);
+    if ((rc = pq_reader_arrow_schema(&s, r, ctx)) < 0)
+        die(ctx, path, rc);
+    ui = child_index(&s, "user_id");
+    ei = child_index(&s, "event_id");
+    if (ui < 0 || ei < 0 || strcmp(s.children[ei]->format, "l") != 0) {
+        fprintf(stderr, "bench_compact: %s: no user_id or event_id "
+                        "column\n", path);
+        exit(1);
+    }
+    while (ok && (rc = pq_reader_next(r, ctx, &b)) == 1) {
+        const struct ArrowArray *u = b.children[ui], *e = b.children[ei];
+        int64_t i;
+
+        for (i = 0; i < b.length; i++, at++) {
+            get_row(&cur, s.children[ui], u, e, b.offset + i);
+            if (have && row_cmp(&prev, &cur) > 0) {
+                fprintf(stderr, "bench_compact: %s: row %llu is out of "
+                                "order (user_id %.*s, event_id %lld after "
+                                "%.*s, %lld)\n", path,
+                        (unsigned long long)at, (int)cur.user_len,
+                        cur.user ? cur.user : "", (long long)cur.id,
+                        (int)prev.user_len, prev.user ? prev.user : "",
+                        (long long)prev.id);
+                ok = 0;
+                break;
+            }
+            prev = cur;
+            have = 1;
+        }
+        if (ok && have && prev.user != NULL) {   /* outlive the batch */
+            if (prev.user_len + 1 > keep_cap) {
+                keep_cap = prev.user_len + 64;
+                keep = zb_realloc(keep, keep_cap);
+            }
+            memcpy(keep, prev.user, prev.user_len);
+            prev.user = keep;
+        }
+        b.release(&b);
+    }
+    if (rc < 0)
+        die(ctx, path, rc);
+    *rows = at;
+    zb_free(keep);
+    s.release(&s);
+    pq_reader_free(r);
+    return ok;
+}
+
+static zb_ctx *walk_ctx;
+static zb_io *walk_io;
+static uint64_t walk_files, walk_rows, walk_bad;
+
+static int check_one(const char *path, const struct stat *st, int type,
+                     struct FTW *ftw)
+{
+    size_t len = strlen(path);
+    uint64_t n = 0;
+
+    (void)st;
+    (void)ftw;
+    if (type != FTW_F || len < 8 || strcmp(path + len - 8, ".parquet") != 0)
+        return 0;
+    if (!check_sorted(walk_ctx, walk_io, path, &n))
+        walk_bad++;
+    walk_files++;
+    walk_rows += n;
+    return 0;
+}
+
+/*
+ * Checks every Parquet file under the table folder: they are all the
+ * compaction's outputs (the inputs stay in IN_DIR; WORK_DIR starts
+ * without a table, or the create fails).
+ */
+static void check_outputs(zb_ctx *ctx, zb_io *io, const char *tdir)
+{
+    walk_ctx = ctx;
+    walk_io = io;
+    if (nftw(tdir, check_one, 16, FTW_PHYS) != 0) {
+        perror(tdir);
+        exit(1);
+    }
+    printf("check: %llu sorted file(s) read back, %llu rows, %s\n",
+           (unsigned long long)walk_files, (unsigned long long)walk_rows,
+           walk_bad ? "NOT all in (user_id, event_id) order"
+                    : "each in (user_id, event_id) order");
+    fflush(stdout);
+    if (walk_bad)
+        exit(1);
+}
+
 int main(int argc, char **argv)
 {
     const char *in, *work, *mode;
@@ -243,12 +436,22 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_compact: the compaction child failed\n");
         return 1;
     }
-    printf("zamboni  %s: %.0f rows/s, %.1f MB/s in, %.2f s, peak RSS %ld "
-           "MiB\n", mode, (double)rows / secs, (double)bytes / 1e6 / secs,
-           secs, ru.ru_maxrss / 1024);
+    printf("zamboni  %s: %.0f rows/s, %.1f MB/s in, %.2f s, %.2f s cpu "
+           "(%.2f user), peak RSS %ld MiB\n", mode, (double)rows / secs,
+           (double)bytes / 1e6 / secs, secs,
+           (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+               (double)ru.ru_stime.tv_sec +
+               (double)ru.ru_stime.tv_usec / 1e6,
+           (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6,
+           ru.ru_maxrss / 1024);
     fflush(stdout);
+    if (strcmp(mode, "sort") == 0)
+        check_outputs(&ctx, io, tdir);
     if (getenv("ZB_BENCH_DUCKDB") != NULL) {
-        /* node bench/duckdb_copy.mjs THREADS OUT FILES... */
+        /* node bench/duckdb_copy.mjs [--order-by=...] THREADS OUT
+         * FILES... */
+        const char *order = strcmp(mode, "sort") == 0
+                                ? " --order-by=user_id,event_id" : "";
         size_t len = 256 + strlen(work);
         char *cmd, tbuf[16];
         FILE *p;
@@ -261,9 +464,9 @@ int main(int argc, char **argv)
         snprintf(tbuf, sizeof tbuf, "%u", threads);
         {
             size_t at = (size_t)snprintf(cmd, len, "node %s/bench/"
-                                         "duckdb_copy.mjs %s "
+                                         "duckdb_copy.mjs%s %s "
                                          "%s/duckdb.parquet", ZB_SOURCE_DIR,
-                                         tbuf, work);
+                                         order, tbuf, work);
 
             for (i = 0; i < n; i++)
                 at += (size_t)snprintf(cmd + at, len - at, " %s", files[i]);
@@ -279,7 +482,8 @@ int main(int argc, char **argv)
             pclose(p);
         }
         if (drps > 0)
-            printf("ratio: zamboni %s / duckdb copy = %.2f\n", mode,
+            printf("ratio: zamboni %s / duckdb copy%s = %.2f\n", mode,
+                   *order ? " order by" : "",
                    (double)rows / secs / drps);
         zb_free(cmd);
     }
