@@ -13,7 +13,9 @@
  *     the same spec;
  *   - the maintenance run with a table config evolves, and its regular
  *     pass leaves the coarse files alone;
- *   - a rule that covers no field does nothing.
+ *   - a rule that covers no field does nothing; an hour(ts) table goes
+ *     to day with one step only; the filters on a result made by hand;
+ *     a rule that does not coarsen is refused.
  * With ZB_EVOLVE_KEEP set the last table is left in ZB_EVOLVE_KEEP (a
  * folder) for the independent reader (tests/interop).
  */
@@ -63,18 +65,19 @@ static void field(struct ArrowSchema *s, const char *fmt, const char *name,
     zb_free(md);
 }
 
-/* rows rows of day `day` (days from 1970-01-01), ids from first. */
-static void append_day(tt_env *e, int32_t day, int64_t first, int rows)
+/* rows rows with ts spread over [ts0, ts0 + span) microseconds, ids
+ * from first, into the partition pv of the default spec. */
+static void append_rows(tt_env *e, ice_value pv, const char *folder,
+                        int64_t first, int rows, int64_t ts0, int64_t span)
 {
     struct ArrowSchema s;
     struct ArrowArray b, *ids, *ts, *pay;
     zb_table *t = tt_load(e);
     zb_write_partition wp;
-    ice_value v = ice_value_date(day);
     int64_t *idv, *tsv;
     int32_t *off;
     uint8_t *valid;
-    char *chars, folder[32];
+    char *chars;
     int i, at = 0;
 
     memset(&s, 0, sizeof s);
@@ -104,9 +107,8 @@ static void append_day(tt_env *e, int32_t day, int64_t first, int rows)
     off[0] = 0;
     for (i = 0; i < rows; i++) {
         idv[i] = first + i;
-        /* spread over the day, last row at 23:59:59.999999 */
-        tsv[i] = (int64_t)day * DAY_US +
-                 (rows > 1 ? (DAY_US - 1) / (rows - 1) * i : 0);
+        /* spread over the period, the last row at its last microsecond */
+        tsv[i] = ts0 + (rows > 1 ? (span - 1) / (rows - 1) * i : 0);
         if (i % 7 == 3) {
             pay->null_count++;
         } else {
@@ -117,16 +119,25 @@ static void append_day(tt_env *e, int32_t day, int64_t first, int rows)
     }
     b.length = ids->length = ts->length = pay->length = rows;
     memset(&wp, 0, sizeof wp);
-    wp.spec_id = 0;
+    wp.spec_id = -1;
     wp.n_values = 1;
-    wp.values = &v;
-    snprintf(folder, sizeof folder, "ts_day=%d", (int)day);
+    wp.values = &pv;
     wp.folder = folder;
     ZBT_OK_CTX(zb_table_append(&t, e->cat, e->io, &e->ctx, &s, &b, 1, &wp),
                &e->ctx);
     zb_arrow_array_release(&b);
     zb_arrow_schema_release(&s);
     zb_table_free(t);
+}
+
+/* rows rows of day `day` (days from 1970-01-01), ids from first. */
+static void append_day(tt_env *e, int32_t day, int64_t first, int rows)
+{
+    char folder[32];
+
+    snprintf(folder, sizeof folder, "ts_day=%d", (int)day);
+    append_rows(e, ice_value_date(day), folder, first, rows,
+                (int64_t)day * DAY_US, DAY_US);
 }
 
 /* Days (from 1970-01-01) of the generated table, now = 2026-06-15. */
@@ -497,6 +508,123 @@ static void test_ops_evolve__not_applicable(void)
     tt_close(&e);
 }
 
+/* An hour(ts) table with a field named "h": rules hour -> day after 2
+ * days and day -> month after 1 day: only the first applies (one step
+ * from the default spec's transform), and the coarse field is "h_day". */
+static void test_ops_evolve__hour_to_day(void)
+{
+    static const char hour_spec[] =
+        "{\"spec-id\":0,\"fields\":[{\"source-id\":2,\"field-id\":1000,"
+        "\"name\":\"h\",\"transform\":\"hour\"}]}";
+    static const zb_tc_evolution_rule rules[] = {
+        { ZB_TC_DAY, ZB_TC_MONTH, 1 },
+        { ZB_TC_HOUR, ZB_TC_DAY, 2 }
+    };
+    /* hours from the epoch; now = 2026-06-15 00:00 = hour 494856 */
+    static const int32_t hours[] = { 494800, 494800, 494801, 494808,
+                                     494807, 494833, 494855 };
+    json_t *schema = json_loads(SCHEMA, 0, NULL);
+    json_t *spec = json_loads(hour_spec, 0, NULL);
+    zb_compact_evolve_result r;
+    zb_table *t = NULL;
+    tt_env e;
+    fileinfo f[64];
+    size_t n, i;
+    uint64_t rows0, hash0, rows1, hash1;
+
+    tt_open(&e, "evolve_hour");
+    e.t.now_ms = NOW_MS;
+    ZBT_CHECK(schema != NULL && spec != NULL);
+    ZBT_OK_CTX(zb_table_create(&t, e.cat, &e.ctx, e.dir, NULL, schema,
+                               spec, NULL, 0, 2), &e.ctx);
+    json_decref(schema);
+    json_decref(spec);
+    zb_table_free(t);
+    for (i = 0; i < sizeof hours / sizeof hours[0]; i++) {
+        char folder[32];
+
+        snprintf(folder, sizeof folder, "h=%d", (int)hours[i]);
+        append_rows(&e, ice_value_int(hours[i]), folder, (int64_t)i * 100,
+                    20, (int64_t)hours[i] * 3600000000, 3600000000);
+    }
+    tt_rows(&e, &rows0, &hash0);
+    /* cutoff now - 2 d = hour 494808: hours ending <= it are old (494800,
+     * 494801 and 494807; 494808 ends an hour later) */
+    ZBT_RC(run_evolve(&e, rules, 2, &r), ZB_OK);
+    ZBT_EQ_INT((int)r.n_fields, 1);
+    ZBT_EQ_INT((int)r.fields[0].from, (int)ZB_TC_HOUR);
+    ZBT_CHECK(strcmp(r.fields[0].coarse_name, "h_day") == 0);
+    ZBT_EQ_INT((int)r.files, 4);
+    ZBT_EQ_INT((int)r.partitions, 3);
+    ZBT_EQ_INT(r.spec_added, 1);
+    zb_compact_evolve_result_free(&r);
+    tt_rows(&e, &rows1, &hash1);
+    ZBT_CHECK(rows1 == rows0 && hash1 == hash0);
+    n = live_files(&e, f, 64);
+    /* 494800..494807 are 16:00..23:00 of day 20616 (2026-06-12) */
+    ZBT_EQ_INT((int)count_spec(f, n, 1, 20616), 3);
+    ZBT_EQ_INT((int)count_spec(f, n, 0, -1), 3);
+    free_files(f, n);
+    t = tt_load(&e);
+    ZBT_EQ_INT((int)t->meta->default_spec_id, 0);
+    {
+        const ice_partition_spec *c = ice_metadata_spec(t->meta, 1);
+
+        ZBT_CHECK(c != NULL && c->n_fields == 1 &&
+                  strcmp(c->fields[0].transform, "day") == 0 &&
+                  strcmp(c->fields[0].name, "h_day") == 0);
+    }
+    zb_table_free(t);
+    tt_close(&e);
+}
+
+/* The filters on a result made by hand, and a rule that does not
+ * coarsen. */
+static void test_ops_evolve__filters(void)
+{
+    static const zb_tc_evolution_rule bad[] = {
+        { ZB_TC_DAY, ZB_TC_HOUR, 3 }
+    };
+    zb_compact_evolve_result r;
+    ice_data_file f;
+    ice_value v;
+    tt_env e;
+
+    memset(&r, 0, sizeof r);
+    memset(&f, 0, sizeof f);
+    r.applicable = 1;
+    r.fine_spec_id = 0;
+    r.coarse_spec_id = 3;
+    r.n_fields = 1;
+    r.fields[0].index = 0;
+    r.fields[0].from = ZB_TC_DAY;
+    r.fields[0].to = ZB_TC_MONTH;
+    r.fields[0].cutoff_ms = (int64_t)100 * DAY_MS;
+    f.n_partition = 1;
+    f.partition = &v;
+    v = ice_value_date(99);              /* ends at day 100: old */
+    ZBT_EQ_INT(zb_compact_evolve_filter(0, &f, &r), 1);
+    ZBT_EQ_INT(zb_compact_evolve_regular_filter(0, &f, &r), 0);
+    ZBT_EQ_INT(zb_compact_evolve_filter(2, &f, &r), 0);  /* other spec */
+    ZBT_EQ_INT(zb_compact_evolve_regular_filter(2, &f, &r), 1);
+    ZBT_EQ_INT(zb_compact_evolve_regular_filter(3, &f, &r), 0); /* coarse */
+    v = ice_value_date(100);
+    ZBT_EQ_INT(zb_compact_evolve_filter(0, &f, &r), 0);
+    ZBT_EQ_INT(zb_compact_evolve_regular_filter(0, &f, &r), 1);
+    v = ice_value_null(ICE_DATE);
+    ZBT_EQ_INT(zb_compact_evolve_filter(0, &f, &r), 0);
+    f.n_partition = 0;
+    ZBT_EQ_INT(zb_compact_evolve_filter(0, &f, &r), 0);
+    r.applicable = 0;
+    ZBT_EQ_INT(zb_compact_evolve_regular_filter(3, &f, &r), 1);
+
+    make_table(&e, "evolve_bad");
+    ZBT_RC(run_evolve(&e, bad, 1, &r), ZB_EINVAL);
+    ZBT_CONTAINS(e.ctx.err.msg, "does not coarsen");
+    zb_compact_evolve_result_free(&r);
+    tt_close(&e);
+}
+
 typedef struct steps {
     char text[8192];
     int rc;
@@ -601,6 +729,8 @@ static const zbt_case test_ops_evolve[] = {
     ZBT_CASE(test_ops_evolve__period_end),
     ZBT_CASE(test_ops_evolve__day_to_month),
     ZBT_CASE(test_ops_evolve__not_applicable),
+    ZBT_CASE(test_ops_evolve__hour_to_day),
+    ZBT_CASE(test_ops_evolve__filters),
     ZBT_CASE(test_ops_evolve__maintenance),
     ZBT_END
 };
