@@ -424,6 +424,33 @@ static int count(zb_compact_evolve_result *r, zb_ctx *ctx, int after_run)
     return ZB_OK;
 }
 
+static int coarse_only(int32_t spec_id, const ice_data_file *f,
+                       void *payload)
+{
+    const zb_compact_evolve_result *r = payload;
+
+    (void)f;
+    return r->coarse_spec_id >= 0 && spec_id == r->coarse_spec_id;
+}
+
+/* The merge pass: the coarse spec's small files compacted within it
+ * (after the evolution pass, so that its outputs are merged with the
+ * files earlier runs put there). Nothing when the spec is not in the
+ * table. */
+static int merge(const zb_op_target *t, zb_ctx *ctx,
+                 const zb_compact_evolve_opts *o,
+                 zb_compact_evolve_result *r)
+{
+    zb_compact_opts co = o->compact;
+
+    if (r->coarse_spec_id < 0)
+        return ZB_OK;
+    co.output_spec_id = r->coarse_spec_id;
+    co.file_filter = coarse_only;
+    co.file_filter_payload = r;
+    return zb_compact(t, ctx, &co, &r->merge);
+}
+
 static void priv_free(evolve_priv *pv)
 {
     if (pv == NULL)
@@ -448,6 +475,7 @@ int zb_compact_evolve(const zb_op_target *t, zb_ctx *ctx,
     r->fine_spec_id = -1;
     r->coarse_spec_id = -1;
     r->compact.snapshot_id = -1;
+    r->merge.snapshot_id = -1;
     if (o->n_rules == 0 || o->rules == NULL)
         return ZB_OK;
     if ((pv = zb_calloc(1, sizeof *pv)) == NULL)
@@ -487,6 +515,7 @@ int zb_compact_evolve(const zb_op_target *t, zb_ctx *ctx,
         /* the plan borrows the table: keep it until the result is freed */
         r->priv = pv;
         pv = NULL;
+        rc = merge(t, ctx, o, r);
         goto done;
     }
     zb_compact_plan_free(&r->compact.plan);
@@ -502,6 +531,8 @@ int zb_compact_evolve(const zb_op_target *t, zb_ctx *ctx,
         if (rc == ZB_OK)
             rc = crc;
     }
+    if (rc == ZB_OK)
+        rc = merge(t, ctx, o, r);
 done:
     priv_free(pv);
     if (rc < 0)
@@ -514,6 +545,7 @@ void zb_compact_evolve_result_free(zb_compact_evolve_result *r)
     if (r == NULL)
         return;
     zb_compact_result_free(&r->compact);
+    zb_compact_result_free(&r->merge);
     priv_free(r->priv);
     memset(r, 0, sizeof *r);
     r->fine_spec_id = -1;
@@ -537,20 +569,20 @@ int zb_compact_evolve_report(zb_buf *out, const zb_compact_evolve_result *r,
                               r->fields[k].older_than_days == 1 ? ""
                                                                 : "s") < 0;
     if (r->files == 0 && r->ran)
-        bad |= zb_buf_puts(out, ": nothing committed\n") < 0;
+        bad |= zb_buf_puts(out, ": nothing committed") < 0;
     else if (r->files == 0)
-        bad |= zb_buf_puts(out, ": no partition old enough\n") < 0;
+        bad |= zb_buf_puts(out, ": no partition old enough") < 0;
     else if (dry_run && r->coarse_spec_id < 0)
         bad |= zb_buf_appendf(out, ": would evolve %llu file(s) (%llu "
                               "bytes) in %llu partition(s) of spec %d into "
-                              "a new spec\n", (unsigned long long)r->files,
+                              "a new spec", (unsigned long long)r->files,
                               (unsigned long long)r->bytes,
                               (unsigned long long)r->partitions,
                               (int)r->fine_spec_id) < 0;
     else if (dry_run)
         bad |= zb_buf_appendf(out, ": would evolve %llu file(s) (%llu "
                               "bytes) in %llu partition(s) of spec %d into "
-                              "spec %d\n", (unsigned long long)r->files,
+                              "spec %d", (unsigned long long)r->files,
                               (unsigned long long)r->bytes,
                               (unsigned long long)r->partitions,
                               (int)r->fine_spec_id,
@@ -558,7 +590,7 @@ int zb_compact_evolve_report(zb_buf *out, const zb_compact_evolve_result *r,
     else
         bad |= zb_buf_appendf(out, ": evolved %llu file(s) (%llu bytes) in "
                               "%llu partition(s) of spec %d into %llu "
-                              "file(s) (%llu bytes) of spec %d%s\n",
+                              "file(s) (%llu bytes) of spec %d%s",
                               (unsigned long long)r->files,
                               (unsigned long long)r->bytes,
                               (unsigned long long)r->partitions,
@@ -567,5 +599,17 @@ int zb_compact_evolve_report(zb_buf *out, const zb_compact_evolve_result *r,
                               (unsigned long long)r->bytes_added,
                               (int)r->coarse_spec_id,
                               r->spec_added ? " (spec added)" : "") < 0;
+    if (dry_run && r->merge.plan.files > 0)
+        bad |= zb_buf_appendf(out, "; would merge %llu small file(s) "
+                              "already in spec %d",
+                              (unsigned long long)r->merge.plan.files,
+                              (int)r->coarse_spec_id) < 0;
+    else if (!dry_run && r->merge.files_removed > 0)
+        bad |= zb_buf_appendf(out, "; merged %llu file(s) of spec %d into "
+                              "%llu", (unsigned long long)
+                                  r->merge.files_removed,
+                              (int)r->coarse_spec_id,
+                              (unsigned long long)r->merge.files_added) < 0;
+    bad |= zb_buf_putc(out, '\n') < 0;
     return bad ? ZB_ENOMEM : ZB_OK;
 }

@@ -47,21 +47,30 @@
  * snapshot (or per group with partial_progress). Nothing old: no spec,
  * no commit.
  *
+ * Merge pass. Each run moves each old fine partition on its own, so a
+ * coarse partition gets one file per fine partition (and per run). When
+ * the coarse spec is in the table, a second zb_compact then runs on the
+ * coarse spec's files only (output spec the coarse one, the usual
+ * candidate rules: below the target, min_input_files), merging them
+ * within their coarse partitions: its own replace snapshot. Hence a
+ * second run right after the first finds nothing to do.
+ *
  * Dry run (t->dry_run): the coarse spec is added to a copy of the
  * metadata in memory only, the plan is made against it, and nothing is
  * written or committed (not even the spec): the counts are those the run
- * would evolve.
+ * would evolve. The merge pass is planned on the table as it is (the
+ * files earlier runs put in the coarse spec, not the ones this run would
+ * add).
  *
  * The regular pass that follows must use zb_compact_evolve_regular_filter:
  * it leaves out files of the coarse spec (the regular pass would
- * otherwise rewrite them back into the default spec) and the old
- * partitions' files of the default spec (so that a preview does not count
- * them twice).
+ * otherwise rewrite them back into the default spec; the merge pass
+ * compacts them) and the old partitions' files of the default spec (so
+ * that a preview does not count them twice).
  *
- * Not done: the small files that several runs put into one coarse
- * partition are not merged with each other (they are left out of every
- * later pass); chained rules (hour -> day then day -> month) apply one
- * step per field, from the default spec's transform.
+ * Not done: chained rules (hour -> day then day -> month) apply one step
+ * per field, from the default spec's transform; files of specs other
+ * than the default and the coarse one are left to the regular pass.
  *
  * Codes: those of zb_compact, ZB_EINVAL (a rule or spec that does not
  * make sense), ZB_ECONFLICT (the add-spec commit lost every retry).
@@ -116,6 +125,7 @@ typedef struct zb_compact_evolve_result {
     /* What the run did (0 in a dry run). */
     uint64_t files_added, bytes_added, groups_committed;
     zb_compact_result compact;     /* the evolution pass's plan and run */
+    zb_compact_result merge;       /* the merge pass's (see above) */
     void *priv;                    /* the table copy a dry run planned on */
 } zb_compact_evolve_result;
 
@@ -157,7 +167,9 @@ int64_t zb_compact_evolve_period_end_ms(zb_tc_transform tr, int64_t v);
  * applicable; otherwise
  *   "  evolution ts_day -> ts_month (older than 30 days): evolved 12
  *    file(s) in 10 partition(s) into 10 file(s) of spec 1 (spec added)"
- * or "would evolve ..." (dry run) or "nothing older".
+ * or "would evolve ..." (dry run) or "no partition old enough", then
+ * "; merged N file(s) of spec 1 into M" (or "; would merge N small
+ * file(s) already in spec 1") when the merge pass has any.
  */
 int zb_compact_evolve_report(zb_buf *out, const zb_compact_evolve_result *r,
                              int dry_run);

@@ -401,8 +401,10 @@ static void test_ops_evolve__day_to_month(void)
     ZBT_EQ_INT((int)r.files, 5);
     ZBT_EQ_INT((int)r.partitions, 4);
     ZBT_EQ_INT((int)r.files_added, 4);   /* one per source day */
+    /* then the two March files merged: a second replace */
+    ZBT_CHECK(r.merge.files_removed == 2 && r.merge.files_added == 1);
     zb_compact_evolve_result_free(&r);
-    ZBT_EQ_INT((int)tt_snapshot_count(&e), (int)nsnap + 1);
+    ZBT_EQ_INT((int)tt_snapshot_count(&e), (int)nsnap + 2);
     t = tt_load(&e);
     ZBT_EQ_INT((int)t->meta->default_spec_id, 0);
     ZBT_EQ_INT((int)t->meta->n_specs, 2);
@@ -418,8 +420,8 @@ static void test_ops_evolve__day_to_month(void)
     tt_rows(&e, &rows1, &hash1);
     ZBT_CHECK(rows1 == rows0 && hash1 == hash0);
     n = live_files(&e, f, 64);
-    ZBT_EQ_INT((int)n, 8);
-    ZBT_EQ_INT((int)count_spec(f, n, 1, M_2026_03), 2);
+    ZBT_EQ_INT((int)n, 7);
+    ZBT_EQ_INT((int)count_spec(f, n, 1, M_2026_03), 1);
     ZBT_EQ_INT((int)count_spec(f, n, 1, M_2026_04), 1);
     ZBT_EQ_INT((int)count_spec(f, n, 1, M_2026_05), 1);
     ZBT_EQ_INT((int)count_spec(f, n, 0, -1), 4);
@@ -464,7 +466,7 @@ static void test_ops_evolve__day_to_month(void)
     n = live_files(&e, f, 64);
     ZBT_EQ_INT((int)count_spec(f, n, 0, -1), 1);
     ZBT_EQ_INT((int)count_spec(f, n, 0, D_JUN14), 1);
-    ZBT_EQ_INT((int)count_spec(f, n, 1, -1), 6);
+    ZBT_EQ_INT((int)count_spec(f, n, 1, -1), 4);   /* one per month */
     free_files(f, n);
     check_rows_in_partitions(&e);
     tt_check_files(&e);
@@ -562,7 +564,7 @@ static void test_ops_evolve__hour_to_day(void)
     ZBT_CHECK(rows1 == rows0 && hash1 == hash0);
     n = live_files(&e, f, 64);
     /* 494800..494807 are 16:00..23:00 of day 20616 (2026-06-12) */
-    ZBT_EQ_INT((int)count_spec(f, n, 1, 20616), 3);
+    ZBT_EQ_INT((int)count_spec(f, n, 1, 20616), 1);   /* merged */
     ZBT_EQ_INT((int)count_spec(f, n, 0, -1), 3);
     free_files(f, n);
     t = tt_load(&e);
@@ -693,24 +695,25 @@ static void test_ops_evolve__maintenance(void)
     ZBT_EQ_INT(s.rc, 0);
     ZBT_CHECK(strstr(s.text, "rewrote 2 file(s)") != NULL);
     ZBT_CHECK(strstr(s.text, "evolved 5 file(s)") != NULL);
-    ZBT_CHECK(strstr(s.text, "of spec 1 (spec added)") != NULL);
+    ZBT_CHECK(strstr(s.text, "of spec 1 (spec added); merged 2 file(s) "
+                             "of spec 1 into 1") != NULL);
     n = live_files(&e, f, 64);
-    ZBT_EQ_INT((int)count_spec(f, n, 1, -1), 4);
+    ZBT_EQ_INT((int)count_spec(f, n, 1, -1), 3);
     ZBT_EQ_INT((int)count_spec(f, n, 0, D_JUN10), 1);
     ZBT_EQ_INT((int)count_spec(f, n, 0, -1), 3);
     free_files(f, n);
     tt_rows(&e, &rows1, &hash1);
     ZBT_CHECK(rows1 == rows0 && hash1 == hash0);
 
-    /* again: the month files (two in 2026-03) stay where they are */
+    /* again: nothing to do (the month files stay where they are) */
     memset(&s, 0, sizeof s);
     ZBT_RC(zb_maintenance_table(&e.t, &e.ctx, &mo, on_step, &s), ZB_OK);
     printf("%s", s.text);
     ZBT_CHECK(strstr(s.text, "no groups") != NULL);
     ZBT_CHECK(strstr(s.text, "no partition old enough") != NULL);
     n = live_files(&e, f, 64);
-    ZBT_EQ_INT((int)n, 7);
-    ZBT_EQ_INT((int)count_spec(f, n, 1, M_2026_03), 2);
+    ZBT_EQ_INT((int)n, 6);
+    ZBT_EQ_INT((int)count_spec(f, n, 1, M_2026_03), 1);
     free_files(f, n);
     check_rows_in_partitions(&e);
     if (keep != NULL && keep[0] != '\0') {
