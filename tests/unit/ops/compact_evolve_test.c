@@ -15,13 +15,15 @@
  *     pass leaves the coarse files alone;
  *   - a rule that covers no field does nothing; an hour(ts) table goes
  *     to day with one step only; the filters on a result made by hand;
- *     a rule that does not coarsen is refused.
+ *     a rule that does not coarsen is refused; a truncated manifest fails
+ *     the run with the reader's error before anything is committed.
  * With ZB_EVOLVE_KEEP set the last table is left in ZB_EVOLVE_KEEP (a
  * folder) for the independent reader (tests/interop).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "exec/arrow.h"
 #include "ops/compact_evolve.h"
@@ -627,6 +629,39 @@ static void test_ops_evolve__filters(void)
     tt_close(&e);
 }
 
+/* A truncated manifest: the planning fails with the reader's error,
+ * before anything is committed (no spec added, no snapshot). */
+static void test_ops_evolve__corrupt_manifest(void)
+{
+    zb_compact_evolve_result r;
+    zbt_files mf;
+    tt_env e;
+    char meta[1100], *list0, *list1;
+    int64_t snap;
+    size_t i;
+    int rc;
+
+    make_table(&e, "evolve_corrupt");
+    snap = tt_current_id(&e);
+    snprintf(meta, sizeof meta, "%s/metadata", e.dir);
+    memset(&mf, 0, sizeof mf);
+    ZBT_CHECK(zbt_find_files(&mf, meta, "-m0.avro") == 9);
+    for (i = 0; i < mf.n; i++)
+        ZBT_EQ_INT(truncate(mf.paths[i], 40), 0);
+    zbt_files_free(&mf);
+    list0 = tt_listing(e.dir);
+    rc = run_evolve(&e, DAY_MONTH_30, 1, &r);
+    ZBT_CHECK(rc < 0);
+    ZBT_CHECK(strstr(e.ctx.err.msg, "-m0.avro") != NULL);
+    zb_compact_evolve_result_free(&r);
+    list1 = tt_listing(e.dir);
+    ZBT_CHECK(strcmp(list0, list1) == 0);
+    zb_free(list0);
+    zb_free(list1);
+    ZBT_CHECK(tt_current_id(&e) == snap);
+    tt_close(&e);
+}
+
 typedef struct steps {
     char text[8192];
     int rc;
@@ -734,6 +769,7 @@ static const zbt_case test_ops_evolve[] = {
     ZBT_CASE(test_ops_evolve__not_applicable),
     ZBT_CASE(test_ops_evolve__hour_to_day),
     ZBT_CASE(test_ops_evolve__filters),
+    ZBT_CASE(test_ops_evolve__corrupt_manifest),
     ZBT_CASE(test_ops_evolve__maintenance),
     ZBT_END
 };
