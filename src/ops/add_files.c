@@ -97,31 +97,38 @@ static int ends_with(const char *s, const char *suffix)
     return n >= k && strcasecmp(s + n - k, suffix) == 0;
 }
 
-/* 1 when the file looks like Parquet ("PAR1" at both ends). */
+/* 1 when the file looks like Parquet ("PAR1" at both ends), 0 when not,
+ * or the read's rc: a file that cannot be read is not skipped. */
 static int looks_parquet(af_run *run, const char *uri, uint64_t size)
 {
     char head[4], tail[4];
+    int rc;
 
-    if (size < 12 ||
-        zb_io_read_range(run->t->io, run->ctx, uri, 0, head, 4) < 0 ||
-        zb_io_read_range(run->t->io, run->ctx, uri, size - 4, tail, 4) < 0) {
-        zb_err_clear(&run->ctx->err);
+    if (size < 12)
         return 0;
-    }
+    if ((rc = zb_io_read_range(run->t->io, run->ctx, uri, 0, head, 4)) < 0 ||
+        (rc = zb_io_read_range(run->t->io, run->ctx, uri, size - 4, tail,
+                               4)) < 0)
+        return rc;
     return memcmp(head, "PAR1", 4) == 0 && memcmp(tail, "PAR1", 4) == 0;
 }
 
 static int consider(af_run *run, const char *uri, uint64_t size)
 {
     const char *b = base_name(uri);
+    int rc;
 
     if (b[0] == '.' || b[0] == '_') {
         run->skipped++;
         return ZB_OK;
     }
-    if (!ends_with(b, ".parquet") && !looks_parquet(run, uri, size)) {
-        run->skipped++;
-        return ZB_OK;
+    if (!ends_with(b, ".parquet")) {
+        if ((rc = looks_parquet(run, uri, size)) < 0)
+            return rc;
+        if (rc == 0) {
+            run->skipped++;
+            return ZB_OK;
+        }
     }
     return push_src(run, uri, size);
 }
@@ -546,6 +553,8 @@ static int partition_of(ice_data_file *df, af_run *run, const af_plan *p,
                 } else if ((rc = ice_value_from_text(&vals[i], ctx,
                                                      run->arena, &st->prim,
                                                      v, strlen(v))) < 0) {
+                    if (rc == ZB_ENOMEM)
+                        return rc;
                     zb_err_clear(&ctx->err);
                     return zb_fail(ctx, ZB_EREFUSED, "%s: directory %s=%s "
                                    "is not a value of type %s", s->uri,
@@ -862,12 +871,12 @@ static int count_partitions(af_run *run, uint64_t *out)
         const ice_data_file *f = &run->files[i];
         zb_buf b = ZB_BUF_INIT(1 << 16);
 
-        for (j = 0; j < f->n_partition; j++) {
-            zb_buf_putc(&b, '/');
-            ice_value_to_human(&b, run->ctx, &f->partition[j]);
-        }
-        zb_err_clear(&run->ctx->err);
-        keys[i] = zb_arena_strdup(run->arena, zb_buf_cstr(&b));
+        int bad = 0;
+
+        for (j = 0; j < f->n_partition && !bad; j++)
+            bad = zb_buf_putc(&b, '/') < 0 ||
+                  ice_value_to_human(&b, run->ctx, &f->partition[j]) < 0;
+        keys[i] = bad ? NULL : zb_arena_strdup(run->arena, zb_buf_cstr(&b));
         zb_buf_free(&b);
         if (keys[i] == NULL) {
             zb_free(keys);

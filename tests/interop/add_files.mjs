@@ -27,6 +27,7 @@ if (!fs.existsSync(path.join(root, 'node_modules', '@duckdb', 'node-api'))) {
 }
 const { DuckDBInstance } = await import('@duckdb/node-api');
 const { referenceScan } = await import('./scan_reference.mjs');
+const { readAvro } = await import('./avro/avsc_read.mjs');
 
 const [zamboni, workArg] = process.argv.slice(2);
 if (!zamboni || !workArg) {
@@ -152,6 +153,60 @@ diff = sameRows(await tableRows(table), want);
 check('rows equal DuckDB read of src1 + src2', diff === '', diff);
 const snaps = snapshots(table);
 check('two append snapshots', snaps === 2, String(snaps));
+
+// 3b. Metrics from the footers, checked against DuckDB's own aggregates of
+// each file: record and value counts, null counts, and the bounds of a
+// long, an int, a string (under 16 characters: whole), a timestamp and a
+// decimal; identity partition values from the directories.
+async function checkMetrics(dir) {
+  const m = latestMeta(dir);
+  const ids = Object.fromEntries(m.schemas.find((x) => x['schema-id'] === m['current-schema-id'])
+    .fields.map((f) => [f.name, f.id]));
+  const snap = m.snapshots.find((x) => String(x['snapshot-id']) === String(m['current-snapshot-id']));
+  const ml = await readAvro(snap['manifest-list']);
+  let n = 0, bad = '';
+  const le = (v, bytes) => { const b = Buffer.alloc(bytes); if (bytes === 8) b.writeBigInt64LE(BigInt(v)); else b.writeInt32LE(Number(v)); return '0x' + b.toString('hex'); };
+  const str = (s) => '0x' + Buffer.from(s, 'utf8').toString('hex');
+  const be = (v) => { let h = BigInt(v).toString(16); if (h.length % 2) h = '0' + h; if (parseInt(h[0], 16) >= 8) h = '00' + h; return '0x' + h; };
+  for (const mf of ml.records) {
+    for (const rec of (await readAvro(mf.manifest_path)).records) {
+      const d = rec.data_file;
+      const map = (a) => Object.fromEntries((a || []).map((e) => [e.key, e.value]));
+      const lo = map(d.lower_bounds), hi = map(d.upper_bounds);
+      const vc = map(d.value_counts), nc = map(d.null_value_counts);
+      const q = (await con.runAndReadAll(`SELECT count(*) AS n, min(id) AS a, max(id) AS b,
+          min(small) AS c, max(small) AS e, min(name) AS f, max(name) AS g,
+          epoch_us(min(ts)) AS h, epoch_us(max(ts)) AS i, count(maybe) AS j,
+          min(price * 100)::BIGINT AS k, max(price * 100)::BIGINT AS l
+        FROM read_parquet('${d.file_path}')`)).getRowObjects()[0];
+      const want = {
+        record_count: String(q.n), vc: String(q.n), nc_maybe: String(q.n - q.j),
+        lo_id: le(q.a, 8), hi_id: le(q.b, 8), lo_small: le(q.c, 4), hi_small: le(q.e, 4),
+        lo_name: str(q.f), hi_name: str(q.g), lo_ts: le(q.h, 8), hi_ts: le(q.i, 8),
+        lo_price: be(q.k), hi_price: be(q.l),
+        region: d.file_path.match(/region=([^/]+)/)[1],
+      };
+      const got = {
+        record_count: String(d.record_count), vc: vc[ids.id], nc_maybe: nc[ids.maybe],
+        lo_id: lo[ids.id], hi_id: hi[ids.id], lo_small: lo[ids.small], hi_small: hi[ids.small],
+        lo_name: lo[ids.name], hi_name: hi[ids.name], lo_ts: lo[ids.ts], hi_ts: hi[ids.ts],
+        lo_price: lo[ids.price], hi_price: hi[ids.price], region: d.partition.region,
+      };
+      if (JSON.stringify(got) !== JSON.stringify(want) && !bad)
+        bad = `${d.file_path}: ${JSON.stringify(got)} != ${JSON.stringify(want)}`;
+      n++;
+    }
+  }
+  return n > 0 ? bad : 'no entries';
+}
+function latestMeta(dir) {
+  const metaDir = path.join(dir, 'metadata');
+  const files = fs.readdirSync(metaDir).filter((f) => /^v\d+\.metadata\.json$/.test(f));
+  files.sort((a, b) => Number(a.slice(1, -14)) - Number(b.slice(1, -14)));
+  return JSON.parse(fs.readFileSync(path.join(metaDir, files[files.length - 1]), 'utf8'));
+}
+diff = await checkMetrics(table);
+check('metrics and partition values match DuckDB per file', diff === '', diff);
 
 // 4. The same files again: refused, nothing committed.
 r = run(table, '--source', dir2);
