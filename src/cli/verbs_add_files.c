@@ -39,6 +39,11 @@ const char zb_cli_add_files_help[] =
     "                       set); NAME=VALUE directories become columns\n"
     "                       (long, date or string) and identity partition\n"
     "                       fields. Default: TABLE must exist\n"
+    "  --partition-by SPEC  with --create: more partition fields after the\n"
+    "                       directories', e.g. \"day(ts), bucket(16, id)\"\n"
+    "                       (COL, year/month/day/hour(COL), bucket(N, COL),\n"
+    "                       truncate(W, COL)); values from the files'\n"
+    "                       statistics. Default: none\n"
     "  --format-version N   with --create: 1, 2 or 3 (default 2)\n"
     "  --allow-duplicates   add files that are already data files of TABLE\n"
     "                       (default: refuse, exit 3, nothing committed)\n"
@@ -109,7 +114,8 @@ static int parse(zb_verb_args *a, zb_add_files_opts *o, int argc,
         id = zb_settings_id_for_flag(name);
         if (id < 0 && strcmp(name, "--source") != 0 &&
             strcmp(name, "--profile") != 0 && strcmp(name, "--env") != 0 &&
-            strcmp(name, "--format-version") != 0)
+            strcmp(name, "--format-version") != 0 &&
+            strcmp(name, "--partition-by") != 0)
             return zb_verb_usage("add-files", "unknown option '%s'", arg);
         if (arg[nl] == '=')
             v = arg + nl + 1;
@@ -119,6 +125,8 @@ static int parse(zb_verb_args *a, zb_add_files_opts *o, int argc,
             return zb_verb_usage("add-files", "option '%s' needs a value", name);
         if (strcmp(name, "--source") == 0) {
             o->source = v;
+        } else if (strcmp(name, "--partition-by") == 0) {
+            o->partition_by = v;
         } else if (strcmp(name, "--profile") == 0) {
             a->profile_path = v;
         } else if (strcmp(name, "--env") == 0) {

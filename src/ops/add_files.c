@@ -310,6 +310,98 @@ static int is_date(const char *s)
     return 1;
 }
 
+/* A top-level column's id in a schema JSON, or -1. */
+static json_int_t column_id(const json_t *fields, const char *name, size_t n)
+{
+    size_t j;
+
+    for (j = 0; j < json_array_size(fields); j++) {
+        const json_t *f = json_array_get(fields, j);
+        const char *fn = json_string_value(json_object_get(f, "name"));
+        if (fn && strlen(fn) == n && strncmp(fn, name, n) == 0)
+            return json_integer_value(json_object_get(f, "id"));
+    }
+    return -1;
+}
+
+static const char *trim(const char *s, const char *e, size_t *n)
+{
+    while (s < e && (*s == ' ' || *s == '\t'))
+        s++;
+    while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+        e--;
+    *n = (size_t)(e - s);
+    return s;
+}
+
+/*
+ * Appends the fields of a --partition-by text to spec: comma-separated
+ * COL (identity), year(COL), month(COL), day(COL), hour(COL),
+ * bucket(N, COL), truncate(W, COL) over top-level columns of fields.
+ */
+static int partition_by(json_t *spec, zb_ctx *ctx, const json_t *fields,
+                        const char *text, json_int_t next_field_id)
+{
+    const char *p = text;
+
+    while (*p) {
+        const char *end = p, *open, *close, *col, *arg = NULL;
+        size_t n, cn, an = 0, tn;
+        const char *tname;
+        char transform[64], name[256];
+        json_int_t id;
+        int depth = 0;
+
+        while (*end && (depth > 0 || *end != ',')) {
+            depth += *end == '(' ? 1 : *end == ')' ? -1 : 0;
+            end++;
+        }
+        p = trim(p, end, &n);
+        open = memchr(p, '(', n);
+        if (open == NULL) {
+            col = p, cn = n;
+            snprintf(transform, sizeof transform, "identity");
+        } else {
+            const char *comma;
+            close = p + n - 1;
+            if (*close != ')' || close <= open)
+                return zb_fail(ctx, ZB_EUSAGE, "--partition-by: '%.*s' is "
+                               "not COL or TRANSFORM(COL)", (int)n, p);
+            tname = trim(p, open, &tn);
+            comma = memchr(open + 1, ',', (size_t)(close - open - 1));
+            if (comma != NULL) {
+                arg = trim(open + 1, comma, &an);
+                col = trim(comma + 1, close, &cn);
+            } else {
+                col = trim(open + 1, close, &cn);
+            }
+            if (arg != NULL)
+                snprintf(transform, sizeof transform, "%.*s[%.*s]", (int)tn,
+                         tname, (int)an, arg);
+            else
+                snprintf(transform, sizeof transform, "%.*s", (int)tn, tname);
+        }
+        if ((id = column_id(fields, col, cn)) < 0)
+            return zb_fail(ctx, ZB_EUSAGE, "--partition-by: no top-level "
+                           "column '%.*s' in the files", (int)cn, col);
+        if (strcmp(transform, "identity") == 0)
+            snprintf(name, sizeof name, "%.*s", (int)cn, col);
+        else
+            snprintf(name, sizeof name, "%.*s_%.*s", (int)cn, col,
+                     (int)strcspn(transform, "["),
+                     strncmp(transform, "truncate", 8) == 0 ? "trunc"
+                                                            : transform);
+        if (json_array_append_new(json_object_get(spec, "fields"),
+                                  json_pack("{s:I, s:I, s:s, s:s}",
+                                            "source-id", id, "field-id",
+                                            next_field_id++, "name", name,
+                                            "transform", transform)) < 0)
+            return zb_fail_oom(ctx);
+        p = *end ? end + 1 : end;
+    }
+    return ZB_OK;
+}
+
 static int build_create(ice_metadata **out, af_run *run, const pq_schema *ps)
 {
     zb_ctx *ctx = run->ctx;
@@ -384,6 +476,10 @@ static int build_create(ice_metadata **out, af_run *run, const pq_schema *ps)
             goto done;
         }
     }
+    if (run->o->partition_by != NULL &&
+        (rc = partition_by(spec, ctx, fields, run->o->partition_by,
+                           (json_int_t)(1000 + n_kv0))) < 0)
+        goto done;
     rc = ice_metadata_create(&m, ctx, schema, spec, NULL,
                              zb_catalog_get_kind(run->t->catalog) ==
                                      ZB_CATALOG_PATH
@@ -391,6 +487,26 @@ static int build_create(ice_metadata **out, af_run *run, const pq_schema *ps)
                              NULL, 0, fv);
     if (rc < 0)
         goto done;
+    {
+        const ice_partition_spec *sp = ice_metadata_default_spec(m);
+        const ice_schema *sc = ice_metadata_current_schema(m);
+        for (k = 0; k < sp->n_fields; k++) {
+            const ice_type *st = ice_schema_find_type(sc,
+                                                      sp->fields[k].source_id);
+            ice_transform tr;
+            ice_prim rp;
+            if ((rc = ice_transform_parse(&tr, ctx,
+                                          sp->fields[k].transform)) < 0 ||
+                st == NULL || st->id >= ICE_STRUCT ||
+                (rc = ice_transform_result_type(&rp, ctx, &tr,
+                                                &st->prim)) < 0) {
+                rc = zb_fail(ctx, ZB_EUSAGE, "--partition-by: %s cannot "
+                             "take column %s", sp->fields[k].transform,
+                             sp->fields[k].name);
+                goto done;
+            }
+        }
+    }
     /* The mapping of the schema as created (its ids are fresh). */
     mapping = zb_af__name_mapping(ice_metadata_current_schema(m));
     if (mapping == NULL ||
@@ -911,6 +1027,9 @@ int zb_add_files(const zb_op_target *t, zb_ctx *ctx,
     run.o = o;
     if (o->source == NULL || o->source[0] == '\0')
         return zb_fail(ctx, ZB_EUSAGE, "add-files needs a source");
+    if (o->partition_by != NULL && !o->create)
+        return zb_fail(ctx, ZB_EUSAGE, "--partition-by is for --create (an "
+                       "existing table keeps its partition spec)");
     if (zb_arena_new(&run.arena, AF_ARENA_MAX) < 0)
         return zb_fail_oom(ctx);
     if ((rc = list_source(&run)) < 0)

@@ -49,7 +49,9 @@
  * Parquet schema (fresh field ids, top-level first), plus one column per
  * `name=value` directory level (long when every value is an integer,
  * date when every value is YYYY-MM-DD, else string), identity-partitioned
- * on those columns; schema.name-mapping.default is set. Every file must
+ * on those columns, then on opts->partition_by's fields (ZB_EUSAGE for
+ * a column or transform that does not fit); schema.name-mapping.default
+ * is set. Every file must
  * then fit that schema. Without create, a missing table is ZB_ENOTFOUND.
  *
  * Everything is read and checked before anything is written: a corrupt
@@ -78,10 +80,16 @@ typedef struct zb_add_files_opts {
     int create;                    /* create the table from the files */
     int allow_duplicates;          /* add files the table already has */
     int format_version;            /* create: 0 is 2 */
+    /* create: more partition fields, after those of the directories:
+     * "COL, day(COL), bucket(16, COL), truncate(4, COL), ..." (top-level
+     * columns; identity, year, month, day, hour, bucket, truncate). Their
+     * values come from the statistics. NULL: none. */
+    const char *partition_by;
 } zb_add_files_opts;
 
 #define ZB_ADD_FILES_OPTS_VERSION 1
-#define ZB_ADD_FILES_OPTS_INIT { ZB_ADD_FILES_OPTS_VERSION, NULL, 0, 0, 0 }
+#define ZB_ADD_FILES_OPTS_INIT \
+    { ZB_ADD_FILES_OPTS_VERSION, NULL, 0, 0, 0, NULL }
 
 typedef struct zb_add_files_result {
     uint64_t files_added;          /* (dry run: that would be) */

@@ -234,6 +234,18 @@ check('corrupt file fails with exit 1', r.code === 1, `${r.code} ${r.err}`);
 check('corrupt file is named', r.err.includes('b.parquet'), r.err);
 check('no snapshot after the corrupt file', snapshots(table) === 2);
 
+// 7b. --partition-by: month(ts) from the statistics, after the directories.
+const table2 = path.join(work, 'table-month');
+r = run(table2, '--source', dir1, '--create', '--partition-by', 'month(ts)');
+check('create --partition-by exits 0', r.code === 0, r.err);
+const meta2 = latestMeta(table2);
+const spec2 = meta2['partition-specs'].find((s) => s['spec-id'] === meta2['default-spec-id']);
+check('partitioned on region, day, ts_month',
+      spec2.fields.map((f) => `${f.name}:${f.transform}`).join(',') === 'region:identity,day:identity,ts_month:month',
+      JSON.stringify(spec2));
+diff = sameRows(await tableRows(table2), await duckRows([`${dir1}/**/*.parquet`]));
+check('rows of the month-partitioned table equal DuckDB read of src1', diff === '', diff);
+
 // 7. --create on an existing table is refused.
 r = run(table, '--source', dir1, '--create');
 check('create on an existing table exits 3', r.code === 3, `${r.code} ${r.err}`);

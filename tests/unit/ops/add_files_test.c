@@ -512,6 +512,57 @@ static void test_ops_add_files__create(void)
     env_close(&e);
 }
 
+static void test_ops_add_files__create_partition_by(void)
+{
+    zb_add_files_opts o = ZB_ADD_FILES_OPTS_INIT;
+    zb_add_files_result r;
+    ice_snapshot_iter *it = NULL;
+    const ice_manifest_entry *me;
+    const ice_manifest_file *mf;
+    const ice_partition_spec *sp;
+    zb_table *t = NULL;
+    int n = 0;
+    env e;
+
+    env_open(&e);
+    write_source(&e);
+    o.source = e.src;
+    o.create = 1;
+    o.partition_by = "nosuch";
+    ZBT_RC(zb_add_files(&e.t, &e.ctx, &o, &r), ZB_EUSAGE);
+    ZBT_CONTAINS(e.ctx.err.msg, "no top-level column 'nosuch'");
+    o.partition_by = "day(name)";
+    ZBT_RC(zb_add_files(&e.t, &e.ctx, &o, &r), ZB_EUSAGE);
+    ZBT_CONTAINS(e.ctx.err.msg, "day cannot take column name_day");
+    o.partition_by = "bucket(4, id)";   /* each file spans buckets */
+    ZBT_RC(zb_add_files(&e.t, &e.ctx, &o, &r), ZB_EREFUSED);
+    ZBT_CONTAINS(e.ctx.err.msg, "id_bucket");
+    o.partition_by = " day(ts) ";
+    ZBT_OK_CTX(zb_add_files(&e.t, &e.ctx, &o, &r), &e.ctx);
+    ZBT_OK_CTX(zb_catalog_load_table(e.cat, &e.ctx, e.table, &t), &e.ctx);
+    sp = ice_metadata_default_spec(t->meta);
+    ZBT_EQ_INT(sp->n_fields, 2);
+    ZBT_EQ_STR(sp->fields[0].name, "region");
+    ZBT_EQ_STR(sp->fields[1].name, "ts_day");
+    ZBT_EQ_STR(sp->fields[1].transform, "day");
+    ZBT_OK_CTX(ice_snapshot_iter_open(&it, e.io, &e.ctx, t->meta,
+                                      ice_metadata_current_snapshot(t->meta),
+                                      &t->paths), &e.ctx);
+    while (ice_snapshot_iter_next(it, &e.ctx, &me, &mf) > 0) {
+        const ice_data_file *d = &me->data_file;
+        int is_a = strstr(d->file_path, "/a.parquet") != NULL;
+        ZBT_EQ_INT(d->partition[1].u.i, is_a ? 19723 : 19724);
+        n++;
+    }
+    ZBT_EQ_INT(n, 2);
+    ice_snapshot_iter_free(it);
+    zb_table_free(t);
+    /* only with create */
+    o.create = 0;
+    ZBT_RC(zb_add_files(&e.t, &e.ctx, &o, &r), ZB_EUSAGE);
+    env_close(&e);
+}
+
 static void test_ops_add_files__missing(void)
 {
     zb_add_files_opts o = ZB_ADD_FILES_OPTS_INIT;
@@ -608,6 +659,7 @@ static const zbt_case suite[] = {
     ZBT_CASE(test_ops_add_files__corrupt_and_truncated),
     ZBT_CASE(test_ops_add_files__dry_run),
     ZBT_CASE(test_ops_add_files__create),
+    ZBT_CASE(test_ops_add_files__create_partition_by),
     ZBT_CASE(test_ops_add_files__missing),
     ZBT_CASE(test_ops_add_files__alloc_faults),
     ZBT_END
