@@ -610,6 +610,41 @@ static int value_from_stats(ice_value *out, af_run *run, const af_plan *p,
     return ZB_OK;
 }
 
+/* A directory's value against the column's bounds, when the file holds
+ * the column: both bounds must equal it (or the column be all null for a
+ * null directory). */
+static int check_path_value(af_run *run, const af_plan *p, const af_src *s,
+                            size_t i, const ice_data_file_metrics *dm,
+                            const ice_value *v, const char *text)
+{
+    zb_ctx *ctx = run->ctx;
+    const ice_partition_field *pf = &p->spec->fields[i];
+    const ice_type *st = ice_schema_find_type(p->schema, pf->source_id);
+    const ice_column_metrics *c = column_of(dm, pf->source_id);
+    ice_value lo, hi;
+    int rc;
+
+    if (c == NULL || !c->has_value_count)
+        return ZB_OK;              /* the usual case: not in the file */
+    if (c->lower == NULL || c->upper == NULL) {
+        int all_null = c->has_null_count && c->null_count == c->value_count;
+        if (v->is_null || !all_null)
+            return ZB_OK;          /* nothing to compare with */
+        return zb_fail(ctx, ZB_EREFUSED, "%s: directory %s=%s, but its "
+                       "column holds only nulls", s->uri, pf->name, text);
+    }
+    if ((rc = ice_value_from_bytes(&lo, ctx, &st->prim, c->lower,
+                                   c->lower_len)) < 0 ||
+        (rc = ice_value_from_bytes(&hi, ctx, &st->prim, c->upper,
+                                   c->upper_len)) < 0)
+        return zb_err_prefix(ctx, "%s: column of %s", s->uri, pf->name);
+    if (v->is_null || ice_value_cmp(&lo, v) != 0 || ice_value_cmp(&hi, v) != 0)
+        return zb_fail(ctx, ZB_EREFUSED, "%s: directory %s=%s does not "
+                       "match the values of its column in the file",
+                       s->uri, pf->name, text ? text : HIVE_NULL);
+    return ZB_OK;
+}
+
 static int partition_of(ice_data_file *df, af_run *run, const af_plan *p,
                         const af_src *s, const pq_write_result *res)
 {
@@ -676,6 +711,17 @@ static int partition_of(ice_data_file *df, af_run *run, const af_plan *p,
                                    "is not a value of type %s", s->uri,
                                    pf->name, v, ice_type_name(st->id));
                 }
+                /* The column, when the file has it too, must agree. */
+                if (!have_dm) {
+                    if ((rc = ice_metrics_from_parquet(&dm, ctx, run->arena,
+                                                       &p->cfg_full,
+                                                       res)) < 0)
+                        return rc;
+                    have_dm = 1;
+                }
+                if ((rc = check_path_value(run, p, s, i, &dm, &vals[i],
+                                           v)) < 0)
+                    return rc;
                 continue;
             }
         }

@@ -34,7 +34,8 @@
  * Partition values, for the table's default spec, per field:
  *   - identity: a `name=value` directory between the source and the file
  *     (name: the partition field's or the source column's), URL-decoded,
- *     __HIVE_DEFAULT_PARTITION__ for null;
+ *     __HIVE_DEFAULT_PARTITION__ for null; when the file holds the
+ *     column too, its bounds must equal that value (else refused);
  *   - otherwise (and identity without such a directory): the transform of
  *     the source column's lower and upper bounds (full, not truncated),
  *     which must agree; a column of only nulls gives null. A file whose

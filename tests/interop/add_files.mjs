@@ -246,6 +246,55 @@ check('partitioned on region, day, ts_month',
 diff = sameRows(await tableRows(table2), await duckRows([`${dir1}/**/*.parquet`]));
 check('rows of the month-partitioned table equal DuckDB read of src1', diff === '', diff);
 
+// 7c. Nested columns (struct, map, list of structs) mapped by name.
+const nestedSrc = path.join(work, 'nested');
+fs.mkdirSync(nestedSrc);
+await con.run(`COPY (SELECT i::INTEGER AS k,
+    {'a': i::INTEGER, 'b': 'v' || i} AS st,
+    MAP {'x': i::INTEGER, 'y': (i * 2)::INTEGER} AS m,
+    [{'p': i::INTEGER}, {'p': NULL}] AS ls
+  FROM range(0, 50) t(i)) TO '${nestedSrc}/n.parquet' (FORMAT PARQUET)`);
+const table3 = path.join(work, 'table-nested');
+r = run(table3, '--source', nestedSrc, '--create');
+check('create from nested columns exits 0', r.code === 0, r.err);
+{
+  const m3 = latestMeta(table3);
+  const sc = m3.schemas.find((x) => x['schema-id'] === m3['current-schema-id']);
+  // Structs print keyed by field id: back to names; maps as key/value lists.
+  const byName = (t, v) => {
+    if (v === null || typeof v !== 'object') return v;
+    if (t?.type === 'struct')
+      return Object.fromEntries(t.fields.map((f) => [f.name, byName(f.type, v[String(f.id)])]));
+    if (t?.type === 'list') return v.map((x) => byName(t.element, x));
+    if (t?.type === 'map')
+      return Object.fromEntries(v.keys.map((k, i) => [k, byName(t.value, v.values[i])]));
+    return v;
+  };
+  const named = (lines, cols) => lines.map((line) => {
+    const o = JSON.parse(line);
+    return JSON.stringify(Object.fromEntries(sc.fields.filter((f) => cols.includes(f.name))
+      .map((f) => [f.name, byName(f.type, o[f.name])])));
+  });
+  // k, st, m by the reference reader. ls (a list of structs) by our own
+  // `zamboni scan`: the reference reader does not yet map the fields of a
+  // three-level list's struct elements through a name mapping (the
+  // repeated "list" group between them is not in the mapping) and reads
+  // them as null.
+  const got = named((await referenceScan(table3)).rows, ['k', 'st', 'm']);
+  const sr = spawnSync(zamboni, ['scan', table3], { encoding: 'utf8' });
+  check('zamboni scan of the nested table exits 0', sr.status === 0, sr.stderr);
+  const gotLs = named(sr.stdout.split('\n').filter((x) => x), ['k', 'ls']);
+  const q = await con.runAndReadAll(`SELECT k, to_json(st)::VARCHAR AS st,
+      to_json(m)::VARCHAR AS m, to_json(ls)::VARCHAR AS ls
+    FROM read_parquet('${nestedSrc}/n.parquet')`);
+  const objs = q.getRowObjects();
+  const exp = objs.map((o) => JSON.stringify({ k: o.k, st: JSON.parse(o.st), m: JSON.parse(o.m) }));
+  diff = sameRows(got, exp);
+  check('nested rows (struct, map) equal DuckDB read', diff === '', diff);
+  diff = sameRows(gotLs, objs.map((o) => JSON.stringify({ k: o.k, ls: JSON.parse(o.ls) })));
+  check('list of structs by zamboni scan equals DuckDB read', diff === '', diff);
+}
+
 // 7. --create on an existing table is refused.
 r = run(table, '--source', dir1, '--create');
 check('create on an existing table exits 3', r.code === 3, `${r.code} ${r.err}`);

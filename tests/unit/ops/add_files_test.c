@@ -53,9 +53,16 @@ static void env_close(env *e)
     zb_io_free(e->io);
 }
 
+static void make_table_spec(env *e, const char *spec);
+
 /* The table: id long, ts timestamp, name string, region string;
  * partitioned by day(ts) and identity(region); no name mapping. */
 static void make_table(env *e)
+{
+    make_table_spec(e, NULL);
+}
+
+static void make_table_spec(env *e, const char *spec_json)
 {
     static const char schema[] =
         "{\"type\":\"struct\",\"schema-id\":0,\"fields\":["
@@ -70,7 +77,8 @@ static void make_table(env *e)
         "\"transform\":\"day\"},"
         "{\"source-id\":4,\"field-id\":1001,\"name\":\"region\","
         "\"transform\":\"identity\"}]}";
-    json_t *s = json_loads(schema, 0, NULL), *p = json_loads(spec, 0, NULL);
+    json_t *s = json_loads(schema, 0, NULL);
+    json_t *p = json_loads(spec_json ? spec_json : spec, 0, NULL);
     zb_table *t = NULL;
 
     ZBT_OK_CTX(zb_table_create(&t, e->cat, &e->ctx, e->table, NULL, s, p,
@@ -563,6 +571,34 @@ static void test_ops_add_files__create_partition_by(void)
     env_close(&e);
 }
 
+/* A directory value for a column the file also holds must match it. */
+static void test_ops_add_files__path_value_checked(void)
+{
+    static const char spec[] =
+        "{\"spec-id\":0,\"fields\":[{\"source-id\":3,\"field-id\":1000,"
+        "\"name\":\"name\",\"transform\":\"identity\"}]}";
+    zb_add_files_opts o = ZB_ADD_FILES_OPTS_INIT;
+    zb_add_files_result r;
+    char p[1200];
+    env e;
+
+    env_open(&e);
+    make_table_spec(&e, spec);
+    snprintf(p, sizeof p, "%s/name=name-000005/ok.parquet", e.src);
+    write_file(&e, p, 5, 1, day0_us(), 1, 0, "l", 0);
+    o.source = e.src;
+    ZBT_OK_CTX(zb_add_files(&e.t, &e.ctx, &o, &r), &e.ctx);
+    ZBT_EQ_U64(r.files_added, 1);
+    snprintf(e.src, sizeof e.src, "%s/src-wrong", zbt_tmpdir());
+    snprintf(p, sizeof p, "%s/name=elsewhere/bad.parquet", e.src);
+    write_file(&e, p, 6, 1, day0_us(), 1, 0, "l", 0);
+    ZBT_RC(zb_add_files(&e.t, &e.ctx, &o, &r), ZB_EREFUSED);
+    ZBT_CONTAINS(e.ctx.err.msg, "bad.parquet: directory name=elsewhere does "
+                 "not match");
+    ZBT_EQ_INT(n_snapshots(&e), 1);
+    env_close(&e);
+}
+
 static void test_ops_add_files__missing(void)
 {
     zb_add_files_opts o = ZB_ADD_FILES_OPTS_INIT;
@@ -660,6 +696,7 @@ static const zbt_case suite[] = {
     ZBT_CASE(test_ops_add_files__dry_run),
     ZBT_CASE(test_ops_add_files__create),
     ZBT_CASE(test_ops_add_files__create_partition_by),
+    ZBT_CASE(test_ops_add_files__path_value_checked),
     ZBT_CASE(test_ops_add_files__missing),
     ZBT_CASE(test_ops_add_files__alloc_faults),
     ZBT_END
