@@ -429,21 +429,9 @@ static int build_create(ice_metadata **out, af_run *run, const pq_schema *ps)
     }
     for (k = 0; k < n_kv0; k++) {
         json_int_t id = 100000 + (json_int_t)k;
+        json_int_t have = column_id(fields, kv0[k].key, strlen(kv0[k].key));
         const char *type;
 
-        if (json_array_size(fields) > 0) {
-            size_t j;
-            for (j = 0; j < json_array_size(fields); j++)
-                if (strcmp(json_string_value(json_object_get(
-                               json_array_get(fields, j), "name")),
-                           kv0[k].key) == 0) {
-                    rc = zb_fail(ctx, ZB_EREFUSED, "%s: directory %s=... "
-                                 "names a column the file has; a "
-                                 "partition column from the path must not "
-                                 "be in the files", uri, kv0[k].key);
-                    goto done;
-                }
-        }
         /* Every file must have the same keys, in the same order. */
         for (i = 0; i < run->n_src; i++) {
             af_kv kv[AF_MAX_KEYS];
@@ -462,10 +450,17 @@ static int build_create(ice_metadata **out, af_run *run, const pq_schema *ps)
         }
         type = all_match(vals, run->n_src, is_integer) ? "long"
              : all_match(vals, run->n_src, is_date) ? "date" : "string";
-        if (json_array_append_new(fields, json_pack("{s:I, s:s, s:b, s:s}",
-                                                    "id", id, "name",
-                                                    kv0[k].key, "required",
-                                                    0, "type", type)) < 0 ||
+        /* A directory naming a column the files hold partitions on that
+         * column (each file's values are checked against the directory's);
+         * otherwise the directory's values become a column of their own. */
+        if (have >= 0)
+            id = have;
+        if ((have < 0 &&
+             json_array_append_new(fields,
+                                   json_pack("{s:I, s:s, s:b, s:s}", "id",
+                                             id, "name", kv0[k].key,
+                                             "required", 0, "type",
+                                             type)) < 0) ||
             json_array_append_new(json_object_get(spec, "fields"),
                                   json_pack("{s:I, s:I, s:s, s:s}",
                                             "source-id", id, "field-id",

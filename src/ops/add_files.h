@@ -48,9 +48,9 @@
  *
  * create: the table must not exist. Its schema is the first file's
  * Parquet schema (fresh field ids, top-level first), plus one column per
- * `name=value` directory level (long when every value is an integer,
- * date when every value is YYYY-MM-DD, else string), identity-partitioned
- * on those columns, then on opts->partition_by's fields (ZB_EUSAGE for
+ * `name=value` directory level that names no column of the file (long
+ * when every value is an integer, date when every value is YYYY-MM-DD,
+ * else string), identity-partitioned on the directories' columns, then on opts->partition_by's fields (ZB_EUSAGE for
  * a column or transform that does not fit); schema.name-mapping.default
  * is set. Every file must
  * then fit that schema. Without create, a missing table is ZB_ENOTFOUND.

@@ -295,6 +295,24 @@ check('create from nested columns exits 0', r.code === 0, r.err);
   check('list of structs by zamboni scan equals DuckDB read', diff === '', diff);
 }
 
+// 7d. DuckDB writing the partition columns into the files too: the
+// directories then partition on the files' own columns.
+const withCols = path.join(work, 'with-cols');
+await con.run(`COPY (SELECT id, name, region FROM ev WHERE id < 90) TO '${withCols}'
+  (FORMAT PARQUET, PARTITION_BY (region), WRITE_PARTITION_COLUMNS true)`);
+const table4 = path.join(work, 'table-with-cols');
+r = run(table4, '--source', withCols, '--create');
+check('create with partition columns in the files exits 0', r.code === 0, r.err);
+{
+  const m4 = latestMeta(table4);
+  const f4 = m4.schemas[0].fields.map((f) => f.name).join(',');
+  check('no extra column for a directory the files hold', f4 === 'id,name,region', f4);
+  const got = (await referenceScan(table4)).rows.map((l) => norm(JSON.parse(l)));
+  const q = await con.runAndReadAll(`SELECT id, name, region FROM read_parquet('${withCols}/**/*.parquet', hive_partitioning = false)`);
+  diff = sameRows(got, q.getRowObjects().map(norm));
+  check('rows of the table equal DuckDB read', diff === '', diff);
+}
+
 // 7. --create on an existing table is refused.
 r = run(table, '--source', dir1, '--create');
 check('create on an existing table exits 3', r.code === 3, `${r.code} ${r.err}`);
