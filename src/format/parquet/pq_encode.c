@@ -8,7 +8,7 @@
  * into a bit-packed run of whole groups of 8 (header groups << 1 | 1),
  * packed least significant bit first; the gathering stops at the next
  * long run, but only at a group boundary, and the final group is padded.
- * The two entry points share one body through a value accessor.
+ * The two entry points share one body, defined once per value width.
  */
 #define ZB_MODULE "parquet"
 
@@ -48,26 +48,81 @@ int pq_put_uleb(zb_buf *out, uint64_t v)
     return zb_buf_append(out, b, n);
 }
 
-typedef uint32_t (*get_fn)(const void *values, size_t i);
-
-static uint32_t get16(const void *v, size_t i)
-{
-    return ((const uint16_t *)v)[i];
-}
-
-static uint32_t get32(const void *v, size_t i)
-{
-    return ((const uint32_t *)v)[i];
-}
-
-static size_t run_length(const void *v, get_fn get, size_t i, size_t n)
-{
-    uint32_t x = get(v, i);
-    size_t j = i + 1;
-
-    while (j < n && get(v, j) == x)
-        j++;
-    return j - i;
+/*
+ * The encoder's body, once per value width (T: uint16_t or uint32_t), so
+ * that reading a value is a load, not a call.
+ */
+#define DEFINE_ENCODER(NAME, T)                                          \
+static size_t NAME##_run(const T *v, size_t i, size_t n)                \
+{                                                                        \
+    T x = v[i];                                                          \
+    size_t j = i + 1;                                                    \
+                                                                         \
+    while (j < n && v[j] == x)                                           \
+        j++;                                                             \
+    return j - i;                                                        \
+}                                                                        \
+                                                                         \
+/* Packs groups * 8 values from position i (zero past n). */            \
+static int NAME##_packed(zb_buf *out, const T *v, size_t i, size_t n,   \
+                         size_t groups, unsigned bit_width)              \
+{                                                                        \
+    size_t bytes = groups * bit_width, k, count = groups * 8;            \
+    uint64_t acc = 0;                                                    \
+    unsigned have = 0;                                                   \
+    uint8_t *p;                                                          \
+    int rc;                                                              \
+                                                                         \
+    if ((rc = pq_put_uleb(out, (uint64_t)groups << 1 | 1)) < 0 ||        \
+        (rc = zb_buf_reserve(out, bytes)) < 0)                           \
+        return rc;                                                       \
+    p = (uint8_t *)out->ptr + out->len;                                  \
+    for (k = 0; k < count; k++) {                                        \
+        uint64_t x = i + k < n ? v[i + k] : 0;                           \
+        acc |= x << have;                                                \
+        have += bit_width;                                               \
+        while (have >= 8) {                                              \
+            *p++ = (uint8_t)acc;                                         \
+            acc >>= 8;                                                   \
+            have -= 8;                                                   \
+        }                                                                \
+    }                                                                    \
+    out->len += bytes;                                                   \
+    out->ptr[out->len] = '\0';                                          \
+    return ZB_OK;                                                        \
+}                                                                        \
+                                                                         \
+static int NAME(zb_buf *out, const T *v, size_t n, unsigned bit_width)  \
+{                                                                        \
+    size_t i = 0;                                                        \
+    int rc;                                                              \
+                                                                         \
+    if (bit_width > 32)                                                  \
+        return ZB_EINVAL;                                                \
+    while (i < n) {                                                      \
+        size_t run = NAME##_run(v, i, n), start, groups;                 \
+                                                                         \
+        if (run >= MIN_RLE_RUN || bit_width == 0) {                      \
+            if ((rc = put_rle_run(out, v[i], run, bit_width)) < 0)       \
+                return rc;                                               \
+            i += run;                                                    \
+            continue;                                                    \
+        }                                                                \
+        /* Literal groups until a long run starts on a group boundary. */\
+        start = i;                                                       \
+        groups = 0;                                                      \
+        do {                                                             \
+            i = start + (groups + 1) * 8;                                \
+            groups++;                                                    \
+        } while (i < n && groups < MAX_GROUPS &&                         \
+                 NAME##_run(v, i, n) < MIN_RLE_RUN);                     \
+        if ((rc = NAME##_packed(out, v, start, n, groups,                \
+                                bit_width)) < 0)                         \
+            return rc;                                                   \
+        if (i > n)                                                       \
+            i = n;                                                       \
+    }                                                                    \
+    return ZB_OK;                                                        \
 }
 
 static int put_rle_run(zb_buf *out, uint32_t value, size_t count,
@@ -84,77 +139,17 @@ static int put_rle_run(zb_buf *out, uint32_t value, size_t count,
     return zb_buf_append(out, b, nbytes);
 }
 
-/* Packs groups * 8 values from position i (zero past n). */
-static int put_packed_run(zb_buf *out, const void *v, get_fn get, size_t i,
-                          size_t n, size_t groups, unsigned bit_width)
-{
-    size_t bytes = groups * bit_width, k, count = groups * 8;
-    uint64_t acc = 0;
-    unsigned have = 0;
-    uint8_t *p;
-    int rc;
-
-    if ((rc = pq_put_uleb(out, (uint64_t)groups << 1 | 1)) < 0 ||
-        (rc = zb_buf_reserve(out, bytes)) < 0)
-        return rc;
-    p = (uint8_t *)out->ptr + out->len;
-    for (k = 0; k < count; k++) {
-        uint64_t x = i + k < n ? get(v, i + k) : 0;
-        acc |= x << have;
-        have += bit_width;
-        while (have >= 8) {
-            *p++ = (uint8_t)acc;
-            acc >>= 8;
-            have -= 8;
-        }
-    }
-    out->len += bytes;
-    out->ptr[out->len] = '\0';
-    return ZB_OK;
-}
-
-static int encode(zb_buf *out, const void *v, get_fn get, size_t n,
-                  unsigned bit_width)
-{
-    size_t i = 0;
-    int rc;
-
-    if (bit_width > 32)
-        return ZB_EINVAL;
-    while (i < n) {
-        size_t run = run_length(v, get, i, n), start, groups;
-
-        if (run >= MIN_RLE_RUN || bit_width == 0) {
-            if ((rc = put_rle_run(out, get(v, i), run, bit_width)) < 0)
-                return rc;
-            i += run;
-            continue;
-        }
-        /* Literal groups until a long run starts on a group boundary. */
-        start = i;
-        groups = 0;
-        do {
-            i = start + (groups + 1) * 8;
-            groups++;
-        } while (i < n && groups < MAX_GROUPS &&
-                 run_length(v, get, i, n) < MIN_RLE_RUN);
-        if ((rc = put_packed_run(out, v, get, start, n, groups,
-                                 bit_width)) < 0)
-            return rc;
-        if (i > n)
-            i = n;
-    }
-    return ZB_OK;
-}
+DEFINE_ENCODER(encode16, uint16_t)
+DEFINE_ENCODER(encode32, uint32_t)
 
 int pq_rle_encode(zb_buf *out, const uint16_t *values, size_t n,
                   unsigned bit_width)
 {
-    return encode(out, values, get16, n, bit_width);
+    return encode16(out, values, n, bit_width);
 }
 
 int pq_rle_encode32(zb_buf *out, const uint32_t *values, size_t n,
                     unsigned bit_width)
 {
-    return encode(out, values, get32, n, bit_width);
+    return encode32(out, values, n, bit_width);
 }

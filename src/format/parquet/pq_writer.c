@@ -7,10 +7,15 @@
  * shredded column by column: for every row, the leaf's path is walked
  * from the top-level array down (Dremel), emitting a definition and
  * repetition level per slot and a value where the slot is defined all the
- * way down. A page ends, at a row boundary, when its values pass the page
- * size; a row group ends when the buffered bytes pass the row-group size,
- * and its column chunks are then written one after the other. Closing
- * writes the footer. The file is written through a FileIO writer that
+ * way down (top-level primitive columns take a shorter path, shred_top,
+ * with the same result). A page ends, at a row boundary, when its values
+ * pass the page size; PLAIN values are compressed where they were
+ * gathered, the page's levels put in a gap kept in front of them. Byte
+ * arrays' page bounds come from the page's least and greatest value,
+ * found as values arrive; fixed-width ones from a scan at flush. A row
+ * group ends when the buffered bytes pass the row-group size, and its
+ * column chunks (kept in blocks that never move) are then written one
+ * after the other. Closing writes the footer. The file is written through a FileIO writer that
  * publishes it only on close, and never over an existing file.
  */
 #define ZB_MODULE "parquet"
@@ -38,6 +43,19 @@ static void put_le32(uint8_t *p, uint32_t v)
 
 /* ---- values ---- */
 
+/* The current page's PLAIN values: l->values past its gap (see
+ * leaf.gap). */
+static size_t vals_len(const leaf *l)
+{
+    return l->values.len - l->gap;
+}
+
+static const uint8_t *vals_ptr(const leaf *l)
+{
+    return l->values.ptr ? (const uint8_t *)l->values.ptr + l->gap
+                         : (const uint8_t *)"";
+}
+
 static int64_t pidx(const struct ArrowArray *a, int64_t i)
 {
     return a->offset + i;
@@ -49,6 +67,38 @@ static int is_valid(const struct ArrowArray *a, int64_t i)
 
     return a->null_count == 0 || bits == NULL ||
            zb_arrow_bit(bits, pidx(a, i));
+}
+
+static int cmp_unsigned(const uint8_t *a, size_t al, const uint8_t *b,
+                        size_t bl)
+{
+    int c = memcmp(a, b, al < bl ? al : bl);
+
+    return c ? c : (al > bl) - (al < bl);
+}
+
+/* Takes the value just appended to l->values (its last len bytes) into
+ * the page's extremes (see leaf.pext_has). */
+static void track_extremes(leaf *l, size_t len)
+{
+    const uint8_t *base = (const uint8_t *)l->values.ptr;
+    size_t off = l->values.len - len;
+
+    if (len > STAT_MAX_BYTES)
+        l->pext_long = 1;
+    if (!l->pext_has) {
+        l->pmin_off = l->pmax_off = off;
+        l->pmin_len = l->pmax_len = len;
+        l->pext_has = 1;
+    } else if (cmp_unsigned(base + off, len, base + l->pmin_off,
+                            l->pmin_len) < 0) {
+        l->pmin_off = off;
+        l->pmin_len = len;
+    } else if (cmp_unsigned(base + off, len, base + l->pmax_off,
+                            l->pmax_len) > 0) {
+        l->pmax_off = off;
+        l->pmax_len = len;
+    }
 }
 
 /* One value in PLAIN form: through the dictionary or into the page. */
@@ -82,6 +132,12 @@ static int emit(leaf *l, zb_ctx *ctx, const uint8_t *v, size_t len)
     }
     if (zb_buf_append_small(&l->values, v, len) < 0)
         return zb_fail(ctx, ZB_ENOMEM, "column %s: page too large", n->name);
+    if (n->order == PW_ORDER_BYTES) {
+        track_extremes(l, len);
+        return ZB_OK;
+    }
+    if (n->order == PW_ORDER_BOOL)
+        return ZB_OK;   /* the page's bounds: bool_bounds at flush */
     pq_write_metrics__value(l, v, len);
     /* Fixed-width values are taken in one typed pass at flush. */
     if (!pq_write_stats_fixed_width(n->order))
@@ -228,6 +284,80 @@ static int shred(leaf *l, zb_ctx *ctx, size_t k, const struct ArrowArray *a,
 
 /* ---- pages and row groups ---- */
 
+#define SPOOL_MAX_BYTES ((size_t)1 << 32)
+
+/* Appends n bytes to s; ZB_OK or ZB_ENOMEM. */
+static int spool_append(spool *s, const void *p, size_t n)
+{
+    spool_block *b = s->cur, *next;
+
+    if (n == 0)
+        return ZB_OK;
+    if (n > SPOOL_MAX_BYTES - s->len)
+        return ZB_ENOMEM;
+    if (b == NULL || b->cap - b->len < n) {
+        next = b ? b->next : s->head;
+        if (next == NULL || next->cap < n) {
+            /* Blocks grow with the chunk: few for a large one. */
+            size_t cap = s->len / 2;
+            if (cap < ((size_t)64 << 10))
+                cap = (size_t)64 << 10;
+            if (cap > ((size_t)16 << 20))
+                cap = (size_t)16 << 20;
+            if (cap < n)
+                cap = n;
+            if ((next = zb_malloc(sizeof *next + cap)) == NULL)
+                return ZB_ENOMEM;
+            next->cap = cap;
+            next->next = b ? b->next : s->head;
+            if (b)
+                b->next = next;
+            else
+                s->head = next;
+        }
+        next->len = 0;
+        s->cur = b = next;
+    }
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+    s->len += n;
+    return ZB_OK;
+}
+
+/* Empties s, keeping its blocks. */
+static void spool_clear(spool *s)
+{
+    spool_block *b;
+
+    for (b = s->head; b; b = b->next)
+        b->len = 0;
+    s->cur = NULL;
+    s->len = 0;
+}
+
+static void spool_free(spool *s)
+{
+    while (s->head) {
+        spool_block *b = s->head;
+        s->head = b->next;
+        zb_free(b);
+    }
+    s->cur = NULL;
+    s->len = 0;
+}
+
+static int spool_write(pq_writer *w, zb_ctx *ctx, const spool *s)
+{
+    const spool_block *b;
+    int rc;
+
+    for (b = s->head; b; b = b->next)
+        if (b->len && (rc = pq_writer__write_bytes(w, ctx, b->data,
+                                                   b->len)) < 0)
+            return rc;
+    return ZB_OK;
+}
+
 static int dictionary_done(const pq_writer *w, const leaf *l);
 
 /* Appends levels RLE-encoded, with the 4-byte length prefix of data page
@@ -248,7 +378,7 @@ static int put_level_run(zb_buf *page, const zb_buf *levels, size_t n,
     return ZB_OK;
 }
 
-static int put_bool_values(zb_buf *page, const zb_buf *values, size_t n)
+static int put_bool_values(zb_buf *page, const uint8_t *values, size_t n)
 {
     size_t i, bytes = (n + 7) / 8;
     uint8_t *p;
@@ -259,7 +389,7 @@ static int put_bool_values(zb_buf *page, const zb_buf *values, size_t n)
     p = (uint8_t *)page->ptr + page->len;
     memset(p, 0, bytes);
     for (i = 0; i < n; i++)
-        if (values->ptr[i])
+        if (values[i])
             p[i / 8] |= (uint8_t)(1u << (i % 8));
     page->len += bytes;
     return ZB_OK;
@@ -272,7 +402,8 @@ static int page_is_dict(const leaf *l)
     return l->use_dict && l->page_values > 0;
 }
 
-/* The values part of a data page: dictionary indices or PLAIN values. */
+/* The values part of a data page that flush_page does not compress in
+ * place: booleans bit-packed, or dictionary indices. */
 static int put_page_values(pq_writer *w, leaf *l)
 {
     unsigned width;
@@ -280,9 +411,7 @@ static int put_page_values(pq_writer *w, leaf *l)
     int rc;
 
     if (!page_is_dict(l))
-        return l->node->conv == PW_BOOL
-                   ? put_bool_values(&w->page, &l->values, l->page_values)
-                   : zb_buf_append(&w->page, l->values.ptr, l->values.len);
+        return put_bool_values(&w->page, vals_ptr(l), l->page_values);
     width = pq_bit_width(l->dict.n ? (uint32_t)(l->dict.n - 1) : 0);
     wb = (uint8_t)width;
     if ((rc = zb_buf_append(&w->page, &wb, 1)) < 0)
@@ -292,26 +421,25 @@ static int put_page_values(pq_writer *w, leaf *l)
                            l->page_values, width);
 }
 
-/* Compresses w->page from byte `from` on (a v2 page's levels stay as they
- * are) into w->compressed; ZB_OK or an error in ctx. */
+/* Compresses in[0..in_len) into w->compressed; ZB_OK or an error in
+ * ctx. */
 static int compress_page(pq_writer *w, zb_ctx *ctx, const char *column,
-                         size_t from)
+                         const uint8_t *in, size_t in_len)
 {
-    size_t in_len = w->page.len - from;
     size_t bound = pq_compress_bound(w->opts.codec, in_len), clen = 0;
     int rc;
 
-    if (w->page.len > INT32_MAX)
+    if (in_len > INT32_MAX)
         return zb_fail(ctx, ZB_ENOMEM, "column %s: page over 2 GiB", column);
     zb_buf_clear(&w->compressed);
     if ((bound == 0 && in_len > 0) ||
         zb_buf_reserve(&w->compressed, bound ? bound : 1) < 0)
         return zb_fail(ctx, ZB_ENOMEM, "column %s: no room to compress a "
-                       "%zu-byte page", column, w->page.len);
+                       "%zu-byte page", column, in_len);
     if ((rc = pq_compress_with(w->codec, ctx, w->opts.codec,
-                               w->opts.codec_level,
-                          (const uint8_t *)w->page.ptr + from, in_len,
-                          (uint8_t *)w->compressed.ptr, bound, &clen)) < 0)
+                               w->opts.codec_level, in, in_len,
+                               (uint8_t *)w->compressed.ptr, bound,
+                               &clen)) < 0)
         return zb_err_prefix(ctx, "column %s", column);
     w->compressed.len = clen;
     return ZB_OK;
@@ -328,6 +456,19 @@ static size_t page_rows(const leaf *l)
     for (i = 0; i < l->page_levels; i++)
         rows += reps[i] == 0;
     return rows;
+}
+
+/* A PLAIN boolean page's bounds (values one byte each, 0 or 1). */
+static void bool_bounds(leaf *l)
+{
+    static const uint8_t f = 0, t = 1;
+    const uint8_t *v = vals_ptr(l);
+    size_t n = vals_len(l);
+
+    if (memchr(v, 0, n))
+        pq_write_stats_update(&l->pst, PW_ORDER_BOOL, &f, 1);
+    if (memchr(v, 1, n))
+        pq_write_stats_update(&l->pst, PW_ORDER_BOOL, &t, 1);
 }
 
 /*
@@ -354,12 +495,24 @@ static int page_statistics(pq_statistics *ps, zb_ctx *ctx, leaf *l)
                                   e->len);
         }
         zb_free(seen);
+    } else if (l->pext_has) {
+        const uint8_t *base = (const uint8_t *)l->values.ptr;
+        pq_write_stats_update(&l->pst, l->node->order, base + l->pmin_off,
+                              l->pmin_len);
+        pq_write_stats_update(&l->pst, l->node->order, base + l->pmax_off,
+                              l->pmax_len);
+        if (l->pext_long)
+            l->pst.skip_bounds = 1;
+        pq_write_metrics__value(l, base + l->pmin_off, l->pmin_len);
+        pq_write_metrics__value(l, base + l->pmax_off, l->pmax_len);
+    } else if (l->node->order == PW_ORDER_BOOL) {
+        bool_bounds(l);
     } else if (pq_write_stats_fixed_width(l->node->order)) {
-        assert(l->values.len ==
+        assert(vals_len(l) ==
                l->page_values *
                    (size_t)pq_write_stats_fixed_width(l->node->order));
-        pq_write_stats_scan(&l->pst, l->node->order,
-                            (const uint8_t *)l->values.ptr, l->page_values);
+        pq_write_stats_scan(&l->pst, l->node->order, vals_ptr(l),
+                            l->page_values);
     }
     ps->has_null_count = 1;
     ps->null_count = l->pst.nulls;
@@ -378,7 +531,8 @@ static int flush_page(pq_writer *w, zb_ctx *ctx, leaf *l)
     const pw_node *n = l->node;
     pq_statistics ps;
     pq_page_header h;
-    size_t clen, rep_len, levels_len;
+    size_t clen, rep_len, levels_len, body_len, in_len, gap_want = 0;
+    const uint8_t *in;
     int rc, v2;
 
     if (l->page_levels == 0)
@@ -395,13 +549,41 @@ static int flush_page(pq_writer *w, zb_ctx *ctx, leaf *l)
                             !v2)) < 0)
         return zb_fail(ctx, ZB_ENOMEM, "column %s: page too large", n->name);
     levels_len = w->page.len;
-    if ((rc = put_page_values(w, l)) < 0)
-        return zb_fail(ctx, ZB_ENOMEM, "column %s: page too large", n->name);
-    if ((rc = compress_page(w, ctx, n->name, v2 ? levels_len : 0)) < 0)
+    if (!page_is_dict(l) && n->conv != PW_BOOL) {
+        /* PLAIN values are compressed where they are, not copied behind
+         * the levels: v1's levels go into the gap in front of them, v2's
+         * stay apart, uncompressed. */
+        body_len = levels_len + vals_len(l);
+        if (v2) {
+            in = vals_ptr(l);
+            in_len = vals_len(l);
+        } else if (l->values.ptr && levels_len <= l->gap) {
+            uint8_t *at = (uint8_t *)l->values.ptr + l->gap - levels_len;
+            if (levels_len)
+                memcpy(at, w->page.ptr, levels_len);
+            in = at;
+            in_len = body_len;
+        } else {
+            if (zb_buf_append(&w->page, vals_ptr(l), vals_len(l)) < 0)
+                return zb_fail(ctx, ZB_ENOMEM, "column %s: page too large",
+                               n->name);
+            in = (const uint8_t *)w->page.ptr;
+            in_len = body_len;
+            gap_want = levels_len + levels_len / 4 + 64;
+        }
+    } else {
+        if ((rc = put_page_values(w, l)) < 0)
+            return zb_fail(ctx, ZB_ENOMEM, "column %s: page too large",
+                           n->name);
+        body_len = w->page.len;
+        in = (const uint8_t *)w->page.ptr + (v2 ? levels_len : 0);
+        in_len = body_len - (v2 ? levels_len : 0);
+    }
+    if ((rc = compress_page(w, ctx, n->name, in, in_len)) < 0)
         return rc;
     clen = w->compressed.len;
     memset(&h, 0, sizeof h);
-    h.uncompressed_page_size = (int32_t)w->page.len;
+    h.uncompressed_page_size = (int32_t)body_len;
     if (!v2) {
         h.type = PQ_DATA_PAGE;
         h.compressed_page_size = (int32_t)clen;
@@ -432,12 +614,13 @@ static int flush_page(pq_writer *w, zb_ctx *ctx, leaf *l)
     pq_write_stats_merge(&l->st, &l->pst, n->order);
     pq_write_metrics__page(l, &l->pst);
     memset(&l->pst, 0, sizeof l->pst);
-    if (zb_buf_append(&l->chunk, w->header.ptr, w->header.len) < 0 ||
-        (v2 && zb_buf_append(&l->chunk, w->page.ptr, levels_len) < 0) ||
-        zb_buf_append(&l->chunk, w->compressed.ptr, clen) < 0)
+    l->pext_has = l->pext_long = 0;
+    if (spool_append(&l->chunk, w->header.ptr, w->header.len) < 0 ||
+        (v2 && spool_append(&l->chunk, w->page.ptr, levels_len) < 0) ||
+        spool_append(&l->chunk, w->compressed.ptr, clen) < 0)
         return zb_fail(ctx, ZB_ENOMEM, "column %s: column chunk larger than "
                        "its cap", n->name);
-    l->chunk_uncompressed += w->header.len + w->page.len;
+    l->chunk_uncompressed += w->header.len + body_len;
     l->chunk_values += (int64_t)l->page_levels;
     if (page_is_dict(l)) {
         l->dict_pages++;
@@ -445,12 +628,18 @@ static int flush_page(pq_writer *w, zb_ctx *ctx, leaf *l)
          * after the first page it does not beat PLAIN. */
         if (dictionary_done(w, l) ||
             (l->dict_pages == 1 &&
-             l->dict.plain.len + w->page.len >= l->page_plain_bytes))
+             l->dict.plain.len + body_len >= l->page_plain_bytes))
             l->use_dict = 0;
     }
     zb_buf_clear(&l->defs);
     zb_buf_clear(&l->reps);
     zb_buf_clear(&l->values);
+    if (gap_want > l->gap && zb_buf_reserve(&l->values, gap_want) == ZB_OK)
+        l->gap = gap_want;
+    if (l->gap) {
+        l->values.len = l->gap;
+        l->values.ptr[l->gap] = '\0';
+    }
     zb_buf_clear(&l->indices);
     l->page_levels = 0;
     l->page_values = 0;
@@ -523,14 +712,15 @@ static int write_dictionary(pq_writer *w, zb_ctx *ctx, leaf *l,
     pq_page_header h;
     int rc;
 
-    zb_buf_clear(&w->page);
-    if (zb_buf_append(&w->page, l->dict.plain.ptr, l->dict.plain.len) < 0)
-        return zb_fail_oom(ctx);
-    if ((rc = compress_page(w, ctx, l->node->name, 0)) < 0)
+    if ((rc = compress_page(w, ctx, l->node->name,
+                            l->dict.plain.ptr
+                                ? (const uint8_t *)l->dict.plain.ptr
+                                : (const uint8_t *)"",
+                            l->dict.plain.len)) < 0)
         return rc;
     memset(&h, 0, sizeof h);
     h.type = PQ_DICTIONARY_PAGE;
-    h.uncompressed_page_size = (int32_t)w->page.len;
+    h.uncompressed_page_size = (int32_t)l->dict.plain.len;
     h.compressed_page_size = (int32_t)w->compressed.len;
     h.dict.num_values = (int32_t)l->dict.n;
     h.dict.encoding = PQ_ENC_PLAIN;
@@ -539,7 +729,8 @@ static int write_dictionary(pq_writer *w, zb_ctx *ctx, leaf *l,
         return rc;
     m->has_dictionary_page_offset = 1;
     m->dictionary_page_offset = (int64_t)w->file_pos;
-    m->total_uncompressed_size = (int64_t)(w->header.len + w->page.len);
+    m->total_uncompressed_size =
+        (int64_t)(w->header.len + l->dict.plain.len);
     m->total_compressed_size = (int64_t)(w->header.len + w->compressed.len);
     if ((rc = pq_writer__write_bytes(w, ctx, w->header.ptr, w->header.len)) < 0)
         return rc;
@@ -608,9 +799,9 @@ int pq_writer__flush_row_group(pq_writer *w, zb_ctx *ctx)
         g->total_byte_size += m->total_uncompressed_size;
         g->total_compressed_size += m->total_compressed_size;
         pq_write_metrics__chunk(&l->fs, m, l->st.nulls);
-        if ((rc = pq_writer__write_bytes(w, ctx, l->chunk.ptr, l->chunk.len)) < 0)
+        if ((rc = spool_write(w, ctx, &l->chunk)) < 0)
             return rc;
-        zb_buf_clear(&l->chunk);
+        spool_clear(&l->chunk);
         l->chunk_uncompressed = 0;
         l->chunk_values = 0;
         memset(&l->st, 0, sizeof l->st);
@@ -649,7 +840,6 @@ static int assign_paths(pq_writer *w, zb_ctx *ctx, const pw_node *n,
         zb_buf_init(&l->reps, (size_t)1 << 31);
         zb_buf_init(&l->values, (size_t)1 << 31);
         zb_buf_init(&l->indices, (size_t)1 << 31);
-        zb_buf_init(&l->chunk, (size_t)1 << 32);
         /* Room past the limit: the switch to PLAIN happens at a row end. */
         pq_dict_init(&l->dict, n->conv == PW_BYTES,
                      (size_t)w->opts.dict_bytes * 4 + (64u << 20));
@@ -742,7 +932,7 @@ uint64_t pq_writer_bytes(const pq_writer *w)
     size_t i;
 
     for (i = 0; i < w->schema.n_leaves; i++)
-        n += w->leaves[i].chunk.len + w->leaves[i].values.len +
+        n += w->leaves[i].chunk.len + vals_len(&w->leaves[i]) +
              w->leaves[i].dict.plain.len + w->leaves[i].indices.len / 4 +
              w->leaves[i].defs.len / 4 + w->leaves[i].reps.len / 4;
     return n;
@@ -754,6 +944,104 @@ static uint64_t buffered(const pq_writer *w)
 }
 
 #define SLICE_ROWS 4096
+
+/*
+ * shred for a top-level primitive column (nothing above it): rows from..to
+ * of a (batch offset included), its levels written in place and 4- and
+ * 8-byte values copied without the per-value dispatch of shred. Pages
+ * end at the same rows as through shred, so the output is the same.
+ */
+static int shred_top(pq_writer *w, zb_ctx *ctx, leaf *l,
+                     const struct ArrowArray *a, int64_t from, int64_t to)
+{
+    const pw_node *n = l->node;
+    const uint8_t *bits = n->nullable && a->null_count != 0
+                              ? a->buffers[0] : NULL;
+    const uint8_t *vals = a->buffers[1];
+    const int32_t *offs = a->buffers[1];
+    size_t width = 0, rows = (size_t)(to - from), room;
+    int floating = n->conv == PW_FLOAT || n->conv == PW_DOUBLE;
+    int64_t r;
+    int rc;
+
+    if (n->conv == PW_I32 || n->conv == PW_FLOAT)
+        width = 4;
+    else if (n->conv == PW_I64 || n->conv == PW_DOUBLE)
+        width = 8;
+    else if (n->conv == PW_BOOL)
+        width = 1;
+    room = rows * width;
+    if (n->conv == PW_BYTES) {
+        int64_t lo = offs[a->offset + from], hi = offs[a->offset + to];
+        if (hi < lo)
+            return zb_fail(ctx, ZB_EINVAL, "column %s: decreasing offsets",
+                           n->name);
+        room = rows * 4 + (size_t)(hi - lo);
+    }
+    /* Room for every row's level and value: a flush on the way only
+     * empties the buffers. */
+    if ((n->max_def > 0 && zb_buf_reserve(&l->defs, rows * 2) < 0) ||
+        zb_buf_reserve(&l->values, room) < 0)
+        return zb_fail(ctx, ZB_ENOMEM, "column %s: page too large", n->name);
+    for (r = from; r < to; r++) {
+        int64_t p = a->offset + r;
+        int valid = bits == NULL || zb_arrow_bit(bits, p);
+
+        if ((vals_len(l) + l->indices.len >= w->opts.page_bytes ||
+             (l->use_dict && dictionary_done(w, l))) &&
+            (rc = flush_page(w, ctx, l)) < 0)
+            return rc;
+        if (n->max_def > 0) {
+            uint16_t d = valid ? (uint16_t)n->max_def : 0;
+            memcpy(l->defs.ptr + l->defs.len, &d, 2);
+            l->defs.len += 2;
+        }
+        l->page_levels++;
+        if (!valid) {
+            l->st.nulls++;
+            l->pst.nulls++;
+        } else if (l->use_dict) {
+            if ((rc = put_value(l, ctx, a, r)) < 0)
+                return rc;
+        } else if (width > 1) {
+            /* Bounds come from the page scan at flush (fixed widths). */
+            const uint8_t *v = vals + p * (int64_t)width;
+            if (width == 8)
+                memcpy(l->values.ptr + l->values.len, v, 8);
+            else
+                memcpy(l->values.ptr + l->values.len, v, 4);
+            l->values.len += width;
+            l->page_values++;
+            l->page_plain_bytes += width;
+            if (floating)
+                pq_write_metrics__nan(l, v);
+        } else if (n->conv == PW_BOOL) {
+            l->values.ptr[l->values.len++] = (char)zb_arrow_bit(vals, p);
+            l->page_values++;
+            l->page_plain_bytes += 1;
+        } else if (n->conv == PW_BYTES) {
+            /* Offsets rise (checked over the slice above): within it. */
+            size_t len = (size_t)(offs[p + 1] - offs[p]);
+            uint8_t *d = (uint8_t *)l->values.ptr + l->values.len;
+            if (offs[p + 1] < offs[p])
+                return zb_fail(ctx, ZB_EINVAL,
+                               "column %s: decreasing offsets", n->name);
+            put_le32(d, (uint32_t)len);
+            memcpy(d + 4, (const uint8_t *)a->buffers[2] + offs[p], len);
+            l->values.len += 4 + len;
+            l->page_values++;
+            l->page_plain_bytes += len + 4;
+            track_extremes(l, len);
+        } else if ((rc = put_value(l, ctx, a, r)) < 0) {
+            return rc;
+        }
+    }
+    if (l->defs.ptr)
+        l->defs.ptr[l->defs.len] = '\0';
+    if (l->values.ptr)
+        l->values.ptr[l->values.len] = '\0';
+    return ZB_OK;
+}
 
 int pq_writer_write(pq_writer *w, zb_ctx *ctx, const struct ArrowArray *batch)
 {
@@ -774,8 +1062,14 @@ int pq_writer_write(pq_writer *w, zb_ctx *ctx, const struct ArrowArray *batch)
         for (i = 0; i < w->schema.n_leaves; i++) {
             leaf *l = &w->leaves[i];
             const struct ArrowArray *col = batch->children[l->path_child[0]];
+            if (l->depth == 1) {
+                if ((rc = shred_top(w, ctx, l, col, pidx(batch, start),
+                                    pidx(batch, end))) < 0)
+                    return zb_err_prefix(ctx, "%s", w->uri);
+                continue;
+            }
             for (r = start; r < end; r++) {
-                if ((l->values.len + l->indices.len >= w->opts.page_bytes ||
+                if ((vals_len(l) + l->indices.len >= w->opts.page_bytes ||
                      (l->use_dict && dictionary_done(w, l))) &&
                     (rc = flush_page(w, ctx, l)) < 0)
                     return zb_err_prefix(ctx, "%s", w->uri);
@@ -804,7 +1098,7 @@ static void free_buffers(pq_writer *w)
         zb_buf_free(&w->leaves[i].reps);
         zb_buf_free(&w->leaves[i].values);
         zb_buf_free(&w->leaves[i].indices);
-        zb_buf_free(&w->leaves[i].chunk);
+        spool_free(&w->leaves[i].chunk);
         pq_dict_free(&w->leaves[i].dict);
     }
     zb_buf_free(&w->page);

@@ -36,6 +36,19 @@ typedef struct fstats {
     uint64_t bytes;
 } fstats;
 
+/* A column chunk's finished pages, in blocks that never move (a growing
+ * buffer would copy them at each doubling); kept for the next row group. */
+typedef struct spool_block {
+    struct spool_block *next;
+    size_t len, cap;
+    uint8_t data[];
+} spool_block;
+
+typedef struct spool {
+    spool_block *head, *cur;     /* cur: the block appended to; NULL: none */
+    size_t len;                  /* bytes in all blocks */
+} spool;
+
 typedef struct leaf {
     const pw_node *node;
     const pw_node **path;    /* root's child .. the leaf */
@@ -43,7 +56,11 @@ typedef struct leaf {
     size_t depth;
     /* current page */
     zb_buf defs, reps;       /* uint16_t each */
-    zb_buf values;           /* PLAIN bytes (booleans: one byte each) */
+    zb_buf values;           /* PLAIN bytes (booleans: one byte each),
+                                past a gap of gap bytes where a v1 page's
+                                levels go, so that the page is compressed
+                                in place (sized by the pages before) */
+    size_t gap;
     zb_buf indices;          /* uint32_t dictionary indices, when use_dict */
     size_t page_levels, page_values;
     uint64_t page_plain_bytes;   /* what PLAIN would take for this page */
@@ -52,9 +69,15 @@ typedef struct leaf {
     int use_dict;            /* values still go through the dictionary */
     int dict_pages;          /* data pages of this chunk that use it */
     /* current row group */
-    zb_buf chunk;            /* finished pages */
+    spool chunk;             /* finished pages */
     uint64_t chunk_uncompressed;
     int64_t chunk_values;
+    /* PLAIN values of a byte-ordered leaf (PW_ORDER_BYTES): where the
+     * page's least and greatest value sit in values, so that the page's
+     * and the file's bounds take those two at flush instead of every
+     * value (both are functions of the set of values: the same result). */
+    int pext_has, pext_long;     /* a value seen; one over STAT_MAX_BYTES */
+    size_t pmin_off, pmin_len, pmax_off, pmax_len;
     stats st;                /* the current chunk's statistics */
     stats pst;               /* the current page's */
     fstats fs;               /* the file so far */
