@@ -193,18 +193,6 @@ static void merge_sort(const ent_ctx *c, xs_ent *a, xs_ent *tmp, size_t n)
         memcpy(a, src, n * sizeof *src);
 }
 
-/* 8 bytes as a big-endian integer. */
-static inline uint64_t load_be64(const uint8_t *k)
-{
-    uint64_t p;
-
-    memcpy(&p, k, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    p = __builtin_bswap64(p);
-#endif
-    return p;
-}
-
 /* The key of an entry and its length. */
 static inline const uint8_t *ent_key(const xs_held *h, const xs_ent *e,
                                      size_t *len)
@@ -223,46 +211,44 @@ static inline const uint8_t *ent_key(const xs_held *h, const xs_ent *e,
 static size_t common_prefix(const zb_xsort *xs)
 {
     const uint8_t *r, *k;
-    size_t n = xs->nents, lcp, len, i, j;
+    size_t n = xs->nents, lcp, len, i;
 
     if (n == 0)
         return 0;
     r = ent_key(xs->held, &xs->ents[0], &lcp);
     for (i = 1; i < n && lcp > 0; i++) {
         k = ent_key(xs->held, &xs->ents[i], &len);
-        if (len < lcp)
-            lcp = len;
-        for (j = 0; j + 8 <= lcp; j += 8) {
-            uint64_t x, y;
-            memcpy(&x, r + j, 8);
-            memcpy(&y, k + j, 8);
-            if (x != y)
-                break;
-        }
-        while (j < lcp && r[j] == k[j])
-            j++;
-        lcp = j;
+        lcp = zb_xsort__common(r, k, len < lcp ? len : lcp);
     }
     return lcp;
+}
+
+size_t zb_xsort__common(const uint8_t *a, const uint8_t *b, size_t n)
+{
+    size_t j;
+
+    for (j = 0; j + 8 <= n; j += 8) {
+        uint64_t x, y;
+        memcpy(&x, a + j, 8);
+        memcpy(&y, b + j, 8);
+        if (x != y)
+            break;
+    }
+    while (j < n && a[j] == b[j])
+        j++;
+    return j;
 }
 
 /* Each entry's prefix: key bytes base..base+7, big-endian, 0-padded. */
 static void fill_prefixes(zb_xsort *xs, size_t base)
 {
-    size_t i, len, j;
+    size_t i, len;
 
     for (i = 0; i < xs->nents; i++) {
         xs_ent *e = &xs->ents[i];
         const uint8_t *k = ent_key(xs->held, e, &len);
-        uint64_t p = 0;
 
-        if (len >= base + 8) {
-            p = load_be64(k + base);
-        } else {
-            for (j = base; j < base + 8; j++)
-                p = p << 8 | (j < len ? k[j] : 0);
-        }
-        e->prefix = p;
+        e->prefix = zb_xsort__prefix(k, len, base);
     }
 }
 
@@ -277,12 +263,14 @@ static void fill_prefixes(zb_xsort *xs, size_t base)
 static void sort_ents(zb_xsort *xs)
 {
     xs_ent *src = xs->ents, *dst = xs->tmp, *t;
-    size_t n = xs->nents, i, j, cnt[256], pos;
+    size_t n = xs->nents, i, j, cnt[256], pos, len;
     unsigned shift, b;
     ent_ctx c;
 
     c.h = xs->held;
-    c.base = n > 1 ? common_prefix(xs) : 0;
+    c.base = common_prefix(xs);
+    xs->held_lcp = c.base;
+    xs->held_key = n > 0 ? ent_key(xs->held, &xs->ents[0], &len) : NULL;
     fill_prefixes(xs, c.base);
     c.base += 8;
     if (n < 1024) {
@@ -330,6 +318,7 @@ void zb_xsort__drop_held(zb_xsort *xs)
     xs->nheld = 0;
     xs->nents = 0;
     xs->held_bytes = 0;
+    xs->held_key = NULL;
 }
 
 static int grow_refs(zb_xsort *xs, zb_ctx *ctx, size_t n)
@@ -400,7 +389,9 @@ int zb_xsort__write_run(zb_xsort *xs, zb_ctx *ctx)
         if (rc < 0)
             return rc;
     }
-    if ((rc = zb_xsort__end_run(xs, ctx, &xs->rf, first)) < 0)
+    if ((rc = zb_xsort__end_run(xs, ctx, &xs->rf, first)) < 0 ||
+        (rc = zb_xsort__fold_prefix(ctx, &xs->rf, xs->held_key,
+                                    xs->held_lcp)) < 0)
         return rc;
     xs->st.runs++;
     zb_xsort__drop_held(xs);

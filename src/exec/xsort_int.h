@@ -5,6 +5,8 @@
 #ifndef ZB_EXEC_XSORT_INT_H
 #define ZB_EXEC_XSORT_INT_H
 
+#include <string.h>
+
 #include "exec/xsort.h"
 #include "exec/arrow_spill.h"
 #include "exec/spill.h"
@@ -31,6 +33,9 @@ typedef struct xs_runfile {
     size_t nruns, cap_runs;
     uint64_t max_frame;          /* largest block, bytes */
     uint32_t max_rows;           /* largest block, rows */
+    uint8_t *cp;                 /* bytes every key of every run starts */
+    size_t cp_len;               /* with (merges compare past them) */
+    int cp_set;                  /* cp known: a run was ended */
 } xs_runfile;
 
 typedef struct xs_merger xs_merger;
@@ -60,10 +65,41 @@ struct zb_xsort {
     int mem_run;                 /* the final merge reads held rows */
     zb_arrow_rowref *refs;       /* in-memory output / run writing */
     size_t cap_refs;
+    size_t held_lcp;             /* after a sort of the index: the prefix */
+    const uint8_t *held_key;     /* every key held shares, and one key */
 
     xs_runfile rf;               /* spilled runs */
     xs_merger *final;            /* the last merge, feeding next() */
 };
+
+/* 8 bytes as a big-endian integer. */
+static inline uint64_t zb_xsort__be64(const uint8_t *k)
+{
+    uint64_t p;
+
+    memcpy(&p, k, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    p = __builtin_bswap64(p);
+#endif
+    return p;
+}
+
+/* Key bytes base..base+7 as a big-endian integer, 0-padded. */
+static inline uint64_t zb_xsort__prefix(const uint8_t *k, size_t len,
+                                        size_t base)
+{
+    uint64_t p = 0;
+    size_t j;
+
+    if (len >= base + 8)
+        return zb_xsort__be64(k + base);
+    for (j = base; j < base + 8; j++)
+        p = p << 8 | (j < len ? k[j] : 0);
+    return p;
+}
+
+/* Bytes a[0..n) and b[0..n) have in common at their start. */
+size_t zb_xsort__common(const uint8_t *a, const uint8_t *b, size_t n);
 
 /*
  * Makes the reservation hold need bytes. must == 0: only if that fits at
@@ -104,6 +140,14 @@ int zb_xsort__end_run(zb_xsort *xs, zb_ctx *ctx, xs_runfile *rf,
                       size_t first);
 
 void zb_xsort__runfile_free(zb_xsort *xs, xs_runfile *rf);
+
+/*
+ * Narrows rf's common prefix to what it shares with the first lcp bytes
+ * of key (the prefix every key of a run just ended starts with); key
+ * NULL: nothing. ZB_OK or ZB_ENOMEM.
+ */
+int zb_xsort__fold_prefix(zb_ctx *ctx, xs_runfile *rf, const uint8_t *key,
+                          size_t lcp);
 
 /*
  * Merges xs->rf's runs and the sorted rows still held (xs->nents > 0):

@@ -39,10 +39,13 @@ typedef struct cursor {
     zb_keybuf kb;
     uint32_t row, nrows;
     uint32_t order;              /* run number, for ties */
+    uint64_t pfx;                /* key bytes base..base+7 of row */
 } cursor;
 
 struct xs_merger {
     xs_runfile *rf;
+    size_t base;                 /* every key merged starts with the same
+                                    base bytes: compared past them */
     cursor *cur;
     size_t k;
     size_t *heap, hn;
@@ -114,8 +117,28 @@ int zb_xsort__end_run(zb_xsort *xs, zb_ctx *ctx, xs_runfile *rf,
     return ZB_OK;
 }
 
+int zb_xsort__fold_prefix(zb_ctx *ctx, xs_runfile *rf, const uint8_t *key,
+                          size_t lcp)
+{
+    if (key == NULL)
+        return ZB_OK;
+    if (!rf->cp_set) {
+        if ((rf->cp = zb_malloc(lcp ? lcp : 1)) == NULL)
+            return zb_fail_oom(ctx);
+        memcpy(rf->cp, key, lcp);
+        rf->cp_len = lcp;
+        rf->cp_set = 1;
+        return ZB_OK;
+    }
+    if (lcp < rf->cp_len)
+        rf->cp_len = lcp;
+    rf->cp_len = zb_xsort__common(rf->cp, key, rf->cp_len);
+    return ZB_OK;
+}
+
 void zb_xsort__runfile_free(zb_xsort *xs, xs_runfile *rf)
 {
+    zb_free(rf->cp);
     if (rf->sp)
         zb_xsort__account(xs, -(int64_t)ZB_SPILL_DEFAULT_BUF_BYTES);
     zb_spill_close(rf->sp);
@@ -138,13 +161,32 @@ static uint64_t output_cost(const zb_xsort *xs, size_t rows)
     return (uint64_t)((double)rows * (xs->avg_row_bytes * 1.25 + 8)) + 4096;
 }
 
+/* The cursor's key prefix past the common bytes, for its row. */
+static inline void set_pfx(const xs_merger *m, cursor *c)
+{
+    c->pfx = zb_xsort__prefix(c->kb.data + c->kb.offs[c->row],
+                              (size_t)(c->kb.offs[c->row + 1] -
+                                       c->kb.offs[c->row]), m->base);
+}
+
 static int cur_less(const xs_merger *m, size_t a, size_t b)
 {
     const cursor *x = &m->cur[a], *y = &m->cur[b];
-    int r = zb_sortkey_cmp(x->kb.data + x->kb.offs[x->row],
-                           x->kb.offs[x->row + 1] - x->kb.offs[x->row],
-                           y->kb.data + y->kb.offs[y->row],
-                           y->kb.offs[y->row + 1] - y->kb.offs[y->row]);
+    uint64_t xo, yo, xl, yl, n, skip = m->base + 8;
+    int r = 0;
+
+    if (x->pfx != y->pfx)
+        return x->pfx < y->pfx;
+    xo = x->kb.offs[x->row];
+    yo = y->kb.offs[y->row];
+    xl = x->kb.offs[x->row + 1] - xo;
+    yl = y->kb.offs[y->row + 1] - yo;
+    n = xl < yl ? xl : yl;
+    if (n > skip)
+        r = memcmp(x->kb.data + xo + skip, y->kb.data + yo + skip,
+                   (size_t)(n - skip));
+    if (r == 0)
+        r = (xl > yl) - (xl < yl);
     return r < 0 || (r == 0 && x->order < y->order);
 }
 
@@ -227,6 +269,7 @@ static int load_block(zb_xsort *xs, zb_ctx *ctx, xs_merger *m, cursor *c)
     c->slot = s;
     c->row = 0;
     c->nrows = rows;
+    set_pfx(m, c);
     return ZB_OK;
 }
 
@@ -269,6 +312,18 @@ static int merger_new(xs_merger **out, zb_xsort *xs, zb_ctx *ctx,
         return zb_fail_oom(ctx);
     m->rf = rf;
     m->k = k;
+    /* the held rows share held_lcp bytes with their first key */
+    m->base = rf->cp_set ? rf->cp_len : 0;
+    if (with_mem && xs->held_key != NULL) {
+        if (!rf->cp_set)
+            m->base = xs->held_lcp;
+        else if (xs->held_lcp < m->base)
+            m->base = xs->held_lcp;
+        if (rf->cp_set)
+            m->base = zb_xsort__common(rf->cp, xs->held_key, m->base);
+    } else if (with_mem || !rf->cp_set) {
+        m->base = 0;
+    }
     m->out_rows = out_rows;
     m->nslots = ns;
     m->out_bytes = output_cost(xs, out_rows);
@@ -323,6 +378,7 @@ static int merger_next(struct ArrowArray *out, zb_xsort *xs, zb_ctx *ctx,
         m->refs[n].src = (uint32_t)c->slot;
         m->refs[n++].row = c->row;
         if (++c->row < c->nrows) {
+            set_pfx(m, c);
             sift_down(m, 0);
             continue;
         }
@@ -410,6 +466,13 @@ static int merge_pass(zb_xsort *xs, zb_ctx *ctx, size_t f, size_t rows)
             rc = zb_xsort__end_run(xs, ctx, &nf, first);
     }
     if (rc < 0) {
+        zb_xsort__runfile_free(xs, &nf);
+        return rc;
+    }
+    /* its keys are the old file's: the same common prefix */
+    if (xs->rf.cp_set &&
+        (rc = zb_xsort__fold_prefix(ctx, &nf, xs->rf.cp,
+                                    xs->rf.cp_len)) < 0) {
         zb_xsort__runfile_free(xs, &nf);
         return rc;
     }

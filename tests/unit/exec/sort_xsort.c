@@ -648,8 +648,9 @@ static void prefix_case(int mode, uint64_t cap, size_t n, size_t batch_rows)
         for (i = 0; i < (size_t)out.length; i++, at++) {
             ZBT_CHECK(at < n);
             if (ids[base + (int64_t)i] != (int64_t)order[at])
-                zbt__fail(__FILE__, __LINE__, "mode %d: output row %zu is "
-                          "id %lld, want %u", mode, at,
+                zbt__fail(__FILE__, __LINE__, "mode %d, cap %llu: output "
+                          "row %zu is id %lld, want %u", mode,
+                          (unsigned long long)cap, at,
                           (long long)ids[base + (int64_t)i], order[at]);
         }
         zb_arrow_array_release(&out);
