@@ -311,7 +311,10 @@ static int commit_removal(dscan *s, const zb_op_target *t, const zb_table *tbl,
     json_t *v;
     int rc;
 
-    oo.kind = ICE_OP_DELETE;
+    /* The table's rows do not change: a "replace", as Java's dangling
+     * delete removal commits it (incremental readers skip replaces; a
+     * "delete" would stop a streaming reader that does not expect one). */
+    oo.kind = ICE_OP_REPLACE;
     oo.io = t->io;
     oo.root = tbl->root;
     oo.paths = &tbl->paths;

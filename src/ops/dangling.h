@@ -20,8 +20,9 @@
  * the current snapshot; a live delete file that applied to none of them
  * dangles.
  *
- * Removal is per file, in one "delete" snapshot (table/commit.h
- * ICE_OP_DELETE: the manifests holding removed files are rewritten with
+ * Removal is per file, in one "replace" snapshot, as Java commits it
+ * (table/commit.h ICE_OP_REPLACE with no files added: the rows stay the
+ * same; the manifests holding removed files are rewritten with
  * those entries DELETED; manifests left with nothing live are dropped).
  * Its build validates that every removed file is still live; the commit
  * requires the table uuid and main unchanged. A lost race or a failed

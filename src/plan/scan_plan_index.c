@@ -475,10 +475,19 @@ int zb_scan__index_match(zb_vec *out, zb_del_index *x, zb_ctx *ctx,
     for (i = lo; i < x->refd.len && strcmp(refd[i]->ref, stripped) == 0;
          i++) {
         zb_del_entry *d = refd[i];
-        if (cmp_key(d->f.spec_id, d->key, d->key_len, spec_id, key,
-                    key_len) != 0 ||
-            seq > d->f.data_sequence_number)
+        if (seq > d->f.data_sequence_number)
             continue;
+        /* Named by path but filed under another partition: the metadata
+         * is corrupt (Java's scan refuses it too). Skipping it would let
+         * a rewrite bring its rows back for good. */
+        if (cmp_key(d->f.spec_id, d->key, d->key_len, spec_id, key,
+                    key_len) != 0)
+            return zb_fail(ctx, ZB_ECORRUPT, "delete file %s names data "
+                           "file %s but is filed under partition spec %d "
+                           "and another partition than the data file's "
+                           "(spec %d): the table's metadata is corrupt",
+                           d->file.file_path, path, (int)d->f.spec_id,
+                           (int)spec_id);
         if (is_dv_entry(d)) {
             if (dv != NULL)
                 return zb_fail(ctx, ZB_ECORRUPT, "data file %s has two"

@@ -424,8 +424,50 @@ done:
     return rc;
 }
 
+/*
+ * A manifest listed without its counts (optional in v1 lists) gets them
+ * from its entries: a v2 list requires them, and a count written as 0
+ * would make the next commit drop the manifest as empty.
+ */
+static int count_entries(bst *b, const ice_manifest_file *mf,
+                         ice_manifest_file *out)
+{
+    ice_manifest_reader *r = NULL;
+    const ice_manifest_entry *e;
+    int rc;
+
+    *out = *mf;
+    if (mf->added_files_count >= 0 && mf->existing_files_count >= 0 &&
+        mf->deleted_files_count >= 0 && mf->added_rows_count >= 0 &&
+        mf->existing_rows_count >= 0 && mf->deleted_rows_count >= 0)
+        return ZB_OK;
+    out->added_files_count = out->existing_files_count = 0;
+    out->deleted_files_count = out->added_rows_count = 0;
+    out->existing_rows_count = out->deleted_rows_count = 0;
+    if ((rc = ice_manifest_open(&r, b->op->o.io, b->ctx, mf, NULL, b->v,
+                                &b->op->paths)) < 0)
+        return rc;
+    while ((rc = ice_manifest_next(r, b->ctx, &e)) > 0) {
+        int64_t rows = e->data_file.record_count;
+
+        if (e->status == ICE_STATUS_ADDED) {
+            out->added_files_count++;
+            out->added_rows_count += rows;
+        } else if (e->status == ICE_STATUS_EXISTING) {
+            out->existing_files_count++;
+            out->existing_rows_count += rows;
+        } else {
+            out->deleted_files_count++;
+            out->deleted_rows_count += rows;
+        }
+    }
+    ice_manifest_free(r);
+    return rc < 0 ? rc : ZB_OK;
+}
+
 static int carry_over(bst *b)
 {
+    ice_manifest_file counted;
     ice_manifest_list_reader *lr = NULL;
     const ice_manifest_file *mf;
     int rc;
@@ -437,10 +479,13 @@ static int carry_over(bst *b)
     while ((rc = ice_manifest_list_next(lr, b->ctx, &mf)) > 0) {
         if (json_object_get(b->hits, mf->manifest_path) != NULL)
             rc = rewrite(b, mf);
-        else if (mf->added_files_count == 0 && mf->existing_files_count == 0)
+        else if ((rc = count_entries(b, mf, &counted)) < 0)
+            break;
+        else if (counted.added_files_count == 0 &&
+                 counted.existing_files_count == 0)
             continue;              /* nothing live: Java drops it too */
         else
-            rc = ice_manifest_list_writer_add(b->lw, b->ctx, mf);
+            rc = ice_manifest_list_writer_add(b->lw, b->ctx, &counted);
         if (rc < 0)
             break;
     }

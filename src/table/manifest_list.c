@@ -99,10 +99,20 @@ int ice_manifest_list_open(ice_manifest_list_reader **out, zb_io *io,
                                   opts ? &opts->avro : NULL)) < 0)
         goto done;
     root = zb_avro_schema_root(zb_avro_reader_schema(r->avro));
+    /*
+     * A list written before the table was upgraded from v1 has no
+     * sequence numbers or content: the spec's v2 reader defaults them
+     * (data, 0), so such a file is read by the v1 rules.
+     */
+    if (format_version >= 2 &&
+        (rc = mf__field(&r->idx[ML_SEQ], ctx, r->uri, root,
+                        ml_fields[ML_SEQ].id, ml_fields[ML_SEQ].name, 0)) == 0 &&
+        r->idx[ML_SEQ] == MF_ABSENT)
+        r->format_version = 1;
     for (i = 0; i < ML_COUNT; i++) {
         if ((rc = mf__field(&r->idx[i], ctx, r->uri, root, ml_fields[i].id,
                             ml_fields[i].name,
-                            (ml_fields[i].required >> format_version) & 1))
+                            (ml_fields[i].required >> r->format_version) & 1))
             < 0)
             goto done;
     }

@@ -138,6 +138,13 @@ static int bind(ice_manifest_reader *r, zb_ctx *ctx)
                             df_fields[i].name, df_fields[i].required)) < 0)
             return rc;
     }
+    /* Written before the table was upgraded from v1: no sequence numbers
+     * and no content, which the spec's v2 reader defaults (data, inherit
+     * the manifest's sequence number, 0). */
+    if (r->format_version >= 2 && r->df[DF_CONTENT] == MF_ABSENT &&
+        r->i_seq == MF_ABSENT && r->i_fseq == MF_ABSENT &&
+        r->i_snapshot != MF_ABSENT)
+        r->format_version = 1;
     if (r->format_version >= 2 && r->df[DF_CONTENT] == MF_ABSENT)
         return zb_fail(ctx, ZB_ECORRUPT, "%s: v%d manifest: data_file lacks"
                        " required field content (id 134)", r->uri,

@@ -185,14 +185,32 @@ int ice_j__string_map(const ice_kv **out, size_t *n_out, ice_parse *p,
     return ZB_OK;
 }
 
+typedef struct dump_sink {
+    zb_buf *out;
+    int failed;
+} dump_sink;
+
+/* A failed append is remembered here as well as returned: a document
+ * missing a piece must never be reported as written whole, whatever
+ * path inside jansson the failure takes. */
 static int dump_cb(const char *buffer, size_t size, void *data)
 {
-    return zb_buf_append(data, buffer, size) < 0 ? -1 : 0;
+    dump_sink *s = data;
+
+    if (s->failed || zb_buf_append(s->out, buffer, size) < 0) {
+        s->failed = 1;
+        return -1;
+    }
+    return 0;
 }
 
 int ice_json__dump(zb_buf *out, const json_t *v, size_t flags)
 {
-    return json_dump_callback(v, dump_cb, out, flags | JSON_ENCODE_ANY) < 0
-               ? ZB_ENOMEM : ZB_OK;
+    dump_sink s = { out, 0 };
+
+    if (json_dump_callback(v, dump_cb, &s, flags | JSON_ENCODE_ANY) < 0 ||
+        s.failed)
+        return ZB_ENOMEM;
+    return ZB_OK;
 }
 

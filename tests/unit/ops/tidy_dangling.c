@@ -4,7 +4,7 @@
  * behind), and on generated tables where a position delete loses its
  * data file and an equality delete loses every older data file of its
  * partition. Each time: the dry run counts and changes no file; the run
- * removes exactly the dangling files in one "delete" snapshot; every
+ * removes exactly the dangling files in one "replace" snapshot; every
  * other live entry keeps its sequence numbers and snapshot id; the live
  * rows (the planner and the row stream) are the same rows; every file
  * referenced exists; a second run finds nothing and commits nothing.
@@ -98,7 +98,7 @@ static void check_removal(tt_env *e, uint64_t n_deletes, uint64_t n_dangling)
     ZBT_EQ_U64(tt_snapshot_count(e), snaps + (n_dangling > 0));
     if (n_dangling > 0) {
         op = tt_summary(e, "operation");
-        ZBT_EQ_STR(op, "delete");
+        ZBT_EQ_STR(op, "replace");
         zb_free(op);
         ZBT_EQ_INT(tt_current_id(e), r.snapshot_id);
     }
