@@ -4,9 +4,13 @@
  *
  * Input phase. Each added batch is kept as it came, with its keys
  * (zb_sortkey_build) in a key buffer of its own, and one 16-byte index
- * entry per row: the key's first 8 bytes as a big-endian integer (most
- * comparisons end there), and the row's batch and row number, which find
- * the whole key when the prefixes tie. Before a batch is kept, the
+ * entry per row: 8 key bytes as a big-endian integer (most comparisons
+ * end there), and the row's batch and row number, which find the whole
+ * key when the prefixes tie. The 8 bytes are taken when the run is
+ * sorted, past the bytes that every key held starts with (a constant
+ * column, null markers, a shared string start such as "user-": keys
+ * that start alike would otherwise tie on their first 8 bytes and fall
+ * through to whole-key compares). Before a batch is kept, the
  * memory it brings (batch, keys, index growth, twice: the merge sort's
  * scratch array is sized with the index) plus the margin needed to write
  * a run is reserved with a try-grow; when that is refused, the rows held
@@ -15,7 +19,8 @@
  * rows are gathered in key order into blocks of about block_target bytes
  * (zb_arrow_take) and each block is framed into the run file
  * (zb_arrow_spill_write); then the batches and keys are freed and the
- * index reused.
+ * index reused. The run file keeps the bytes every key of its runs
+ * starts with, for the merge to compare past them.
  *
  * finish() sorts what is left. With no run spilled, next() gathers output
  * batches straight from the sorted index; otherwise xsort_merge.c merges

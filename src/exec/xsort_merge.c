@@ -12,7 +12,10 @@
  * and the row it is at. A binary heap orders cursors by (current key, run
  * number); the run number breaks ties so that equal keys come out in run
  * order, and runs hold consecutive stretches of the input, so the sort is
- * stable. Output rows are (slot, row) references; a block that runs out
+ * stable. Keys are compared past the bytes that every key merged starts
+ * with (the run file's common prefix, narrowed by the rows held when
+ * they join): 8 bytes of each cursor's current key, kept as an integer,
+ * decide most comparisons; the rest of the keys only on ties. Output rows are (slot, row) references; a block that runs out
  * while references to it are pending is retired, not freed, until the
  * output batch has been gathered (zb_arrow_take). Output is cut early
  * when retired blocks grow past the output's own size.
