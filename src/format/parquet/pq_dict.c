@@ -6,7 +6,8 @@
  * first seen; an entry records where their bytes are and their hash. The
  * index is open addressing with linear probing over a power-of-two table
  * kept at most half full, so a lookup is one hash and a probe or two.
- * The hash mixes 8 bytes at a time (multiply and xor-shift), enough to
+ * The hash mixes 8 bytes at a time (multiply and xor-shift; the length
+ * is mixed in first, so a short tail need not be zero-padded), enough to
  * spread column values, not meant to resist adversaries: a bad input can
  * only make the writer slower.
  */
@@ -37,8 +38,18 @@ static uint64_t hash_bytes(const uint8_t *p, size_t n)
         p += 8;
         n -= 8;
     }
-    w = 0;
-    memcpy(&w, p, n);
+    /* The last 0..7 bytes, without a variable-length copy: two
+     * overlapping 4-byte loads, or three single bytes. */
+    if (n >= 4) {
+        uint32_t a, b;
+        memcpy(&a, p, 4);
+        memcpy(&b, p + n - 4, 4);
+        w = (uint64_t)a << 32 | b;
+    } else if (n > 0) {
+        w = (uint64_t)p[0] << 16 | (uint64_t)p[n / 2] << 8 | p[n - 1];
+    } else {
+        w = 0;
+    }
     return mix(h ^ mix(w));
 }
 

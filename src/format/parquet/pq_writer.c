@@ -77,27 +77,52 @@ static int cmp_unsigned(const uint8_t *a, size_t al, const uint8_t *b,
     return c ? c : (al > bl) - (al < bl);
 }
 
+/* The first 8 bytes of v as a big-endian number, zeros past len: when
+ * two values' keys differ, they order the values as memcmp does. */
+static uint64_t key8(const uint8_t *v, size_t len)
+{
+    uint64_t k = 0;
+    size_t i;
+
+    if (len >= 8)
+        return (uint64_t)v[0] << 56 | (uint64_t)v[1] << 48 |
+               (uint64_t)v[2] << 40 | (uint64_t)v[3] << 32 |
+               (uint64_t)v[4] << 24 | (uint64_t)v[5] << 16 |
+               (uint64_t)v[6] << 8 | (uint64_t)v[7];
+    for (i = 0; i < len; i++)
+        k |= (uint64_t)v[i] << (56 - 8 * i);
+    return k;
+}
+
 /* Takes the value just appended to l->values (its last len bytes) into
  * the page's extremes (see leaf.pext_has). */
 static void track_extremes(leaf *l, size_t len)
 {
     const uint8_t *base = (const uint8_t *)l->values.ptr;
     size_t off = l->values.len - len;
+    uint64_t k = key8(base + off, len);
 
     if (len > STAT_MAX_BYTES)
         l->pext_long = 1;
     if (!l->pext_has) {
         l->pmin_off = l->pmax_off = off;
         l->pmin_len = l->pmax_len = len;
+        l->pmin_key = l->pmax_key = k;
         l->pext_has = 1;
-    } else if (cmp_unsigned(base + off, len, base + l->pmin_off,
-                            l->pmin_len) < 0) {
+    } else if (k < l->pmin_key ||
+               (k == l->pmin_key &&
+                cmp_unsigned(base + off, len, base + l->pmin_off,
+                             l->pmin_len) < 0)) {
         l->pmin_off = off;
         l->pmin_len = len;
-    } else if (cmp_unsigned(base + off, len, base + l->pmax_off,
-                            l->pmax_len) > 0) {
+        l->pmin_key = k;
+    } else if (k > l->pmax_key ||
+               (k == l->pmax_key &&
+                cmp_unsigned(base + off, len, base + l->pmax_off,
+                             l->pmax_len) > 0)) {
         l->pmax_off = off;
         l->pmax_len = len;
+        l->pmax_key = k;
     }
 }
 

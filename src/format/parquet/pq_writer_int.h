@@ -78,6 +78,7 @@ typedef struct leaf {
      * value (both are functions of the set of values: the same result). */
     int pext_has, pext_long;     /* a value seen; one over STAT_MAX_BYTES */
     size_t pmin_off, pmin_len, pmax_off, pmax_len;
+    uint64_t pmin_key, pmax_key; /* their first 8 bytes, big-endian */
     stats st;                /* the current chunk's statistics */
     stats pst;               /* the current page's */
     fstats fs;               /* the file so far */
