@@ -469,6 +469,10 @@ static int request_locked(zb_rest *r, zb_ctx *ctx, const zb_rest_req *req,
 {
     char errbuf[CURL_ERROR_SIZE];
     int attempt = 0, reauthed = 0, timed_out = 0, rc;
+    /* A commit sent again after a 5xx reply: the first may have been
+     * partly processed (the REST spec warns of it), so a conflict now
+     * may be with our own commit. */
+    int resent_after_5xx = 0;
     outcome out;
 
     for (;;) {
@@ -528,8 +532,17 @@ static int request_locked(zb_rest *r, zb_ctx *ctx, const zb_rest_req *req,
                 r->token = NULL;
                 continue;
             }
-            if (retryable_status(req, resp) && attempt < r->max_retries)
+            if (retryable_status(req, resp) && attempt < r->max_retries) {
+                if (req->kind == ZB_REST_COMMIT && resp->status >= 500)
+                    resent_after_5xx = 1;
                 break;
+            }
+            if (resent_after_5xx && resp->status == 409)
+                return zb_fail(ctx, ZB_ETIMEOUT, "%s (%s %s): HTTP 409 "
+                               "after the commit was sent again following "
+                               "a server error: it may be our own first "
+                               "attempt that landed; outcome unknown",
+                               req->what, req->method, req->url);
             return fail_status(ctx, req, resp);
         }
         r->n_retries++;

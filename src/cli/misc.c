@@ -95,8 +95,7 @@ int zb_cli_engines_run(int argc, char **argv)
         if (local) {
             printf("  limitations: --snapshot-operation overwrite and "
                    "--dangling-delete-policy block\n"
-                   "               are not in this build; v3 tables are "
-                   "compacted only with new row ids\n");
+                   "               are not in this build\n");
             printf("  layout: $ZAMBONI_ROOT/configs/<warehouse>/"
                    "table-config.json\n");
         }

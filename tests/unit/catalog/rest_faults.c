@@ -231,6 +231,13 @@ static void test_catalog_rest__commit_faults(void)
     rest_server_fault(f.srv, RS_FAULT_409, 1, -1, "POST", "/tables/t");
     ZBT_RC(commit_prop(&f, t, "e", &t2), ZB_ECONFLICT);
     ZBT_CONTAINS(f.ctx.err.msg, "injected conflict");
+    /* A 409 to a commit sent again after a 503: the first attempt may
+     * have landed, so the outcome is unknown, not a conflict (whose
+     * clean-up would delete what that commit references). */
+    rest_server_fault(f.srv, RS_FAULT_503, 1, 0, "POST", "/tables/t");
+    rest_server_fault(f.srv, RS_FAULT_409, 1, -1, "POST", "/tables/t");
+    ZBT_RC(commit_prop(&f, t, "e", &t2), ZB_ETIMEOUT);
+    ZBT_CONTAINS(f.ctx.err.msg, "outcome unknown");
     /* A 429 that never ends: nothing committed, not an unknown outcome. */
     rest_server_fault(f.srv, RS_FAULT_429, 10, 0, "POST", "/tables/t");
     ZBT_RC(commit_prop(&f, t, "f", &t2), ZB_EIO);
