@@ -14,6 +14,10 @@
  *                                         *unsupported and logged, the
  *                                         file is written without them
  *
+ * A codec asked for without a level gets its own default level (as
+ * Iceberg leaves an unset level to the codec), not the level o had for
+ * its previous codec.
+ *
  * A value that does not parse is ZB_EINVAL naming the key and the value;
  * keys outside write.parquet.* are not this function's and are ignored.
  */
@@ -64,7 +68,7 @@ int pq_writer_opts_apply_properties(pq_writer_opts *o, zb_ctx *ctx,
 {
     static const char bloom[] = "write.parquet.bloom-filter-enabled.column.";
     size_t i;
-    int rc = ZB_OK;
+    int rc = ZB_OK, codec_before = o->codec, level_given = 0;
 
     *unsupported = 0;
     for (i = 0; kv && kv[i] && kv[i + 1]; i += 2) {
@@ -75,6 +79,7 @@ int pq_writer_opts_apply_properties(pq_writer_opts *o, zb_ctx *ctx,
             rc = parse_codec(&o->codec, v);
         } else if (strcmp(k, "write.parquet.compression-level") == 0) {
             rc = parse_level(&o->codec_level, v);
+            level_given = 1;
         } else if (strcmp(k, "write.parquet.row-group-size-bytes") == 0) {
             if ((rc = zb_str_to_u64(&n, v)) == ZB_OK && n > 0)
                 o->row_group_bytes = n;
@@ -100,5 +105,7 @@ int pq_writer_opts_apply_properties(pq_writer_opts *o, zb_ctx *ctx,
             return zb_fail(ctx, ZB_EINVAL, "table property %s: invalid "
                            "value '%s'", k, v);
     }
+    if (o->codec != codec_before && !level_given)
+        o->codec_level = 0;
     return ZB_OK;
 }
