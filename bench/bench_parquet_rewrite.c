@@ -12,6 +12,14 @@
  * Output files roll when the writer has written target bytes (default
  * 128 MiB). Prints rows/s, input MB/s, CPU seconds and the peak RSS, in
  * the form bench/duckdb_copy.mjs prints DuckDB's COPY of the same input.
+ *
+ * Like for like with DuckDB: both zstd level 3 (our default is the level
+ * Iceberg's unset write.parquet.compression-level means, zstd's default,
+ * which is 3; duckdb_copy.mjs asks for 3), each page one zstd frame, and
+ * the same columns PLAIN or dictionary-encoded. Unlike: our time includes the fsync of each
+ * output file and its folder (FileIO publishes only durable files);
+ * DuckDB's COPY does not fsync. On a shared machine compare the CPU
+ * seconds (or perf stat task-clock) and take the median of several runs.
  */
 #include <pthread.h>
 #include <stdio.h>
