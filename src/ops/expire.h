@@ -48,7 +48,8 @@
  * or one that does not read, stays). A concurrent commit only writes
  * higher versions, and a catalog only points at the current file, so
  * neither is touched. A store that cannot list falls back to the
- * entries the commit just dropped from the log. Nothing with
+ * entries the commit just dropped from the log; while the log still
+ * reaches the table's first version nothing is listed. Nothing with
  * gc.enabled=false or with write.metadata.delete-after-commit.enabled
  * set to false (the owner keeps them on purpose), nothing after
  * ZB_EUNSAFE or an unknown commit outcome; a dry run counts what would

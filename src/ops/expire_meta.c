@@ -19,9 +19,11 @@
  *      none a concurrent commit is writing now, none a catalog may point
  *      to. An entry without a version number leaves no floor: then only
  *      step 4 runs;
- *   3. the directory of the current metadata file is listed (only its
- *      own files, not subfolders) and each "*.metadata.json" file below
- *      the floor is a candidate;
+ *   3. unless the floor is the table's first version (00000, or v1 for
+ *      Hadoop names: the log was never trimmed, nothing fell out), the
+ *      directory of the current metadata file is listed (only its own
+ *      files count, not subfolders') and each "*.metadata.json" file
+ *      below the floor is a candidate;
  *   4. without a listing (the store cannot list), the candidates are the
  *      entries of base's log that the kept log no longer holds;
  *   5. a candidate is kept unless it is this table's: its table-uuid (read
@@ -116,6 +118,15 @@ static int is_kept(const meta_run *mr, const char *norm)
         if (strcmp(mr->kept[i], norm) == 0)
             return 1;
     return 0;
+}
+
+/* A v<N>.metadata.json name (Hadoop tables start at v1, others at 0). */
+static int name_is_hadoop(const char *uri)
+{
+    const char *s = strrchr(uri, '/');
+
+    s = s ? s + 1 : uri;
+    return s[0] == 'v' && s[1] >= '0' && s[1] <= '9';
 }
 
 static int ends_with(const char *s, const char *suffix)
@@ -355,8 +366,11 @@ int zb_expire__meta_plan(zb_expire_meta *out, const zb_table *t,
     }
     if ((rc = normalized(&mr.dir, &mr, dir_uri, 0)) < 0)
         goto done;
-    if (out->floor_version == 0) {
-        rc = ZB_OK;                    /* nothing is older than version 0 */
+    if (out->floor_version == 0 ||
+        (out->floor_version == 1 && name_is_hadoop(cur))) {
+        /* The log still reaches the table's first file (00000 or v1):
+         * no file has fallen out of it; no listing needed. */
+        rc = ZB_OK;
         goto done;
     }
     rc = ZB_EUNSUPPORTED;

@@ -15,6 +15,7 @@
 #include "expire_test.h"
 #include "ops/expire.h"
 #include "ops/orphans.h"
+#include "table/commit.h"
 #include "util/alloc.h"
 
 typedef int (*op_fn)(zb_op_target *t, zb_ctx *ctx);
@@ -41,11 +42,18 @@ static int run_orphans(zb_op_target *t, zb_ctx *ctx)
     return zb_remove_orphans(t, ctx, &o, &r);
 }
 
+/* With a previous-versions-max of 2: old metadata files to delete. */
+static int short_log;
+
 /* A folder table of 6 snapshots with a removed file and an old stray. */
 static void make_master(xp_env *e, const char *folder)
 {
     zb_table *t = xp_make_table(e, folder, NULL, 4, 5);
     char *path = xp_data_file(e, t, 1), stray[1200];
+    if (short_log) {
+        ice_kv kv = { "write.metadata.previous-versions-max", "2" };
+        xp_commit(e, &t, ice_update_set_properties(&kv, 1));
+    }
 
     xp_remove_file(e, &t, path);
     xp_append(e, &t, 5, 100);
@@ -109,6 +117,14 @@ static void torture(op_fn fn, int dry_run)
         for (i = 0; i < t->meta->n_snapshots; i++)
             ZBT_CHECK(xp_check_snapshot(&e, t, &t->meta->snapshots[i], 0) >
                       0);
+        for (i = 0; i < t->meta->n_metadata_log; i++) {
+            zb_buf b = ZB_BUF_INIT(1 << 16);   /* the log's files stay */
+            ZBT_OK_CTX(zb_table_resolve(&b, &e.ctx, t,
+                                        t->meta->metadata_log[i].metadata_file),
+                       &e.ctx);
+            ZBT_CHECK(xp_exists(zb_buf_cstr(&b)));
+            zb_buf_free(&b);
+        }
         zb_table_free(t);
         free(before);
         free(after);
@@ -129,6 +145,20 @@ static void test_ops_expire__torture(void)
     torture(run_expire, 0);
 }
 
+static void test_ops_expire__torture_metadata_dry_run(void)
+{
+    short_log = 1;
+    torture(run_expire, 1);
+    short_log = 0;
+}
+
+static void test_ops_expire__torture_metadata(void)
+{
+    short_log = 1;
+    torture(run_expire, 0);
+    short_log = 0;
+}
+
 static void test_ops_orphans__torture_dry_run(void)
 {
     torture(run_orphans, 1);
@@ -142,6 +172,8 @@ static void test_ops_orphans__torture(void)
 const zbt_case test_ops_expire_torture[] = {
     ZBT_CASE(test_ops_expire__torture_dry_run),
     ZBT_CASE(test_ops_expire__torture),
+    ZBT_CASE(test_ops_expire__torture_metadata_dry_run),
+    ZBT_CASE(test_ops_expire__torture_metadata),
     ZBT_CASE(test_ops_orphans__torture_dry_run),
     ZBT_CASE(test_ops_orphans__torture),
     ZBT_END
