@@ -392,10 +392,23 @@ function fromCanonical(v, t, node) {
 }
 
 // Field ids on the tree: the file's, else the name mapping's.
+// The repeated group between a LIST or MAP column and its element or
+// key/value has no name in a name mapping: the mapping passes through it.
+function isListOrMapMiddle(node, c) {
+  const kind = node.element?.converted_type ?? node.element?.logical_type?.type;
+  return c.element.repetition_type === 'REPEATED' && c.children.length > 0 &&
+    (kind === 'LIST' || kind === 'MAP' || kind === 'MAP_KEY_VALUE');
+}
+
 function assignIds(node, mapping) {
   for (const c of node.children) {
     let id = c.element.field_id;
     let sub = null;
+    if ((id === undefined || id === null) && mapping && isListOrMapMiddle(node, c)) {
+      c.fieldId = null;
+      assignIds(c, mapping);
+      continue;
+    }
     if (id === undefined || id === null) {
       const m = mapping?.find((e) => e.names?.includes(c.element.name));
       id = m ? m['field-id'] : undefined;
