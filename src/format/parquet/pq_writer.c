@@ -970,6 +970,16 @@ static uint64_t buffered(const pq_writer *w)
 
 #define SLICE_ROWS 4096
 
+/* After a flush within a slice: the page's gap may have grown, so the
+ * room reserved for the slice's values is reserved again. */
+static int rereserve(zb_ctx *ctx, leaf *l, size_t room)
+{
+    if (zb_buf_reserve(&l->values, room) < 0)
+        return zb_fail(ctx, ZB_ENOMEM, "column %s: page too large",
+                       l->node->name);
+    return ZB_OK;
+}
+
 /*
  * shred for a top-level primitive column (nothing above it): rows from..to
  * of a (batch offset included), its levels written in place and 4- and
@@ -1008,13 +1018,47 @@ static int shred_top(pq_writer *w, zb_ctx *ctx, leaf *l,
     if ((n->max_def > 0 && zb_buf_reserve(&l->defs, rows * 2) < 0) ||
         zb_buf_reserve(&l->values, room) < 0)
         return zb_fail(ctx, ZB_ENOMEM, "column %s: page too large", n->name);
-    for (r = from; r < to; r++) {
+    /* No nulls, 4- or 8-byte PLAIN values: whole runs up to the next
+     * page end at once (a page ends before the row that finds it full). */
+    r = from;
+    while (bits == NULL && width > 1 && !l->use_dict && r < to) {
+        size_t left, k, j;
+        if (vals_len(l) >= w->opts.page_bytes) {
+            if ((rc = flush_page(w, ctx, l)) < 0 ||
+                (rc = rereserve(ctx, l, room)) < 0)
+                return rc;
+            continue;
+        }
+        left = (size_t)w->opts.page_bytes - vals_len(l);
+        k = (left + width - 1) / width;
+        if (k > (size_t)(to - r))
+            k = (size_t)(to - r);
+        memcpy(l->values.ptr + l->values.len,
+               vals + (a->offset + r) * (int64_t)width, k * width);
+        if (floating)
+            for (j = 0; j < k; j++)
+                pq_write_metrics__nan(l, (const uint8_t *)l->values.ptr +
+                                             l->values.len + j * width);
+        l->values.len += k * width;
+        if (n->max_def > 0) {
+            uint16_t d = (uint16_t)n->max_def;
+            for (j = 0; j < k; j++)
+                memcpy(l->defs.ptr + l->defs.len + 2 * j, &d, 2);
+            l->defs.len += 2 * k;
+        }
+        l->page_levels += k;
+        l->page_values += k;
+        l->page_plain_bytes += k * width;
+        r += (int64_t)k;
+    }
+    for (; r < to; r++) {
         int64_t p = a->offset + r;
         int valid = bits == NULL || zb_arrow_bit(bits, p);
 
         if ((vals_len(l) + l->indices.len >= w->opts.page_bytes ||
              (l->use_dict && dictionary_done(w, l))) &&
-            (rc = flush_page(w, ctx, l)) < 0)
+            ((rc = flush_page(w, ctx, l)) < 0 ||
+             (rc = rereserve(ctx, l, room)) < 0))
             return rc;
         if (n->max_def > 0) {
             uint16_t d = valid ? (uint16_t)n->max_def : 0;
