@@ -19,6 +19,9 @@
 
 #include <pthread.h>
 #include <string.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include "exec/pool.h"
 #include "ops/compact_int.h"
@@ -68,6 +71,21 @@ typedef struct job {
     run_progress *progress;
 } job;
 
+/*
+ * A group's buffers (the writer's row group, the reader's, the sort's)
+ * are freed when it ends, but an allocator that keeps freed blocks (the
+ * CLI's, zb_alloc_tune_process) keeps them in the arena of the pool
+ * thread that ran the group: the process would hold a group's peak per
+ * thread, outside the budget. They go back to the system before the
+ * reservation does.
+ */
+static void give_back_memory(void)
+{
+#if defined(__GLIBC__)
+    (void)malloc_trim(0);
+#endif
+}
+
 static int run_job(void *arg)
 {
     job *j = arg;
@@ -88,6 +106,7 @@ static int run_job(void *arg)
     else
         rc = zb_compact__rewrite(j->g, j->arena, j->io, &j->ctx, j->table,
                                  j->o, j->target, &res);
+    give_back_memory();
     zb_budget_release(&res);
     j->rc = rc;
     if (rc < 0)

@@ -172,7 +172,10 @@ typedef struct zb_compact_opts {
     const zb_compact_sort_field *sort_fields;
     size_t n_sort_fields;
     unsigned zorder_bits;          /* 0: 16; columns * bits <= 62 */
-    uint64_t sort_memory_bytes;    /* a group's sort; 0: 128 MiB */
+    uint64_t sort_memory_bytes;    /* a group's sort; 0: 128 MiB, less
+                                      where the group would not fit
+                                      max_group_memory_bytes (or the
+                                      budget's limit), down to 16 MiB */
     /* A group's equality-delete key sets before they spill to TMPDIR
      * (plan/scan_read.h eq_memory_bytes); 0: 64 MiB. */
     uint64_t eq_memory_bytes;

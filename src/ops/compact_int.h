@@ -40,9 +40,21 @@ int zb_compact__rewrite(zb_compact_group *g, zb_arena *arena, zb_io *io,
                         const zb_compact_opts *o, int64_t target,
                         zb_reservation *res);
 
-/* The sort part of g's estimate (0 for binpack); g NULL: the cap. */
+/*
+ * The sort part of g's estimate (0 for binpack); g NULL: the cap. With
+ * the default sort memory and max_bytes (a group's allowed memory, 0:
+ * none) it is cut so that the group's estimate fits max_bytes, down to
+ * ZB_COMPACT_SORT_MIN_BYTES.
+ */
+#define ZB_COMPACT_SORT_MIN_BYTES ((uint64_t)16 << 20)
 uint64_t zb_compact__sort_memory(const zb_compact_opts *o,
-                                 const zb_compact_group *g);
+                                 const zb_compact_group *g, int64_t target,
+                                 uint64_t max_bytes);
+
+/* The memory a group may have: max_group_memory_bytes, else budget's
+ * limit (budget may be NULL); 0: no limit. */
+uint64_t zb_compact__max_group_memory(const zb_compact_opts *o,
+                                      zb_budget *budget);
 
 /* Deletes g's output files, best effort, keeping ctx->err. */
 void zb_compact__drop_outputs(zb_compact_group *g, zb_io *io, zb_ctx *ctx);

@@ -163,6 +163,14 @@ static int cmp_size_desc(const void *pa, const void *pb)
     return strcmp(a->task.data.file->file_path, b->task.data.file->file_path);
 }
 
+uint64_t zb_compact__max_group_memory(const zb_compact_opts *o,
+                                      zb_budget *budget)
+{
+    if (o != NULL && o->max_group_memory_bytes > 0)
+        return o->max_group_memory_bytes;
+    return budget != NULL ? zb_budget_limit_bytes(budget) : 0;
+}
+
 uint64_t zb_compact__eq_memory(const zb_compact_opts *o)
 {
     return o != NULL && o->eq_memory_bytes ? o->eq_memory_bytes
@@ -191,9 +199,10 @@ uint64_t zb_compact__group_memory(const zb_compact_group *g,
 }
 
 uint64_t zb_compact__sort_memory(const zb_compact_opts *o,
-                                 const zb_compact_group *g)
+                                 const zb_compact_group *g, int64_t target,
+                                 uint64_t max_bytes)
 {
-    uint64_t cap;
+    uint64_t cap, base;
 
     if (o == NULL || o->strategy == ZB_COMPACT_BINPACK)
         return 0;
@@ -201,6 +210,16 @@ uint64_t zb_compact__sort_memory(const zb_compact_opts *o,
     /* No more than the group's rows decoded, generously. */
     if (g != NULL && g->bytes < cap / 8)
         cap = g->bytes * 8 + ((uint64_t)1 << 20);
+    /* The default gives way to the memory a group may have: the sort
+     * spills sooner instead of the group being refused. */
+    if (o->sort_memory_bytes == 0 && g != NULL && max_bytes > 0) {
+        base = zb_compact__group_memory(g, target,
+                                        zb_compact__batch_rows(o, target, g),
+                                        zb_compact__eq_memory(o));
+        if (base + cap > max_bytes)
+            cap = max_bytes > base + ZB_COMPACT_SORT_MIN_BYTES
+                      ? max_bytes - base : ZB_COMPACT_SORT_MIN_BYTES;
+    }
     return cap;
 }
 
@@ -288,7 +307,9 @@ static int cut_bin(zb_compact_plan *p, zb_vec *groups, zb_vec *skips,
             g, p->target_file_bytes,
             zb_compact__batch_rows(o, p->target_file_bytes, g),
             zb_compact__eq_memory(o)) +
-            zb_compact__sort_memory(o, g);
+            zb_compact__sort_memory(o, g, p->target_file_bytes,
+                                    zb_compact__max_group_memory(
+                                        o, ctx->budget));
         i = j;
     }
     return ZB_OK;

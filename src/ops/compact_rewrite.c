@@ -654,7 +654,11 @@ int zb_compact__rewrite(zb_compact_group *g, zb_arena *arena, zb_io *io,
         ((rc = zb_compact__sort_fields(&sf, &n_sf, &s.stamp, ctx, m,
                                        o)) < 0 ||
          (rc = zb_compact__xsort_new(&s.xs, ctx, &s.schema, o, sf, n_sf,
-                                     zb_compact__sort_memory(o, g),
+                                     zb_compact__sort_memory(
+                                         o, g, target,
+                                         zb_compact__max_group_memory(
+                                             o, res != NULL ? res->budget
+                                                            : NULL)),
                                      zb_compact__batch_rows(o, target, g),
                                      res, table->ident)) < 0))
         goto done;
