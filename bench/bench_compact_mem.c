@@ -81,7 +81,7 @@ typedef struct cfg {
 typedef struct child_out {
     int rc;
     uint64_t groups, files_added, bytes_added, rows_written;
-    uint64_t spilled, runs, est_peak, live_peak;
+    uint64_t spilled, runs, est_peak, live_peak, plan_rows;
     char msg[512];
 } child_out;
 
@@ -530,6 +530,7 @@ static void child_run(int fd, zb_catalog *cat, zb_io *io, const char *tdir,
     co.bytes_added = r.bytes_added;
     co.rows_written = r.rows_written;
     co.est_peak = r.plan.est_peak_memory_bytes;
+    co.plan_rows = r.plan.rows;
     for (i = 0; i < r.plan.n_groups; i++) {
         co.spilled += r.plan.groups[i].sort_spilled_bytes;
         co.runs += r.plan.groups[i].sort_runs;
@@ -677,7 +678,8 @@ static int run(const cfg *c, const char *mode, const ice_data_file *df,
                zb_rc_name(co.rc), co.msg);
         ok = 0;
     } else {
-        ok = co.rows_written == rows && (uint64_t)rss_mib < c->limit_mib;
+        ok = co.rows_written == co.plan_rows &&
+             (uint64_t)rss_mib < c->limit_mib;
         printf("%-7s: rows %llu, input %.2f GiB (%zu files), output %llu "
                "files (%.2f GiB) in %llu group(s), %.1f s, %.0f rows/s, "
                "peak RSS %ld MiB (allocated at most %llu MiB), spilled "
@@ -687,15 +689,17 @@ static int run(const cfg *c, const char *mode, const ice_data_file *df,
                (double)bytes / (1 << 30), n,
                (unsigned long long)co.files_added,
                (double)co.bytes_added / (1 << 30),
-               (unsigned long long)co.groups, secs, (double)rows / secs,
+               (unsigned long long)co.groups, secs,
+               (double)co.rows_written / secs,
                rss_mib, (unsigned long long)(co.live_peak >> 20),
                (double)co.spilled / (1 << 30),
                (unsigned long long)co.runs,
                (unsigned long long)(co.est_peak >> 20),
                ok ? "PASS" : "FAIL", (unsigned long long)c->limit_mib);
-        if (co.rows_written != rows)
-            printf("  rows written %llu != rows in %llu\n",
-                   (unsigned long long)co.rows_written,
+        if (co.rows_written != co.plan_rows)
+            printf("  rows written %llu != rows of the groups %llu (table: "
+                   "%llu)\n", (unsigned long long)co.rows_written,
+                   (unsigned long long)co.plan_rows,
                    (unsigned long long)rows);
         if (sort && check_sorted(cat, io, tdir) < 0)
             ok = 0;
