@@ -32,6 +32,11 @@
 #define ZB_CLI_ADD_FILES_HELP NULL
 #define ZB_CLI_ADD_FILES_RUN NULL
 #endif
+#ifdef ZB_CLI_HAVE_DOCTOR
+#define ZB_CLI_DOCTOR_RUN zb_cli_doctor_run
+#else
+#define ZB_CLI_DOCTOR_RUN NULL
+#endif
 #ifdef ZB_CLI_HAVE_COMPACT
 #define ZB_CLI_COMPACT_VERB(fn) fn
 #else
@@ -64,6 +69,8 @@ const zb_cli_command zb_cli_commands[] = {
       NULL, ZB_CLI_VERB(zb_cli_op_run) },
     { "remove-orphans", "delete old files that no metadata references",
       NULL, ZB_CLI_VERB(zb_cli_op_run) },
+    { "doctor", "check the setup and whether a table is usable", NULL,
+      ZB_CLI_DOCTOR_RUN },
     { "describe", "show a table's files, deletes and findings", NULL,
       ZB_CLI_VERB(zb_cli_describe_run) },
     { "plan", "show the compaction plan of a table", NULL,

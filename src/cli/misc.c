@@ -8,6 +8,9 @@
  *   zamboni table-config summary FILE [--table T]
  *   zamboni table-config generate [-o FILE] [--namespace NS] [--force]
  *                                       (cli/verbs_generate.c)
+ *   zamboni table-config from-catalog CAT [-o FILE] [--namespace NS]
+ *                                       [--no-evolution]: generate from
+ *                                       the catalog CAT
  *   zamboni validate-config FILE        = table-config validate FILE
  */
 #define ZB_MODULE "cli"
@@ -109,8 +112,11 @@ static int run_generate(const zb_verb_args *a)
     zb_ctx ctx;
     int rc;
 
-    if (a->n_pos > 1)
+    if (a->n_pos > (a->from_catalog ? 2u : 1u))
         return zb_verb_usage(a->verb, "generate takes no FILE (use -o)");
+    if (a->no_evolution && !a->from_catalog)
+        return zb_verb_usage(a->verb, "--no-evolution goes with "
+                             "from-catalog");
     memset(&env, 0, sizeof env);
     zb_ctx_init(&ctx);
     if ((rc = zb_verb_env_open(&env, &ctx, a)) == ZB_OK)
@@ -145,13 +151,20 @@ int zb_cli_table_config_run(int argc, char **argv)
         goto done;
     }
     what = a->pos[0];
+    if (strcmp(what, "from-catalog") == 0) {
+        char uri[4096];
+
+        if ((code = zb_verb_from_catalog_args(a, uri, sizeof uri)) == 0)
+            code = run_generate(a);
+        goto done;
+    }
     if (strcmp(what, "generate") == 0) {
         code = run_generate(a);
         goto done;
     }
     if (strcmp(what, "validate") != 0 && strcmp(what, "summary") != 0) {
         code = zb_verb_usage(a->verb, "unknown action '%s' (validate, "
-                             "summary or generate)", what);
+                             "summary, generate or from-catalog)", what);
         goto done;
     }
     file = a->n_pos > 1 ? a->pos[1] : a->table_config;

@@ -35,7 +35,8 @@ enum {
     ZB_VERB_WAREHOUSES = 1u << 9,
     ZB_VERB_ENGINES = 1u << 10,
     ZB_VERB_TABLE_CONFIG = 1u << 11,
-    ZB_VERB_DEMO = 1u << 12
+    ZB_VERB_DEMO = 1u << 12,
+    ZB_VERB_DOCTOR = 1u << 13
 };
 
 #define ZB_VERB_MAX_TABLES 4096
@@ -53,6 +54,8 @@ typedef struct zb_verb_args {
     const char *output;            /* table-config generate -o */
     const char *namespace_filter;  /* table-config generate --namespace */
     int overwrite;                 /* table-config generate --force */
+    int from_catalog;              /* table-config from-catalog CAT */
+    int no_evolution;              /* from-catalog --no-evolution */
     zb_maint_opts mo;              /* overrides (ops/maintenance.h) */
     /* compaction flags taken for compatibility (see the help) */
     const char *memory_mode;
@@ -150,6 +153,13 @@ void zb_verb_section_of(char *out, size_t size, const char *key);
  */
 int zb_verb_generate(zb_verb_env *env, zb_ctx *ctx, const zb_verb_args *a);
 
+/*
+ * `table-config from-catalog CAT`: generate with the catalog given as
+ * pos[1] (a URI --uri takes, or a SQLite database file, whose text is
+ * kept in uri[size]); sets a->from_catalog. Returns 0 or exit code 2.
+ */
+int zb_verb_from_catalog_args(zb_verb_args *a, char *uri, size_t size);
+
 /* Run entry points (argv[0] is the verb); each returns an exit code. */
 int zb_cli_op_run(int argc, char **argv);          /* the six verbs */
 int zb_cli_maintenance_run(int argc, char **argv);
@@ -160,6 +170,7 @@ int zb_cli_engines_run(int argc, char **argv);
 int zb_cli_table_config_run(int argc, char **argv);
 int zb_cli_validate_config_run(int argc, char **argv);
 int zb_cli_demo_run(int argc, char **argv);
+int zb_cli_doctor_run(int argc, char **argv);   /* cli/verbs_doctor.c */
 
 /* --status (cli/status.c): one table's counts. */
 typedef struct zb_status_row {

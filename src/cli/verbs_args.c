@@ -29,7 +29,7 @@
 #define COMPACTION (ZB_VERB_MAINTENANCE | ZB_VERB_COMPACT |               \
                     ZB_VERB_DESCRIBE | ZB_VERB_PLAN)
 #define CATALOG (OPS | ZB_VERB_DESCRIBE | ZB_VERB_PLAN | ZB_VERB_WAREHOUSES | \
-                 ZB_VERB_TABLE_CONFIG)
+                 ZB_VERB_TABLE_CONFIG | ZB_VERB_DOCTOR)
 
 typedef enum flag_id {
     F_DRY_RUN, F_YES, F_TABLE_CONFIG, F_STATUS, F_VERBOSE, F_PROFILE, F_ENV,
@@ -37,7 +37,8 @@ typedef enum flag_id {
     F_TARGET, F_MIN_FILES, F_REWRITE_ALL, F_PARTIAL, F_MEMORY_MODE,
     F_MEMORY_BUDGET, F_READ_AHEAD, F_READ_AHEAD_FILES, F_TEMP_DIR,
     F_SORT_BY, F_SORT_TABLE, F_BRANCH, F_SNAP_OP, F_DANGLING_POLICY,
-    F_MAX_AGE, F_MIN_KEEP, F_OLDER_THAN, F_MIN_MANIFESTS, F_TABLE, F_FORCE, F_JSON, F_OUTPUT, F_NAMESPACE, F_OVERWRITE
+    F_MAX_AGE, F_MIN_KEEP, F_OLDER_THAN, F_MIN_MANIFESTS, F_TABLE, F_FORCE, F_JSON, F_OUTPUT, F_NAMESPACE, F_OVERWRITE,
+    F_NO_EVOLUTION
 } flag_id;
 
 typedef struct flag_def {
@@ -63,10 +64,18 @@ static const flag_def flags[] = {
       "print one JSON document for the run (tables, each operation's\n"
       "status, exit code, report lines and timing; --status counts)\n"
       "instead of the lines (default: lines)" },
+    { "--json", F_JSON, NULL, ZB_VERB_DOCTOR,
+      "print one JSON document (each check, usable, reason) instead of\n"
+      "the lines (default: lines)" },
+    { "--memory-budget-bytes", F_MEMORY_BUDGET, "N", ZB_VERB_DOCTOR,
+      "the memory budget to check against the memory limit (cgroup v2\n"
+      "memory.max, else physical memory); default: none set" },
+    { "--temp-directory", F_TEMP_DIR, "DIR", ZB_VERB_DOCTOR,
+      "the spill folder to check; default $TMPDIR, else /tmp" },
     { "--verbose", F_VERBOSE, NULL, ZB_VERB_MAINTENANCE,
       "print each operation's timing and the settings' origins" },
     { "--table-config", F_TABLE_CONFIG, "FILE",
-      OPS | COMPACTION | ZB_VERB_TABLE_CONFIG,
+      OPS | COMPACTION | ZB_VERB_TABLE_CONFIG | ZB_VERB_DOCTOR,
       "per-table settings (table-config.json version 2); default:\n"
       "$ZAMBONI_ROOT/configs/<warehouse>/table-config.json when it exists.\n"
       "Its \"warehouse\" must equal --warehouse (exit 3 otherwise)" },
@@ -78,6 +87,9 @@ static const flag_def flags[] = {
       "generate: only this namespace's tables (default: every namespace)" },
     { "--force", F_OVERWRITE, NULL, ZB_VERB_TABLE_CONFIG,
       "generate: replace an existing output file (default: exit 2)" },
+    { "--no-evolution", F_NO_EVOLUTION, NULL, ZB_VERB_TABLE_CONFIG,
+      "from-catalog: disable partition evolution in the defaults\n"
+      "(default: day -> month after 90 days, spelled out)" },
     { "--warehouse", F_SETTING, "W", CATALOG | ZB_VERB_TABLE_CONFIG,
       "the warehouse (alias --db); default ZAMBONI_WAREHOUSE, then\n"
       "warehouse: in zamboni.yml; selects\n"
@@ -220,14 +232,28 @@ static const verb_doc docs[] = {
       "Lists each engine, each operation, what it supports and whether it\n"
       "previews. Read-only." },
     { ZB_VERB_TABLE_CONFIG, "table-config",
-      "validate|summary FILE, or generate [-o FILE]",
+      "validate|summary FILE, generate, from-catalog CAT",
       "validate: checks a table-config.json (exit 0 valid, 2 invalid with the\n"
       "key path and rule); --warehouse W also checks its warehouse (exit 3).\n"
       "summary: every effective setting, \"(default)\" for built-in values.\n"
       "generate: writes a table-config.json for the tables of the configured\n"
       "catalog (needs --warehouse): the built-in values spelled out as its\n"
       "defaults, each table's partition spec; format version 1 tables are\n"
-      "skipped. Validate and summary read no catalog." },
+      "skipped. from-catalog CAT: generate from the catalog CAT (a URI as\n"
+      "--uri takes, or a SQLite database file) instead of the configured\n"
+      "one, with the partition evolution rule spelled out in the defaults\n"
+      "(--no-evolution: disabled). Validate and summary read no catalog." },
+    { ZB_VERB_DOCTOR, "doctor", "[TABLE] [options]",
+      "Checks what Zamboni needs, one line each: the configuration resolves\n"
+      "(flags, ZAMBONI_*, .env, zamboni.yml, table config), the catalog is\n"
+      "reachable, the temporary folder is writable (free space), the memory\n"
+      "limit against --memory-budget-bytes, the build's Parquet codecs.\n"
+      "With TABLE also: the table loads, its format version is supported,\n"
+      "its current snapshot plans (every manifest read) and it uses no\n"
+      "feature this build lacks (encryption, unknown transforms, ...).\n"
+      "Ends with \"usable: True|False\" and \"reason: ...\" (the first\n"
+      "blocking problem). Read-only (the temporary-folder check writes and\n"
+      "removes one empty file). Exit 0 usable, 1 not usable, 2 usage." },
     { ZB_VERB_DEMO, "demo", "[DIR]",
       "Creates a demo under DIR (default ./zamboni-demo): a warehouse \"demo\"\n"
       "in an embedded SQLite catalog (DIR/catalog.db), DIR/zamboni.yml,\n"
@@ -279,7 +305,7 @@ void zb_verb_help(FILE *out, unsigned bit)
         fprintf(out, "\nWith --dry-run it previews and ends with\n"
                      "  dry run -- nothing changed; re-run without --dry-run to %s\n",
                 trailer_of(bit));
-    if (bit & (OPS | ZB_VERB_DESCRIBE | ZB_VERB_PLAN))
+    if (bit & (OPS | ZB_VERB_DESCRIBE | ZB_VERB_PLAN | ZB_VERB_DOCTOR))
         fputs("\nTABLE is namespace.table in the configured catalog, or the path\n"
               "or file: URI of a table folder (a name holding a slash, starting\n"
               "with file:, or an existing directory).\n",
@@ -590,6 +616,7 @@ int zb_verb_parse(zb_verb_args *a, unsigned bit, int argc, char **argv,
             case F_FORCE: a->mo.orphans_force = 1; break;
             case F_JSON: a->json = 1; break;
             case F_OVERWRITE: a->overwrite = 1; break;
+            case F_NO_EVOLUTION: a->no_evolution = 1; break;
             default: break;
             }
             continue;
@@ -610,7 +637,8 @@ int zb_verb_parse(zb_verb_args *a, unsigned bit, int argc, char **argv,
     if (a->n_pos < min_pos)
         return zb_verb_usage(a->verb, "%s",
                              bit == ZB_VERB_TABLE_CONFIG
-                                 ? "missing validate, summary or generate"
+                                 ? "missing validate, summary, generate "
+                                   "or from-catalog"
                                  : "missing TABLE (a table folder or "
                                    "namespace.table)");
     return ZB_EXIT_OK;

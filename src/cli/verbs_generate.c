@@ -12,6 +12,12 @@
  * shows what maintenance will do and is the place to change it. The text
  * is parsed back with the table-config reader before it is written; an
  * existing output file is kept unless --force (exit 2).
+ *
+ * `table-config from-catalog CAT --warehouse W [-o FILE] [--namespace NS]
+ * [--no-evolution]` is the same run on the catalog CAT (as --uri would
+ * name it) in place of the configured one; its defaults also spell out
+ * the partition evolution rule a file without defaults would get (day ->
+ * month after 90 days), or disable evolution with --no-evolution.
  */
 #define ZB_MODULE "cli"
 
@@ -159,7 +165,7 @@ static json_t *table_block(const zb_table *t, const char *ident)
     return b;
 }
 
-static json_t *defaults_block(void)
+static json_t *builtin_defaults(void)
 {
     return json_pack(
         "{sis{s{sbsisi}s{sbsi}s{sb}s{sbsi}}}", "min_input_files", 2,
@@ -168,6 +174,24 @@ static json_t *defaults_block(void)
         "remove_orphan_files", "enabled", 1, "older_than_days", 3,
         "remove_dangling_deletes", "enabled", 1, "rewrite_manifests",
         "enabled", 1, "min_input_manifests", 2);
+}
+
+/* from-catalog also spells out (or disables) partition evolution. */
+static json_t *defaults_block(const zb_verb_args *a)
+{
+    json_t *b = builtin_defaults(), *ev;
+
+    if (b == NULL || !a->from_catalog)
+        return b;
+    ev = a->no_evolution
+             ? json_pack("{sb}", "enabled", 0)
+             : json_pack("{sbs[{sssssi}]}", "enabled", 1, "rules", "from",
+                         "day", "to", "month", "older_than_days", 90);
+    if (ev == NULL || json_object_set_new(b, "partition_evolution", ev) < 0) {
+        json_decref(b);
+        return NULL;
+    }
+    return b;
 }
 
 /* Adds ident's block under namespaces.NS.tables.NAME. */
@@ -231,7 +255,7 @@ int zb_verb_generate(zb_verb_env *env, zb_ctx *ctx, const zb_verb_args *a)
         goto done;
     qsort(tables.v, tables.n, sizeof *tables.v, cmp_str);
     doc = json_pack("{sisssoso}", "version", 2, "warehouse", wh, "defaults",
-                    defaults_block(), "namespaces", json_object());
+                    defaults_block(a), "namespaces", json_object());
     if (doc == NULL) {
         rc = zb_fail_oom(ctx);
         goto done;
@@ -295,4 +319,31 @@ done:
     free_names(&nsl);
     free_names(&tables);
     return rc;
+}
+
+int zb_verb_from_catalog_args(zb_verb_args *a, char *uri, size_t size)
+{
+    const char *cat = a->n_pos > 1 ? a->pos[1] : NULL;
+    const char *flag = a->setting_flags[ZB_SET_URI];
+    struct stat st;
+
+    if (cat == NULL || cat[0] == '\0')
+        return zb_verb_usage(a->verb, "from-catalog needs CAT (a catalog "
+                             "URI: http(s)://, sqlite:PATH, postgresql://, "
+                             "or a SQLite database file)");
+    if (strstr(cat, "://") == NULL && strncmp(cat, "sqlite:", 7) != 0) {
+        if (stat(cat, &st) != 0 || !S_ISREG(st.st_mode))
+            return zb_verb_usage(a->verb, "from-catalog: %s is neither a "
+                                 "catalog URI nor a SQLite database file",
+                                 cat);
+        if ((size_t)snprintf(uri, size, "sqlite:%s", cat) >= size)
+            return zb_verb_usage(a->verb, "from-catalog: path too long");
+        cat = uri;
+    }
+    if (flag != NULL && strcmp(flag, cat) != 0)
+        return zb_verb_usage(a->verb, "from-catalog: CAT %s and --uri %s "
+                             "disagree (give one)", cat, flag);
+    a->setting_flags[ZB_SET_URI] = cat;
+    a->from_catalog = 1;
+    return 0;
 }
