@@ -16,6 +16,7 @@
 
 #include "ops/add_files.h"
 #include "ops/add_files_int.h"
+#include "ops/reach.h"
 #include "ops/table_write.h"
 #include "catalog/catalog_retry.h"
 #include "table/commit.h"
@@ -36,6 +37,13 @@ typedef struct af_src {
     uint64_t size;
 } af_src;
 
+/* A file's path in the form paths are compared in (zb_reach_normalize),
+ * with the file it came from. */
+typedef struct af_norm {
+    const char *norm;
+    const af_src *src;
+} af_norm;
+
 /* A key=value directory level. */
 typedef struct af_kv {
     const char *key, *value;       /* URL-decoded; value NULL: hive null */
@@ -48,6 +56,7 @@ typedef struct af_run {
     zb_arena *arena;
     af_src *src;
     size_t n_src, cap_src;
+    af_norm *norms;                /* n_src, sorted by norm */
     ice_data_file *files;
     size_t n_files;
     uint64_t skipped;
@@ -113,12 +122,36 @@ static int looks_parquet(af_run *run, const char *uri, uint64_t size)
     return memcmp(head, "PAR1", 4) == 0 && memcmp(tail, "PAR1", 4) == 0;
 }
 
+/* 1 when a directory of uri below the source root is hidden or
+ * temporary (Spark's and Hive's listings leave these out): a name that
+ * starts with '.' (.spark-staging, .hive-staging), or with '_' and has
+ * no '=' (_temporary; "_k=v" is a partition directory). */
+static int in_hidden_dir(const af_run *run, const char *uri)
+{
+    size_t rl = strlen(run->root);
+    const char *p = strncmp(uri, run->root, rl) == 0 ? uri + rl : uri;
+    const char *slash;
+
+    if (p == uri)
+        return 0;                  /* not below the root: nothing to judge */
+    while (*p == '/')
+        p++;
+    while ((slash = strchr(p, '/')) != NULL) {
+        size_t n = (size_t)(slash - p);
+        if (n > 0 && (p[0] == '.' ||
+                      (p[0] == '_' && memchr(p, '=', n) == NULL)))
+            return 1;
+        p = slash + 1;
+    }
+    return 0;
+}
+
 static int consider(af_run *run, const char *uri, uint64_t size)
 {
     const char *b = base_name(uri);
     int rc;
 
-    if (b[0] == '.' || b[0] == '_') {
+    if (b[0] == '.' || b[0] == '_' || in_hidden_dir(run, uri)) {
         run->skipped++;
         return ZB_OK;
     }
@@ -148,8 +181,20 @@ static int list_source(af_run *run)
     char abs[PATH_MAX];
     int rc;
 
-    /* A local path is made absolute: manifests name files absolutely. */
-    if (strstr(src, "://") == NULL && strncmp(src, "file:", 5) != 0) {
+    /* A local path, file: URIs among them, is made a plain absolute path:
+     * the one form the table names local files in. */
+    if (strncasecmp(src, "file:", 5) == 0) {
+        zb_buf local = ZB_BUF_INIT(PATH_MAX);
+        if ((rc = zb_reach_normalize(&local, ctx, src)) < 0)
+            return rc;
+        if (realpath(zb_buf_cstr(&local), abs) == NULL) {
+            zb_buf_free(&local);
+            return zb_fail(ctx, ZB_ENOTFOUND, "source %s does not exist",
+                           src);
+        }
+        zb_buf_free(&local);
+        src = abs;
+    } else if (strstr(src, "://") == NULL) {
         if (realpath(src, abs) == NULL)
             return zb_fail(ctx, ZB_ENOTFOUND, "source %s does not exist",
                            src);
@@ -549,6 +594,15 @@ static const ice_column_metrics *column_of(const ice_data_file_metrics *dm,
     return NULL;
 }
 
+/* Whether a transform keeps order (a <= b gives t(a) <= t(b)), so that
+ * equal transforms of the bounds mean one partition for the whole file. */
+static int keeps_order(ice_transform_kind k)
+{
+    return k == ICE_TR_IDENTITY || k == ICE_TR_TRUNCATE ||
+           k == ICE_TR_YEAR || k == ICE_TR_MONTH || k == ICE_TR_DAY ||
+           k == ICE_TR_HOUR;
+}
+
 /* One partition value from the source column's whole bounds. */
 static int value_from_stats(ice_value *out, af_run *run, const af_plan *p,
                             const af_src *s, size_t i,
@@ -581,8 +635,19 @@ static int value_from_stats(ice_value *out, af_run *run, const af_plan *p,
     if ((rc = ice_value_from_bytes(&lo, ctx, &st->prim, c->lower,
                                    c->lower_len)) < 0 ||
         (rc = ice_value_from_bytes(&hi, ctx, &st->prim, c->upper,
-                                   c->upper_len)) < 0 ||
-        (rc = ice_transform_apply(&tlo, ctx, &p->tr[i], &lo)) < 0 ||
+                                   c->upper_len)) < 0)
+        return zb_err_prefix(ctx, "%s: partition field %s", s->uri,
+                             pf->name);
+    /* The bounds' transforms tell the partition of every value between
+     * them only when the transform keeps order; bucket (and any other)
+     * does not: then the column must hold one value. */
+    if (!keeps_order(p->tr[i].kind) && ice_value_cmp(&lo, &hi) != 0)
+        return zb_fail(ctx, ZB_EREFUSED, "%s: partition field %s: its "
+                       "column holds several values and transform %s does "
+                       "not keep order, so the file's partition cannot be "
+                       "told from its bounds; a data file must hold one "
+                       "partition", s->uri, pf->name, pf->transform);
+    if ((rc = ice_transform_apply(&tlo, ctx, &p->tr[i], &lo)) < 0 ||
         (rc = ice_transform_apply(&thi, ctx, &p->tr[i], &hi)) < 0)
         return zb_err_prefix(ctx, "%s: partition field %s", s->uri,
                              pf->name);
@@ -762,6 +827,119 @@ static int check_required(af_run *run, const af_plan *p, const af_src *s,
     return ZB_OK;
 }
 
+/* Whether a key=value directory gives an identity partition field's
+ * value (partition_of takes it: the field's name or its column's). */
+static int key_is_identity(const af_plan *p, const char *key)
+{
+    size_t i;
+
+    for (i = 0; i < p->spec->n_fields; i++) {
+        const ice_partition_field *pf = &p->spec->fields[i];
+        const ice_field *sf;
+
+        if (p->tr[i].kind != ICE_TR_IDENTITY)
+            continue;
+        sf = ice_schema_find_field(p->schema, pf->source_id);
+        if (strcmp(pf->name, key) == 0 ||
+            (sf != NULL && strcmp(sf->name, key) == 0))
+            return 1;
+    }
+    return 0;
+}
+
+/*
+ * key=value directories naming a top-level column that no identity
+ * partition field takes: the directory's value would be lost (the column
+ * reads what the file holds, null when it lacks it). Such a file is
+ * refused unless it holds the column with every value equal to the
+ * directory's (or lacks it and the directory says null).
+ */
+static int check_other_keys(af_run *run, const af_plan *p, const af_src *s,
+                            const af_columns *cols, const pq_write_result *res)
+{
+    zb_ctx *ctx = run->ctx;
+    const ice_type *root = p->schema->root;
+    ice_data_file_metrics dm;
+    int have_dm = 0;
+    af_kv kv[AF_MAX_KEYS];
+    size_t n_kv, k, i, j;
+    int rc;
+
+    if ((rc = hive_keys(kv, &n_kv, run->arena, ctx, s->rel)) < 0)
+        return rc;
+    for (k = 0; k < n_kv; k++) {
+        const char *text = kv[k].value ? kv[k].value : HIVE_NULL;
+        const ice_field *f = NULL;
+        const ice_column_metrics *c;
+        ice_value v, lo, hi;
+        const char *why = "";
+        int in_file = 0, all_null;
+
+        for (i = 0; i < root->n_fields && f == NULL; i++)
+            if (strcmp(root->fields[i].name, kv[k].key) == 0)
+                f = &root->fields[i];
+        if (f == NULL || key_is_identity(p, kv[k].key))
+            continue;
+        for (j = 0; j < cols->n_top; j++)
+            in_file |= cols->top_ids[j] == f->id;
+        if (!in_file) {
+            if (kv[k].value == NULL)
+                continue;          /* the column reads null, as said */
+            return zb_fail(ctx, ZB_EREFUSED, "%s: directory %s=%s names "
+                           "column %s, which is not identity-partitioned "
+                           "and not in the file: its value would be lost "
+                           "(the column would read null)", s->uri,
+                           kv[k].key, text, f->name);
+        }
+        if (f->type->id >= ICE_STRUCT)
+            return zb_fail(ctx, ZB_EREFUSED, "%s: directory %s=%s names "
+                           "column %s of type %s, which no directory value "
+                           "can match", s->uri, kv[k].key, text, f->name,
+                           ice_type_name(f->type->id));
+        if (!have_dm) {
+            if ((rc = ice_metrics_from_parquet(&dm, ctx, run->arena,
+                                               &p->cfg_full, res)) < 0)
+                return rc;
+            have_dm = 1;
+        }
+        c = column_of(&dm, f->id);
+        all_null = c != NULL && c->has_value_count && c->has_null_count &&
+                   c->null_count == c->value_count;
+        if (all_null && kv[k].value == NULL)
+            continue;              /* all null, as the directory says */
+        if (c == NULL || (!all_null && (c->lower == NULL ||
+                                        c->upper == NULL)))
+            why = " (the file has no statistics of it to check)";
+        else if (kv[k].value != NULL && !all_null &&
+                 (!c->has_null_count || c->null_count == 0)) {
+            if ((rc = ice_value_from_text(&v, ctx, run->arena,
+                                          &f->type->prim, kv[k].value,
+                                          strlen(kv[k].value))) < 0) {
+                if (rc == ZB_ENOMEM)
+                    return rc;
+                zb_err_clear(&ctx->err);
+                return zb_fail(ctx, ZB_EREFUSED, "%s: directory %s=%s is "
+                               "not a value of column %s's type %s",
+                               s->uri, kv[k].key, text, f->name,
+                               ice_type_name(f->type->id));
+            }
+            if ((rc = ice_value_from_bytes(&lo, ctx, &f->type->prim,
+                                           c->lower, c->lower_len)) < 0 ||
+                (rc = ice_value_from_bytes(&hi, ctx, &f->type->prim,
+                                           c->upper, c->upper_len)) < 0)
+                return zb_err_prefix(ctx, "%s: column %s", s->uri,
+                                     f->name);
+            if (ice_value_cmp(&lo, &v) == 0 && ice_value_cmp(&hi, &v) == 0)
+                continue;
+        }
+        return zb_fail(ctx, ZB_EREFUSED, "%s: directory %s=%s names column "
+                       "%s, which is not identity-partitioned, and the "
+                       "file's values of it are not all %s%s", s->uri,
+                       kv[k].key, text, f->name, text, why);
+    }
+    return ZB_OK;
+}
+
 static int describe_file(ice_data_file *df, af_run *run, const af_plan *p,
                          const af_src *s)
 {
@@ -784,6 +962,7 @@ static int describe_file(ice_data_file *df, af_run *run, const af_plan *p,
         (rc = zb_af__footer_result(&res, run->arena, ctx, s->uri,
                                    pq_reader_meta(r), pq_reader_schema(r),
                                    cols.leaf_ids, s->size)) < 0 ||
+        (rc = check_other_keys(run, p, s, &cols, &res)) < 0 ||
         (rc = ice_metrics_from_parquet(&dm, ctx, run->arena, &p->cfg,
                                        &res)) < 0 ||
         (rc = ice_data_file_from_metrics(df, ctx, run->arena, &dm,
@@ -797,12 +976,58 @@ done:
 
 /* ---- duplicates ---- */
 
-static int cmp_uri_key(const void *key, const void *elem)
+static int cmp_norm(const void *a, const void *b)
 {
-    return strcmp((const char *)key, ((const af_src *)elem)->uri);
+    return strcmp(((const af_norm *)a)->norm, ((const af_norm *)b)->norm);
 }
 
-/* Files of run already live in t: *n_dup and the first one's path. */
+static int cmp_norm_key(const void *key, const void *elem)
+{
+    return strcmp((const char *)key, ((const af_norm *)elem)->norm);
+}
+
+/* The normalized paths of the files, sorted: run->norms. */
+static int make_norms(af_run *run)
+{
+    zb_buf b = ZB_BUF_INIT(ZB_REACH_MAX_PATH);
+    size_t i;
+    int rc = ZB_OK;
+
+    if ((run->norms = zb_calloc(run->n_src + 1, sizeof *run->norms)) == NULL)
+        return zb_fail_oom(run->ctx);
+    for (i = 0; i < run->n_src && rc == ZB_OK; i++) {
+        if ((rc = zb_reach_normalize(&b, run->ctx, run->src[i].uri)) < 0)
+            break;
+        run->norms[i].src = &run->src[i];
+        if ((run->norms[i].norm = zb_arena_strdup(run->arena,
+                                                  zb_buf_cstr(&b))) == NULL)
+            rc = zb_fail_oom(run->ctx);
+    }
+    zb_buf_free(&b);
+    if (rc == ZB_OK)
+        qsort(run->norms, run->n_src, sizeof *run->norms, cmp_norm);
+    return rc;
+}
+
+/* Files of run that name the same file twice among themselves. */
+static int refuse_repeats(af_run *run)
+{
+    size_t i;
+
+    if (run->o->allow_duplicates)
+        return ZB_OK;
+    for (i = 1; i < run->n_src; i++)
+        if (strcmp(run->norms[i].norm, run->norms[i - 1].norm) == 0)
+            return zb_fail(run->ctx, ZB_EREFUSED, "%s and %s are the same "
+                           "file; --allow-duplicates adds it twice",
+                           run->norms[i - 1].src->uri,
+                           run->norms[i].src->uri);
+    return ZB_OK;
+}
+
+/* Files of run already live in t: *n_dup and the first one's path. The
+ * table's paths are resolved (its remaps) and both sides normalized, so
+ * that /x/a.parquet, file:/x/a.parquet and file:///x/a.parquet meet. */
 static int find_duplicates(af_run *run, const zb_table *t, size_t *n_dup,
                            const char **first)
 {
@@ -810,6 +1035,8 @@ static int find_duplicates(af_run *run, const zb_table *t, size_t *n_dup,
     ice_snapshot_iter *it = NULL;
     const ice_manifest_entry *e;
     const ice_manifest_file *mf;
+    zb_buf resolved = ZB_BUF_INIT(ZB_REACH_MAX_PATH);
+    zb_buf norm = ZB_BUF_INIT(ZB_REACH_MAX_PATH);
     int rc;
 
     *n_dup = 0;
@@ -820,19 +1047,26 @@ static int find_duplicates(af_run *run, const zb_table *t, size_t *n_dup,
                                      snap, &t->paths)) < 0)
         return rc;
     while ((rc = ice_snapshot_iter_next(it, run->ctx, &e, &mf)) > 0) {
-        const af_src *hit;
+        const af_norm *hit;
 
         if (e->data_file.content != ICE_CONTENT_DATA)
             continue;
-        hit = bsearch(e->data_file.file_path, run->src, run->n_src,
-                      sizeof *run->src, cmp_uri_key);
+        if ((rc = zb_table_resolve(&resolved, run->ctx, t,
+                                   e->data_file.file_path)) < 0 ||
+            (rc = zb_reach_normalize(&norm, run->ctx,
+                                     zb_buf_cstr(&resolved))) < 0)
+            break;
+        hit = bsearch(zb_buf_cstr(&norm), run->norms, run->n_src,
+                      sizeof *run->norms, cmp_norm_key);
         if (hit != NULL) {
             if (*first == NULL)
-                *first = hit->uri;
+                *first = hit->src->uri;
             (*n_dup)++;
         }
     }
     ice_snapshot_iter_free(it);
+    zb_buf_free(&resolved);
+    zb_buf_free(&norm);
     return rc < 0 ? rc : ZB_OK;
 }
 
@@ -1126,7 +1360,8 @@ int zb_add_files(const zb_op_target *t, zb_ctx *ctx,
         res->rows_added += (uint64_t)run.files[i].record_count;
         res->bytes_added += (uint64_t)run.files[i].file_size_in_bytes;
     }
-    if ((rc = count_partitions(&run, &res->partitions)) < 0)
+    if ((rc = count_partitions(&run, &res->partitions)) < 0 ||
+        (rc = make_norms(&run)) < 0 || (rc = refuse_repeats(&run)) < 0)
         goto done;
     if (table != NULL && (rc = refuse_duplicates(&run, table)) < 0)
         goto done;
@@ -1156,6 +1391,7 @@ done:
     ice_metadata_free(created);
     zb_table_free(table);
     zb_free(run.files);
+    zb_free(run.norms);
     zb_free(run.src);
     zb_arena_free(run.arena);
     return rc;
@@ -1181,7 +1417,7 @@ int zb_add_files_report(zb_buf *out, const char *table,
         return rc;
     if (r->files_skipped > 0 &&
         (rc = zb_buf_appendf(out, "  skipped %llu file(s) that are not "
-                             "Parquet\n",
+                             "Parquet or are hidden\n",
                              (unsigned long long)r->files_skipped)) < 0)
         return rc;
     if (r->mapping_set && !r->created &&

@@ -11,17 +11,22 @@
  *     zb_add_files_report(&out, t.ident, &r, t.dry_run);
  *
  * Source: a directory or prefix, listed recursively, or one file. Names
- * starting with '.' or '_' (_SUCCESS, .crc files) are skipped; a name
- * ending in ".parquet" is Parquet; any other file is Parquet when it
- * starts and ends with "PAR1", else it is skipped and counted. Local
- * paths are made absolute; the data files are named by the URIs listed.
+ * starting with '.' or '_' (_SUCCESS, .crc files) are skipped, and so is
+ * every file inside a hidden or temporary directory below the source (a
+ * name starting with '.', or with '_' and holding no '=': .spark-staging,
+ * _temporary; as Spark's and Hive's listings do); a name ending in
+ * ".parquet" is Parquet; any other file is Parquet when it starts and
+ * ends with "PAR1", else it is skipped. Skipped files are counted. Local
+ * paths (file: URIs too) become plain absolute paths ("/x/a.parquet"),
+ * the one form the table names them in; other URIs are kept as listed.
  *
  * Field ids. A file whose top-level columns carry field ids is read by
  * them: every id must be a field of the table's current schema, else the
  * file is refused. A file without ids is mapped by column name through
  * the table's schema.name-mapping.default; a table without one gets a
  * mapping of its current schema's names, set in the same commit. Columns
- * that map to no field are ignored. Every mapped leaf's Parquet type must
+ * that map to no field (at any depth) are refused, naming the file and
+ * the columns: their data would be lost. Every mapped leaf's Parquet type must
  * be readable as its Iceberg type (an int64 column for an int field is
  * refused, naming the file and column), and a required top-level field
  * must be present (unless an identity partition path gives its value).
@@ -38,13 +43,22 @@
  *     column too, its bounds must equal that value (else refused);
  *   - otherwise (and identity without such a directory): the transform of
  *     the source column's lower and upper bounds (full, not truncated),
- *     which must agree; a column of only nulls gives null. A file whose
- *     values span several partitions, or without statistics for a source
- *     column, is refused, naming the file and the field.
+ *     which must agree; a column of only nulls gives null. A transform
+ *     that does not keep order (bucket: all but identity, truncate, year,
+ *     month, day, hour) needs lower == upper. A file whose values span
+ *     several partitions, or without statistics for a source column, is
+ *     refused, naming the file and the field;
+ *   - void: null.
+ * A `name=value` directory naming a top-level column that no identity
+ * partition field takes is refused unless the file holds that column
+ * with every value equal to the directory's (or lacks it and the value
+ * is __HIVE_DEFAULT_PARTITION__): its value would be lost.
  *
  * Duplicates: a file whose path is already a live data file of the
- * table is refused (ZB_EREFUSED naming it) unless allow_duplicates; the
- * check is made again against the table as it is at commit time.
+ * table, or that is listed twice, is refused (ZB_EREFUSED naming it)
+ * unless allow_duplicates; the check is made again against the table as
+ * it is at commit time. Paths are compared normalized (ops/reach.h
+ * zb_reach_normalize), the table's after its remaps (zb_table_resolve).
  *
  * create: the table must not exist. Its schema is the first file's
  * Parquet schema (fresh field ids, top-level first), plus one column per
@@ -52,8 +66,8 @@
  * when every value is an integer, date when every value is YYYY-MM-DD,
  * else string), identity-partitioned on the directories' columns, then on opts->partition_by's fields (ZB_EUSAGE for
  * a column or transform that does not fit); schema.name-mapping.default
- * is set. Every file must
- * then fit that schema. Without create, a missing table is ZB_ENOTFOUND.
+ * is set. Every file must then fit that schema: a later file with a
+ * column the first lacks is refused. Without create, a missing table is ZB_ENOTFOUND.
  *
  * Everything is read and checked before anything is written: a corrupt
  * footer (ZB_ECORRUPT) or a refused file fails the whole call, naming the
@@ -96,7 +110,7 @@ typedef struct zb_add_files_result {
     uint64_t files_added;          /* (dry run: that would be) */
     uint64_t rows_added;
     uint64_t bytes_added;
-    uint64_t files_skipped;        /* not Parquet */
+    uint64_t files_skipped;        /* not Parquet, or hidden */
     uint64_t partitions;           /* distinct partition tuples */
     int created;                   /* the table was (would be) created */
     int mapping_set;               /* schema.name-mapping.default set */

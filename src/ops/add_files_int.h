@@ -28,7 +28,8 @@ typedef struct af_columns {
  * top-level columns have them (an id not in s is ZB_EREFUSED), else by
  * name through mapping (a name mapping JSON list; NULL: no column maps).
  * Every mapped column's type must fit its field's (ZB_EREFUSED naming
- * uri, the column and both types). Arrays in arena.
+ * uri, the column and both types), and every column must map (at any
+ * depth; ZB_EREFUSED naming the first three that do not). Arrays in arena.
  */
 int zb_af__map_columns(af_columns *out, zb_arena *arena, zb_ctx *ctx,
                        const char *uri, const pq_schema *ps,

@@ -178,7 +178,37 @@ typedef struct mapper {
     const ice_schema *s;
     int has_ids;
     af_columns *out;
+    size_t n_unmapped;             /* columns that map to no field */
+    char unmapped[160];            /* the first of them, dotted */
 } mapper;
+
+static void put_clamped(char *buf, size_t size, const char *text)
+{
+    size_t used = strlen(buf);
+
+    if (used + 1 < size)
+        snprintf(buf + used, size - used, "%s", text);
+}
+
+/* Notes column n as unmapped: the first three by their dotted paths. */
+static void note_unmapped(mapper *mp, const pq_node *n)
+{
+    const pq_node *chain[64];
+    size_t depth = 0;
+    const pq_node *q;
+
+    if (++mp->n_unmapped > 3)
+        return;
+    for (q = n; q != NULL && q->parent != NULL && depth < 64; q = q->parent)
+        chain[depth++] = q;
+    if (mp->unmapped[0] != '\0')
+        put_clamped(mp->unmapped, sizeof mp->unmapped, ", ");
+    while (depth > 0) {
+        put_clamped(mp->unmapped, sizeof mp->unmapped, chain[--depth]->name);
+        if (depth > 0)
+            put_clamped(mp->unmapped, sizeof mp->unmapped, ".");
+    }
+}
 
 static void leaves_unmapped(mapper *mp, const pq_node *n)
 {
@@ -238,6 +268,7 @@ static int map_node(mapper *mp, const pq_node *n, const json_t *nm,
                            "with field ids must use the table's)", mp->uri,
                            n->name, (int)id);
         leaves_unmapped(mp, n);
+        note_unmapped(mp, n);
         return ZB_OK;
     }
     if (!kind_fits(n, t))
@@ -293,6 +324,8 @@ int zb_af__map_columns(af_columns *out, zb_arena *arena, zb_ctx *ctx,
     mp.s = s;
     mp.has_ids = out->has_ids;
     mp.out = out;
+    mp.n_unmapped = 0;
+    mp.unmapped[0] = '\0';
     for (i = 0; i < root->n_children; i++) {
         const pq_node *c = root->children[i];
         const json_t *e = NULL;
@@ -309,6 +342,14 @@ int zb_af__map_columns(af_columns *out, zb_arena *arena, zb_ctx *ctx,
         if (id >= 0 && ice_schema_find_field(s, id) != NULL)
             out->top_ids[out->n_top++] = id;
     }
+    /* A column no field takes would be silently dropped: refused. */
+    if (mp.n_unmapped > 0)
+        return zb_fail(ctx, ZB_EREFUSED, "%s: %zu column(s) map to no field "
+                       "of the table's schema by %s (%s%s): their data "
+                       "would be lost; add the columns to the table first",
+                       uri, mp.n_unmapped, out->has_ids ? "field id"
+                       : "name through the name mapping", mp.unmapped,
+                       mp.n_unmapped > 3 ? ", ..." : "");
     return ZB_OK;
 }
 

@@ -17,6 +17,7 @@
 #include "ops/add_files.h"
 #include "ops/table_write.h"
 #include "table/ice_value.h"
+#include "table/transform.h"
 #include "util/alloc.h"
 #include "zbtest.h"
 
@@ -62,7 +63,16 @@ static void make_table(env *e)
     make_table_spec(e, NULL);
 }
 
+static void make_table_full(env *e, const char *schema_json,
+                            const char *spec_json);
+
 static void make_table_spec(env *e, const char *spec_json)
+{
+    make_table_full(e, NULL, spec_json);
+}
+
+static void make_table_full(env *e, const char *schema_json,
+                            const char *spec_json)
 {
     static const char schema[] =
         "{\"type\":\"struct\",\"schema-id\":0,\"fields\":["
@@ -77,7 +87,7 @@ static void make_table_spec(env *e, const char *spec_json)
         "\"transform\":\"day\"},"
         "{\"source-id\":4,\"field-id\":1001,\"name\":\"region\","
         "\"transform\":\"identity\"}]}";
-    json_t *s = json_loads(schema, 0, NULL);
+    json_t *s = json_loads(schema_json ? schema_json : schema, 0, NULL);
     json_t *p = json_loads(spec_json ? spec_json : spec, 0, NULL);
     zb_table *t = NULL;
 
@@ -187,6 +197,42 @@ static void write_file(env *e, const char *path, int64_t first, int64_t n,
     ZBT_OK_CTX(pq_writer_close(w, &e->ctx, &res), &e->ctx);
     ZBT_CHECK(res.row_groups >= 1);
     pq_write_result_free(&res);
+    zb_arrow_schema_release(&s);
+}
+
+/* A file of one column, id long (rows first .. first + n - 1). */
+static void write_narrow(env *e, const char *path, int64_t first, int64_t n)
+{
+    struct ArrowSchema s;
+    struct ArrowArray a;
+    pq_writer_opts o = PQ_WRITER_OPTS_INIT;
+    pq_writer *w = NULL;
+    pq_write_result res;
+    char dir[1024], cmd[1100], *slash;
+    int64_t *v, i;
+
+    snprintf(dir, sizeof dir, "%s", path);
+    if ((slash = strrchr(dir, '/')) != NULL) {
+        *slash = '\0';
+        snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
+        ZBT_EQ_INT(system(cmd), 0);
+    }
+    ZBT_CHECK(zb_arrow_schema_init(&s, "+s", "", NULL, 0, 0, 1) == 0);
+    ZBT_CHECK(zb_arrow_schema_init(s.children[0], "l", "id", NULL, 0, 0,
+                                   0) == 0);
+    ZBT_CHECK(zb_arrow_array_init(&a, 1, 1) == 0);
+    ZBT_CHECK(zb_arrow_array_init(a.children[0], 2, 0) == 0);
+    v = zb_malloc((size_t)(n + 1) * 8);
+    for (i = 0; i < n; i++)
+        v[i] = first + i;
+    a.children[0]->buffers[1] = v;
+    a.length = a.children[0]->length = n;
+    memset(&res, 0, sizeof res);
+    ZBT_OK_CTX(pq_writer_open(&w, e->io, &e->ctx, path, &s, &o), &e->ctx);
+    ZBT_OK_CTX(pq_writer_write(w, &e->ctx, &a), &e->ctx);
+    ZBT_OK_CTX(pq_writer_close(w, &e->ctx, &res), &e->ctx);
+    pq_write_result_free(&res);
+    zb_arrow_array_release(&a);
     zb_arrow_schema_release(&s);
 }
 
@@ -599,6 +645,308 @@ static void test_ops_add_files__path_value_checked(void)
     env_close(&e);
 }
 
+/* bucket[4] of a long, through the table's transform code. */
+static int32_t bucket4(env *e, int64_t v)
+{
+    ice_transform tr;
+    ice_value in = ice_value_long(v), out;
+
+    ZBT_OK_CTX(ice_transform_parse(&tr, &e->ctx, "bucket[4]"), &e->ctx);
+    ZBT_OK_CTX(ice_transform_apply(&out, &e->ctx, &tr, &in), &e->ctx);
+    return out.u.i;
+}
+
+/* bucket does not keep order: the bounds may share a bucket that a value
+ * between them does not. Such a file is refused; a file of one value
+ * takes that value's bucket. */
+static void test_ops_add_files__bucket_needs_one_value(void)
+{
+    static const char spec[] =
+        "{\"spec-id\":0,\"fields\":[{\"source-id\":1,\"field-id\":1000,"
+        "\"name\":\"id_bucket\",\"transform\":\"bucket[4]\"}]}";
+    zb_add_files_opts o = ZB_ADD_FILES_OPTS_INIT;
+    zb_add_files_result r;
+    ice_snapshot_iter *it = NULL;
+    const ice_manifest_entry *me;
+    const ice_manifest_file *mf;
+    zb_table *t = NULL;
+    char p[1200];
+    int64_t k;
+    int n = 0;
+    env e;
+
+    env_open(&e);
+    for (k = 0; k < 100000; k++)
+        if (bucket4(&e, k) == bucket4(&e, k + 2) &&
+            bucket4(&e, k + 1) != bucket4(&e, k))
+            break;
+    ZBT_CHECK(k < 100000);
+    make_table_spec(&e, spec);
+    snprintf(p, sizeof p, "%s/span.parquet", e.src);
+    write_file(&e, p, k, 3, day0_us(), 1000, 0, "l", 0);
+    o.source = e.src;
+    ZBT_RC(zb_add_files(&e.t, &e.ctx, &o, &r), ZB_EREFUSED);
+    ZBT_CONTAINS(e.ctx.err.msg, "span.parquet");
+    ZBT_CONTAINS(e.ctx.err.msg, "id_bucket");
+    ZBT_CONTAINS(e.ctx.err.msg, "transform bucket[4] does not keep order");
+    ZBT_EQ_INT(n_snapshots(&e), 0);
+
+    snprintf(e.src, sizeof e.src, "%s/src-one", zbt_tmpdir());
+    snprintf(p, sizeof p, "%s/one.parquet", e.src);
+    write_file(&e, p, k + 1, 1, day0_us(), 1000, 0, "l", 0);
+    o.source = e.src;
+    ZBT_OK_CTX(zb_add_files(&e.t, &e.ctx, &o, &r), &e.ctx);
+    ZBT_OK_CTX(zb_catalog_load_table(e.cat, &e.ctx, e.table, &t), &e.ctx);
+    ZBT_OK_CTX(ice_snapshot_iter_open(&it, e.io, &e.ctx, t->meta,
+                                      ice_metadata_current_snapshot(t->meta),
+                                      &t->paths), &e.ctx);
+    while (ice_snapshot_iter_next(it, &e.ctx, &me, &mf) > 0) {
+        ZBT_EQ_INT(me->data_file.partition[0].u.i, bucket4(&e, k + 1));
+        n++;
+    }
+    ZBT_EQ_INT(n, 1);
+    ice_snapshot_iter_free(it);
+    zb_table_free(t);
+    env_close(&e);
+}
+
+/* Files in hidden or temporary directories (a Spark job's _temporary,
+ * .spark-staging) are skipped and counted; a "_k=v" directory is not. */
+static void test_ops_add_files__hidden_dirs_skipped(void)
+{
+    zb_add_files_opts o = ZB_ADD_FILES_OPTS_INIT;
+    zb_add_files_result r;
+    char p[1200];
+    env e;
+
+    env_open(&e);
+    make_table(&e);
+    snprintf(p, sizeof p, "%s/region=eu/a.parquet", e.src);
+    write_file(&e, p, 0, 100, day0_us(), 1000, 0, "l", 0);
+    snprintf(p, sizeof p, "%s/region=eu/_x=1/c.parquet", e.src);
+    write_file(&e, p, 100, 10, day0_us(), 1000, 0, "l", 0);
+    snprintf(p, sizeof p, "%s/_temporary/0/attempt_1/region=eu/"
+             "part-0.parquet", e.src);
+    write_file(&e, p, 200, 10, day0_us(), 1000, 0, "l", 0);
+    snprintf(p, sizeof p, "%s/region=eu/.spark-staging/b.parquet", e.src);
+    write_file(&e, p, 300, 10, day0_us(), 1000, 0, "l", 0);
+    o.source = e.src;
+    ZBT_OK_CTX(zb_add_files(&e.t, &e.ctx, &o, &r), &e.ctx);
+    ZBT_EQ_U64(r.files_added, 2);
+    ZBT_EQ_U64(r.rows_added, 110);
+    ZBT_EQ_U64(r.files_skipped, 2);
+    env_close(&e);
+}
+
+/* One data file commit naming path as it is (file:/x, say). */
+static void commit_raw_path(env *e, const char *path, int64_t rows)
+{
+    zb_table *t = NULL;
+    ice_data_file df;
+    struct stat st;
+
+    ZBT_CHECK(stat(strncmp(path, "file:", 5) == 0 ? path + 5 : path,
+                   &st) == 0);
+    memset(&df, 0, sizeof df);
+    df.content = ICE_CONTENT_DATA;
+    df.file_path = path;
+    df.file_format = "PARQUET";
+    df.record_count = rows;
+    df.file_size_in_bytes = (int64_t)st.st_size;
+    df.block_size_in_bytes = ICE_NULL_LONG;
+    df.first_row_id = ICE_NULL_LONG;
+    df.content_offset = ICE_NULL_LONG;
+    df.content_size_in_bytes = ICE_NULL_LONG;
+    ZBT_OK_CTX(zb_catalog_load_table(e->cat, &e->ctx, e->table, &t),
+               &e->ctx);
+    ZBT_OK_CTX(zb_table_commit_files(&t, e->cat, e->io, &e->ctx, &df, NULL,
+                                     1), &e->ctx);
+    zb_table_free(t);
+}
+
+/* Duplicates are found whatever form the paths take: /x, file:/x,
+ * file:///x, and a table path that resolves (through a remap) to the
+ * file. add-files names local files by their plain absolute path. */
+static void test_ops_add_files__duplicates_normalized(void)
+{
+    static const char unpartitioned[] = "{\"spec-id\":0,\"fields\":[]}";
+    zb_add_files_opts o = ZB_ADD_FILES_OPTS_INIT;
+    zb_add_files_result r;
+    zb_catalog_config cfg = ZB_CATALOG_CONFIG_INIT;
+    ice_path_remap remap;
+    ice_snapshot_iter *it = NULL;
+    const ice_manifest_entry *me;
+    const ice_manifest_file *mf;
+    zb_table *t = NULL;
+    char uri[1200], p[1200], moved[1200];
+    int n = 0;
+    env e;
+
+    env_open(&e);
+    make_table(&e);
+    write_source(&e);
+    snprintf(uri, sizeof uri, "file://%s", e.src);
+    o.source = uri;
+    ZBT_OK_CTX(zb_add_files(&e.t, &e.ctx, &o, &r), &e.ctx);
+    ZBT_EQ_U64(r.files_added, 2);
+    ZBT_OK_CTX(zb_catalog_load_table(e.cat, &e.ctx, e.table, &t), &e.ctx);
+    ZBT_OK_CTX(ice_snapshot_iter_open(&it, e.io, &e.ctx, t->meta,
+                                      ice_metadata_current_snapshot(t->meta),
+                                      &t->paths), &e.ctx);
+    while (ice_snapshot_iter_next(it, &e.ctx, &me, &mf) > 0) {
+        ZBT_CHECK(strncmp(me->data_file.file_path, e.src,
+                          strlen(e.src)) == 0);
+        n++;
+    }
+    ZBT_EQ_INT(n, 2);
+    ice_snapshot_iter_free(it);
+    zb_table_free(t);
+    o.source = e.src;
+    ZBT_RC(zb_add_files(&e.t, &e.ctx, &o, &r), ZB_EREFUSED);
+    ZBT_CONTAINS(e.ctx.err.msg, "2 of the files are data files");
+    snprintf(uri, sizeof uri, "file:%s", e.src);
+    o.source = uri;
+    ZBT_RC(zb_add_files(&e.t, &e.ctx, &o, &r), ZB_EREFUSED);
+    ZBT_CONTAINS(e.ctx.err.msg, "2 of the files are data files");
+    ZBT_EQ_INT(n_snapshots(&e), 1);
+    env_close(&e);
+
+    /* the table names the file file:/x (as Hadoop writers do) */
+    env_open(&e);
+    snprintf(e.table, sizeof e.table, "%s/table-raw", zbt_tmpdir());
+    snprintf(e.src, sizeof e.src, "%s/src-raw", zbt_tmpdir());
+    make_table_spec(&e, unpartitioned);
+    snprintf(p, sizeof p, "%s/n.parquet", e.src);
+    write_file(&e, p, 0, 10, day0_us(), 1000, 0, "l", 0);
+    snprintf(uri, sizeof uri, "file:%s", p);
+    commit_raw_path(&e, uri, 10);
+    o.source = e.src;
+    ZBT_RC(zb_add_files(&e.t, &e.ctx, &o, &r), ZB_EREFUSED);
+    ZBT_CONTAINS(e.ctx.err.msg, "1 of the files are data files");
+    ZBT_CONTAINS(e.ctx.err.msg, "n.parquet");
+    ZBT_EQ_INT(n_snapshots(&e), 1);
+
+    /* the files moved; the catalog remaps the old folder to the new */
+    snprintf(moved, sizeof moved, "%s/src-raw-moved", zbt_tmpdir());
+    ZBT_EQ_INT(rename(e.src, moved), 0);
+    snprintf(uri, sizeof uri, "file:%s", e.src);
+    remap.from = uri;              /* the table's form: file:/x/n.parquet */
+    remap.to = moved;
+    cfg.kind = ZB_CATALOG_PATH;
+    cfg.name = "af-remap";
+    cfg.n_remaps = 1;
+    cfg.remaps = &remap;
+    zb_catalog_free(e.cat);
+    ZBT_OK_CTX(zb_catalog_open(&e.cat, &e.ctx, e.io, &cfg), &e.ctx);
+    e.t.catalog = e.cat;
+    o.source = moved;
+    ZBT_RC(zb_add_files(&e.t, &e.ctx, &o, &r), ZB_EREFUSED);
+    ZBT_CONTAINS(e.ctx.err.msg, "1 of the files are data files");
+    ZBT_CONTAINS(e.ctx.err.msg, "src-raw-moved/n.parquet");
+    env_close(&e);
+}
+
+/* A key=value directory naming a column that is not identity-partitioned:
+ * its value would be lost unless the file holds it. */
+static void test_ops_add_files__directory_of_unpartitioned_column(void)
+{
+    static const char spec[] =
+        "{\"spec-id\":0,\"fields\":[{\"source-id\":2,\"field-id\":1000,"
+        "\"name\":\"ts_day\",\"transform\":\"day\"}]}";
+    zb_add_files_opts o = ZB_ADD_FILES_OPTS_INIT;
+    zb_add_files_result r;
+    char p[1200];
+    env e;
+
+    env_open(&e);
+    make_table_spec(&e, spec);
+    /* region is a column, not partitioned, and not in the file */
+    snprintf(p, sizeof p, "%s/region=eu/a.parquet", e.src);
+    write_file(&e, p, 0, 10, day0_us(), 1000, 0, "l", 0);
+    o.source = e.src;
+    ZBT_RC(zb_add_files(&e.t, &e.ctx, &o, &r), ZB_EREFUSED);
+    ZBT_CONTAINS(e.ctx.err.msg, "a.parquet: directory region=eu names "
+                 "column region, which is not identity-partitioned and "
+                 "not in the file");
+    ZBT_EQ_INT(n_snapshots(&e), 0);
+    /* a null directory: the column reads null, as it says */
+    snprintf(e.src, sizeof e.src, "%s/src-null", zbt_tmpdir());
+    snprintf(p, sizeof p, "%s/region=__HIVE_DEFAULT_PARTITION__/n.parquet",
+             e.src);
+    write_file(&e, p, 0, 10, day0_us(), 1000, 0, "l", 0);
+    o.source = e.src;
+    ZBT_OK_CTX(zb_add_files(&e.t, &e.ctx, &o, &r), &e.ctx);
+    /* the file holds the column, with the directory's value: fine */
+    snprintf(e.src, sizeof e.src, "%s/src-same", zbt_tmpdir());
+    snprintf(p, sizeof p, "%s/name=name-000005/ok.parquet", e.src);
+    write_file(&e, p, 5, 1, day0_us(), 1000, 0, "l", 0);
+    o.source = e.src;
+    ZBT_OK_CTX(zb_add_files(&e.t, &e.ctx, &o, &r), &e.ctx);
+    ZBT_EQ_U64(r.files_added, 1);
+    /* ... with other values: refused */
+    snprintf(e.src, sizeof e.src, "%s/src-other", zbt_tmpdir());
+    snprintf(p, sizeof p, "%s/name=name-000005/bad.parquet", e.src);
+    write_file(&e, p, 5, 2, day0_us(), 1000, 0, "l", 0);
+    o.source = e.src;
+    ZBT_RC(zb_add_files(&e.t, &e.ctx, &o, &r), ZB_EREFUSED);
+    ZBT_CONTAINS(e.ctx.err.msg, "bad.parquet: directory name=name-000005 "
+                 "names column name, which is not identity-partitioned, "
+                 "and the file's values of it are not all name-000005");
+    ZBT_EQ_INT(n_snapshots(&e), 2);
+    env_close(&e);
+}
+
+/* A column that maps to no field of the table is refused, not dropped:
+ * into an existing table, and with --create for a later file that has
+ * columns the first file lacks. */
+static void test_ops_add_files__unmapped_columns_refused(void)
+{
+    static const char schema[] =
+        "{\"type\":\"struct\",\"schema-id\":0,\"fields\":["
+        "{\"id\":1,\"name\":\"id\",\"required\":true,\"type\":\"long\"},"
+        "{\"id\":2,\"name\":\"ts\",\"required\":false,"
+        "\"type\":\"timestamp\"}]}";
+    static const char spec[] = "{\"spec-id\":0,\"fields\":[]}";
+    zb_add_files_opts o = ZB_ADD_FILES_OPTS_INIT;
+    zb_add_files_result r;
+    char p[1200];
+    struct stat st;
+    env e;
+
+    env_open(&e);
+    make_table_full(&e, schema, spec);
+    snprintf(p, sizeof p, "%s/wide.parquet", e.src);
+    write_file(&e, p, 0, 10, day0_us(), 1000, 0, "l", 0);
+    o.source = e.src;
+    ZBT_RC(zb_add_files(&e.t, &e.ctx, &o, &r), ZB_EREFUSED);
+    ZBT_CONTAINS(e.ctx.err.msg, "wide.parquet: 1 column(s) map to no field "
+                 "of the table's schema by name through the name mapping "
+                 "(name)");
+    ZBT_EQ_INT(n_snapshots(&e), 0);
+    /* a file of the table's columns only goes in */
+    snprintf(e.src, sizeof e.src, "%s/src-narrow", zbt_tmpdir());
+    snprintf(p, sizeof p, "%s/narrow.parquet", e.src);
+    write_narrow(&e, p, 0, 10);
+    o.source = e.src;
+    ZBT_OK_CTX(zb_add_files(&e.t, &e.ctx, &o, &r), &e.ctx);
+    env_close(&e);
+
+    env_open(&e);
+    snprintf(e.table, sizeof e.table, "%s/table-created", zbt_tmpdir());
+    snprintf(e.src, sizeof e.src, "%s/src-create", zbt_tmpdir());
+    snprintf(p, sizeof p, "%s/a.parquet", e.src);
+    write_narrow(&e, p, 0, 10);
+    snprintf(p, sizeof p, "%s/b.parquet", e.src);
+    write_file(&e, p, 10, 10, day0_us(), 1000, 0, "l", 0);
+    o.source = e.src;
+    o.create = 1;
+    ZBT_RC(zb_add_files(&e.t, &e.ctx, &o, &r), ZB_EREFUSED);
+    ZBT_CONTAINS(e.ctx.err.msg, "b.parquet: 2 column(s) map to no field");
+    ZBT_CONTAINS(e.ctx.err.msg, "(ts, name)");
+    ZBT_CHECK(stat(e.table, &st) != 0);
+    env_close(&e);
+}
+
 static void test_ops_add_files__missing(void)
 {
     zb_add_files_opts o = ZB_ADD_FILES_OPTS_INIT;
@@ -697,6 +1045,11 @@ static const zbt_case suite[] = {
     ZBT_CASE(test_ops_add_files__create),
     ZBT_CASE(test_ops_add_files__create_partition_by),
     ZBT_CASE(test_ops_add_files__path_value_checked),
+    ZBT_CASE(test_ops_add_files__bucket_needs_one_value),
+    ZBT_CASE(test_ops_add_files__hidden_dirs_skipped),
+    ZBT_CASE(test_ops_add_files__duplicates_normalized),
+    ZBT_CASE(test_ops_add_files__directory_of_unpartitioned_column),
+    ZBT_CASE(test_ops_add_files__unmapped_columns_refused),
     ZBT_CASE(test_ops_add_files__missing),
     ZBT_CASE(test_ops_add_files__alloc_faults),
     ZBT_END
