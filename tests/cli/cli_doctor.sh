@@ -115,6 +115,11 @@ rm "$tmp"/nomanifest/metadata/464c179e-*-m0.avro
 expect missing_manifest 1 '^reason: snapshot: snapshot [0-9]+ does not plan: .*464c179e-.*-m0\.avro' '' \
     -- doctor "$tmp/nomanifest"
 
+copy impala-v2-pos-partitioned "$tmp/v4"
+sed -i 's/"format-version" : 2,/"format-version" : 4,/' "$tmp/v4/metadata/v3.metadata.json"
+expect format_unsupported 1 '^reason: table: .*format-version 4 is not supported' '' \
+    -- doctor "$tmp/v4"
+
 copy impala-v2-pos-partitioned "$tmp/enc"
 sed -i 's/^  "format-version" : 2,/  "format-version" : 2,\n  "encryption-keys" : [ { "key-id" : "k1", "encrypted-key-metadata" : "AAAA" } ],/' \
     "$tmp/enc/metadata/v3.metadata.json"
