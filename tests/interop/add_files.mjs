@@ -8,7 +8,10 @@
 // the same directory again is refused (exit 3, no new snapshot); a file
 // whose column type does not fit is refused naming it; a truncated
 // Parquet file fails the run (exit 1, naming it) and nothing is committed;
-// --dry-run commits nothing.
+// --dry-run commits nothing; files under _temporary/ and .spark-staging
+// folders are skipped; file:// and file: forms of added files are still
+// duplicates; a column the table lacks, and a NAME=VALUE folder for a
+// column that is not identity-partitioned and not in the file, are refused.
 //
 //   node add_files.mjs ZAMBONI WORK_DIR
 //
@@ -314,6 +317,55 @@ check('create with partition columns in the files exits 0', r.code === 0, r.err)
   diff = sameRows(got, q.getRowObjects().map(norm));
   check('rows of the table equal DuckDB read', diff === '', diff);
 }
+
+// 8. What a Spark job leaves behind: an unfinished attempt's files under
+// _temporary/ and a .spark-staging-* folder, both hive-partitioned like
+// the committed files. They are skipped and counted: the table holds the
+// committed files' rows only, as DuckDB reads them.
+const sparkish = path.join(work, 'sparkish');
+await con.run(`COPY (SELECT * FROM ev WHERE id < 300) TO '${sparkish}'
+  (FORMAT PARQUET, PARTITION_BY (region, day))`);
+fs.mkdirSync(path.join(sparkish, '_temporary', '0', '_temporary'), { recursive: true });
+await con.run(`COPY (SELECT * FROM ev WHERE id >= 300 AND id < 400) TO
+  '${sparkish}/_temporary/0/_temporary/attempt_1' (FORMAT PARQUET, PARTITION_BY (region, day))`);
+await con.run(`COPY (SELECT * FROM ev WHERE id >= 400 AND id < 500) TO
+  '${sparkish}/.spark-staging-1' (FORMAT PARQUET, PARTITION_BY (region, day))`);
+const hidden = (dir) => fs.readdirSync(dir, { recursive: true })
+  .filter((f) => f.endsWith('.parquet')).length;
+const nHidden = hidden(path.join(sparkish, '_temporary')) + hidden(path.join(sparkish, '.spark-staging-1'));
+const table5 = path.join(work, 'table-sparkish');
+r = run(table5, '--source', sparkish, '--create');
+check('create past _temporary and .spark-staging exits 0', r.code === 0, r.err);
+check('hidden folders\' files skipped and counted',
+      nHidden > 0 && new RegExp(`skipped ${nHidden} file\\(s\\)`).test(r.out), `${nHidden}: ${r.out}`);
+diff = sameRows(await tableRows(table5), await duckRows([`${sparkish}/region=*/*/*.parquet`]));
+check('rows equal DuckDB read of the committed files only', diff === '', diff);
+
+// 9. The files of src2 named file:///..., file:/...: still duplicates.
+for (const form of [`file://${dir2}`, `file:${dir2}`]) {
+  r = run(table, '--source', form);
+  check(`duplicates refused through ${form.slice(0, 7)}`, r.code === 3 && r.err.includes('data files of'), `${r.code} ${r.err}`);
+}
+check('no snapshot after file: URI duplicates', snapshots(table) === 2);
+
+// 10. A column the table does not have is refused, not dropped; so is a
+// NAME=VALUE folder for a column that is not identity-partitioned and
+// that the file lacks (its value would be lost).
+const extra = path.join(work, 'extra', 'region=eu', 'day=2024-01-01');
+fs.mkdirSync(extra, { recursive: true });
+await con.run(`COPY (SELECT id, name, 42 AS extra FROM ev WHERE id = 3) TO '${extra}/x.parquet' (FORMAT PARQUET)`);
+r = run(table, '--source', path.join(work, 'extra'));
+check('a file with a column the table lacks is refused (exit 3)', r.code === 3, `${r.code} ${r.err}`);
+check('the refusal names the file and the column',
+      r.err.includes('x.parquet') && r.err.includes('(extra)'), r.err);
+const lost = path.join(work, 'lost', 'region=eu', 'day=2024-01-01', 'name=zzz');
+fs.mkdirSync(lost, { recursive: true });
+await con.run(`COPY (SELECT id FROM ev WHERE id = 3) TO '${lost}/y.parquet' (FORMAT PARQUET)`);
+r = run(table, '--source', path.join(work, 'lost'));
+check('a folder for a column the file lacks is refused (exit 3)', r.code === 3, `${r.code} ${r.err}`);
+check('the refusal names the file and the folder',
+      r.err.includes('y.parquet') && r.err.includes('name=zzz'), r.err);
+check('no snapshot after the refusals', snapshots(table) === 2);
 
 // 7. --create on an existing table is refused.
 r = run(table, '--source', dir1, '--create');
