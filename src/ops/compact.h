@@ -89,8 +89,11 @@
  * input file's value when it has a non-null one, else the value the row
  * inherited there (the file's first_row_id + its position; the file's
  * data sequence number), as the row stream's lineage option reads them
- * (plan/scan_read.h); a file without a first_row_id (written before an
- * upgrade to v3) gives nulls, so its rows get ids of the new file. Rows
+ * (plan/scan_read.h, ZB_LINEAGE_REWRITE); a file without a first_row_id
+ * (from before an upgrade to v3, no snapshot since) has no _row_id, so
+ * its rows get ids of the new file, but keeps its data sequence number
+ * as their _last_updated_sequence_number (what they inherit after any
+ * later commit; the spec's readers give null while it lacks one). Rows
  * deleted are not written: their ids are gone. The sort strategies carry
  * both columns through the sort. A file is copied row group by row group
  * only when it has both columns with no null in any row group (by the

@@ -486,7 +486,7 @@ static int stream_rows(rw *s, const zb_scan_task *tasks, size_t n,
     ro.paths = &s->table->paths;
     ro.batch_rows = batch_rows;
     ro.eq_memory_bytes = zb_compact__eq_memory(s->o);
-    ro.lineage = s->lineage;
+    ro.lineage = s->lineage ? ZB_LINEAGE_REWRITE : 0;
     if ((rc = zb_rowstream_open(&rs, s->io, s->ctx, &ro, tasks, n)) < 0)
         return rc;
     if (!s->have_schema) {

@@ -285,6 +285,7 @@ int zb_rowstream_open(zb_rowstream **out, zb_io *io, zb_ctx *ctx,
         rs->lineage_at = SIZE_MAX;
         if (opts->lineage) {
             rs->lineage_at = rs->n_out;
+            rs->lineage_rewrite = opts->lineage == ZB_LINEAGE_REWRITE;
             rs->out_fields[rs->n_out++] = &LINEAGE_FIELDS[0];
             rs->out_fields[rs->n_out++] = &LINEAGE_FIELDS[1];
         }
@@ -461,9 +462,12 @@ static int lineage_column(zb_rowstream *rs, zb_ctx *ctx,
                 break;
             }
     }
-    /* A file without a first_row_id has no row ids to inherit. */
-    inherit = first != ICE_NULL_LONG;
-    if (inherit && first < 0)
+    /* A file without a first_row_id (spec "Row Lineage for Upgraded
+     * Tables") inherits null for both columns on read; a rewrite keeps
+     * its data sequence number, which its rows inherit as soon as a
+     * snapshot assigns the file a first_row_id. */
+    inherit = first != ICE_NULL_LONG || (!is_row_id && rs->lineage_rewrite);
+    if (first != ICE_NULL_LONG && first < 0)
         return zb_fail(ctx, ZB_ECORRUPT, "%s: first_row_id %lld is "
                        "negative", rs->uri.ptr, (long long)first);
     if (zb_arrow_array_init(out, 2, 0) < 0 ||

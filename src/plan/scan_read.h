@@ -88,10 +88,20 @@
  * otherwise it is inherited: _row_id = the file's first_row_id (after
  * manifest inheritance) + the row's position in the file, and
  * _last_updated_sequence_number = the file's data sequence number. A
- * file whose first_row_id is null (snapshots from before an upgrade to
- * v3) inherits null for both. Deleted rows are dropped as usual; the
- * positions are those of the file, deleted rows included. A lineage
- * column of another type is ZB_ECORRUPT naming the file.
+ * file whose first_row_id is null (a snapshot from before an upgrade to
+ * v3, not yet committed over) inherits null for both: the reader rule
+ * of the spec's version 3 changes (row lineage: a null first_row_id
+ * gives null in both columns; Java's readers do the same). With
+ * opts.lineage = ZB_LINEAGE_REWRITE, for a writer that moves the rows to
+ * new files, such a file's rows inherit the data sequence number as
+ * _last_updated_sequence_number all the same (_row_id stays null, so
+ * the rows get ids of the new file): the rewrite does not modify the
+ * rows, and that is the value they inherit anyway once any snapshot
+ * after the upgrade assigns the file a first_row_id ("Row Lineage for
+ * Upgraded Tables": existing rows inherit it from their data file).
+ * Deleted rows are dropped as usual; the positions are those of the
+ * file, deleted rows included. A lineage column of another type is
+ * ZB_ECORRUPT naming the file.
  *
  * Counts (zb_rowstream_counts): rows_read = rows_out + deleted_by_position
  * + deleted_by_equality holds after every batch (asserted).
@@ -150,10 +160,14 @@ typedef struct zb_rowstream_opts {
     /* Most memory an equality-delete key set may hold before it spills;
      * 0: no limit of its own (the budget's reservation still applies). */
     uint64_t eq_memory_bytes;
-    /* Non-zero: two more fields after the others, the row lineage
-     * columns (see "Row lineage" above). */
+    /* ZB_LINEAGE_READ or ZB_LINEAGE_REWRITE: two more fields after the
+     * others, the row lineage columns (see "Row lineage" above); 0:
+     * none. */
     int lineage;
 } zb_rowstream_opts;
+
+#define ZB_LINEAGE_READ 1
+#define ZB_LINEAGE_REWRITE 2
 
 #define ZB_ROWSTREAM_OPTS_VERSION 1
 #define ZB_ROWSTREAM_OPTS_INIT \

@@ -196,6 +196,7 @@ struct zb_rowstream {
     size_t lineage_at;             /* out_fields index of _row_id (then
                                       _last_updated_sequence_number), or
                                       SIZE_MAX without opts.lineage */
+    int lineage_rewrite;           /* opts.lineage == ZB_LINEAGE_REWRITE */
     zb_task_state *ts;
     zb_delindex dx;                /* distinct delete files */
     /* equality deletes */

@@ -706,8 +706,10 @@ function pathMatches(a, b) {
 
 // Row lineage (spec "Row Lineage"): the file's _row_id and
 // _last_updated_sequence_number where non-null, else inherited from the
-// file's first_row_id + position and its data sequence number (null for
-// both when the file has no first_row_id).
+// file's first_row_id + position and its data sequence number. A file
+// with no first_row_id (an upgraded table's snapshot from before any v3
+// commit) reads null for both, per the reader rules of the spec's
+// version 3 changes (a null first_row_id gives null in both columns).
 const ROW_ID_ID = 2147483540, LAST_SEQ_ID = 2147483539;
 function lineageText(df, file, row, i) {
   const col = (id) => {

@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "compact_test.h"
 #include "exec/arrow.h"
 #include "format/parquet/parquet.h"
@@ -108,8 +110,9 @@ static int cmp_lrow(const void *x, const void *y)
     return 0;
 }
 
-/* The live rows of the current snapshot with their lineage, sorted. */
-static lrow *lineage_rows(tt_env *e, size_t *n_out)
+/* The live rows of the current snapshot with their lineage (read with
+ * lineage mode mode), sorted. */
+static lrow *lineage_rows_as(tt_env *e, size_t *n_out, int mode)
 {
     zb_table *t = tt_load(e);
     const ice_snapshot *s = ice_metadata_current_snapshot(t->meta);
@@ -143,7 +146,7 @@ static lrow *lineage_rows(tt_env *e, size_t *n_out)
     ZBT_OK_CTX(rc, &e->ctx);
     ro.meta = t->meta;
     ro.paths = &t->paths;
-    ro.lineage = 1;
+    ro.lineage = mode;
     ro.batch_rows = 7;             /* positions across several batches */
     ZBT_OK_CTX(zb_rowstream_open(&rs, e->io, &e->ctx, &ro, tasks, n),
                &e->ctx);
@@ -199,6 +202,11 @@ static lrow *lineage_rows(tt_env *e, size_t *n_out)
     qsort(rows, nr, sizeof *rows, cmp_lrow);
     *n_out = nr;
     return rows;
+}
+
+static lrow *lineage_rows(tt_env *e, size_t *n_out)
+{
+    return lineage_rows_as(e, n_out, ZB_LINEAGE_READ);
 }
 
 static void same_lineage(const lrow *a, size_t na, const lrow *b, size_t nb)
@@ -709,6 +717,116 @@ static void test_ops_compact_lineage__reset(void)
     tt_close(&e);
 }
 
+static void upgrade_to_v3(tt_env *e)
+{
+    zb_table *t = tt_load(e), *t2 = NULL;
+    json_t *reqs = json_array();
+    json_t *updates = json_loads("[{\"action\":\"upgrade-format-version\","
+                                 "\"format-version\":3}]", 0, NULL);
+
+    ZBT_CHECK(reqs != NULL && updates != NULL);
+    ZBT_OK_CTX(zb_catalog_commit(e->cat, &e->ctx, t, reqs, updates, &t2),
+               &e->ctx);
+    ZBT_EQ_INT(t2->meta->format_version, 3);
+    zb_table_free(t);
+    zb_table_free(t2);
+    json_decref(reqs);
+    json_decref(updates);
+}
+
+/*
+ * A v2 table upgraded to v3 (format/spec.md "Row Lineage for Upgraded
+ * Tables"): its files have no first_row_id until a snapshot assigns
+ * them one. Read as they are, both lineage columns are null (the spec's
+ * reader rule); the rewrite mode gives the files' data sequence numbers
+ * (append a: a + 1) and null row ids. Compacted right away, the rows get
+ * new ids from the replace's range and keep their data sequence number:
+ * the same _last_updated_sequence_number they read when another commit
+ * (an append) comes first and the upgraded files get first_row_ids.
+ * Compacted again, every row keeps its lineage, columns without nulls.
+ */
+static void test_ops_compact_lineage__upgraded(void)
+{
+    tt_env e;
+    zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
+    zb_compact_result r;
+    lrow *a, *b, *c;
+    size_t na, nb, nc, i, n_data;
+    rowids before, after;
+
+    tt_open(&e, "lin-upgraded");
+    tt_make_table(&e, 2, 1, 2, 4, ROWS);
+    upgrade_to_v3(&e);
+    a = lineage_rows(&e, &na);
+    ZBT_EQ_U64(na, 4 * ROWS);
+    for (i = 0; i < na; i++)
+        ZBT_CHECK(a[i].row_id == INT64_MIN && a[i].seq == INT64_MIN);
+    zb_free(a);
+    a = lineage_rows_as(&e, &na, ZB_LINEAGE_REWRITE);
+    ZBT_EQ_U64(na, 4 * ROWS);
+    for (i = 0; i < na; i++)
+        ZBT_CHECK(a[i].row_id == INT64_MIN && a[i].seq == a[i].key / ROWS + 1);
+    zb_free(a);
+
+    {
+        zb_table *t = tt_load(&e);
+
+        ZBT_CHECK(t->meta->has_next_row_id && t->meta->next_row_id == 0);
+        zb_table_free(t);
+    }
+    before.next_row_id = 0;
+    o.target_file_bytes = 1 << 20;
+    o.rewrite_all = 1;
+    ZBT_OK_CTX(ct_compact(&e, &o, &r), &e.ctx);
+    ZBT_CHECK(r.groups_committed > 0);
+    check_replace(&e, &before, &r);
+    zb_compact_result_free(&r);
+    row_ids_of(&e, &after);
+    b = lineage_rows(&e, &nb);
+    ZBT_EQ_U64(nb, 4 * ROWS);
+    for (i = 0; i < nb; i++) {
+        ZBT_CHECK(b[i].row_id >= before.next_row_id &&
+                  b[i].row_id < after.next_row_id);
+        if (b[i].seq != b[i].key / ROWS + 1)
+            printf("  id %lld: _last_updated_sequence_number %lld, not "
+                   "%lld\n", (long long)b[i].key, (long long)b[i].seq,
+                   (long long)(b[i].key / ROWS + 1));
+        ZBT_CHECK(b[i].seq == b[i].key / ROWS + 1);
+    }
+    distinct_ids(b, nb);
+
+    /* Compacted again: the ids are now in the files, kept as they are. */
+    o.min_input_files = 1;
+    ZBT_OK_CTX(ct_compact(&e, &o, &r), &e.ctx);
+    ZBT_CHECK(r.groups_committed > 0);
+    zb_compact_result_free(&r);
+    c = lineage_rows(&e, &nc);
+    same_lineage(b, nb, c, nc);
+    ZBT_EQ_U64(files_with_lineage(&e, &n_data), n_data);
+    zb_free(b);
+    zb_free(c);
+    tt_close(&e);
+
+    /* An append first: the upgraded files get first_row_ids and their
+     * rows inherit the same sequence numbers as above. */
+    tt_open(&e, "lin-upgraded-append");
+    tt_make_table(&e, 2, 1, 2, 4, ROWS);
+    upgrade_to_v3(&e);
+    tt_append(&e, 0, 4 * ROWS, ROWS);
+    a = lineage_rows(&e, &na);
+    ZBT_EQ_U64(na, 5 * ROWS);
+    distinct_ids(a, na);
+    for (i = 0; i < na; i++)
+        ZBT_CHECK(a[i].seq == a[i].key / ROWS + 1);
+    ZBT_OK_CTX(ct_compact(&e, &o, &r), &e.ctx);
+    zb_compact_result_free(&r);
+    b = lineage_rows(&e, &nb);
+    same_lineage(a, na, b, nb);
+    zb_free(a);
+    zb_free(b);
+    tt_close(&e);
+}
+
 /* A fixture copy compacted (min_input_files 1: single files too), once
  * with row-group copy allowed and once streamed. */
 static void fixture(const char *name, uint64_t copy_min_rows,
@@ -780,6 +898,7 @@ const zbt_case test_ops_compact_lineage[] = {
     ZBT_CASE(test_ops_compact_lineage__mixed),
     ZBT_CASE(test_ops_compact_lineage__bad_type),
     ZBT_CASE(test_ops_compact_lineage__reset),
+    ZBT_CASE(test_ops_compact_lineage__upgraded),
     ZBT_CASE(test_ops_compact_lineage__fixtures),
     ZBT_END
 };
