@@ -14,11 +14,14 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include <jansson.h>
 
 #include "ops/compact_evolve.h"
+#include "ops/compact_int.h"
+#include "plan/scan_plan.h"
 #include "table/commit.h"
 #include "util/alloc.h"
 #include "util/err.h"
@@ -26,6 +29,7 @@
 
 #define SPEC_ATTEMPTS 4
 #define DAY_MS ((int64_t)86400000)
+#define NAME_TRIES 100             /* "_1" .. "_99" after a clashing name */
 
 /* The table a dry run planned on (the plan borrows it). */
 typedef struct evolve_priv {
@@ -125,6 +129,112 @@ static const zb_evolve_field *covered(const zb_compact_evolve_result *r,
     return NULL;
 }
 
+/*
+ * Whether name is the name of a field of type t under prefix, a dotted
+ * path (format/spec.md "Partition Specs": a partition field's name must
+ * not be a schema field's name, unless that field is its identity
+ * source; Java's builder checks the schema's full names, list elements
+ * and map keys and values included, and their names without the
+ * "element" or "value" step). Case-insensitive, to be safe with engines
+ * that resolve names so. full and brief: the two forms of the prefix.
+ */
+static int schema_has_name(const ice_type *t, const char *full,
+                           const char *brief, const char *name, int depth)
+{
+    char f[512], b[512];
+    size_t i;
+
+    if (t == NULL || depth > 32)
+        return 0;
+    switch (t->id) {
+    case ICE_STRUCT:
+        for (i = 0; i < t->n_fields; i++) {
+            const char *n = t->fields[i].name ? t->fields[i].name : "";
+
+            snprintf(f, sizeof f, "%s%s%s", full, full[0] ? "." : "", n);
+            snprintf(b, sizeof b, "%s%s%s", brief, brief[0] ? "." : "", n);
+            if (strcasecmp(f, name) == 0 || strcasecmp(b, name) == 0 ||
+                schema_has_name(t->fields[i].type, f, b, name, depth + 1))
+                return 1;
+        }
+        return 0;
+    case ICE_LIST:
+        snprintf(f, sizeof f, "%s.element", full);
+        return strcasecmp(f, name) == 0 ||
+               schema_has_name(t->element, f, brief, name, depth + 1);
+    case ICE_MAP:
+        snprintf(f, sizeof f, "%s.key", full);
+        snprintf(b, sizeof b, "%s.key", brief);
+        if (strcasecmp(f, name) == 0 || strcasecmp(b, name) == 0 ||
+            schema_has_name(t->key, f, b, name, depth + 1))
+            return 1;
+        snprintf(f, sizeof f, "%s.value", full);
+        return strcasecmp(f, name) == 0 ||
+               schema_has_name(t->value, f, brief, name, depth + 1);
+    default:
+        return 0;
+    }
+}
+
+/* Whether the coarse name of covered field k would clash: with a schema
+ * column, a field of the fine spec the coarse spec keeps, or another
+ * covered field's coarse name. */
+static int name_taken(const zb_compact_evolve_result *r, size_t k,
+                      const ice_schema *schema,
+                      const ice_partition_spec *spec, const char *name)
+{
+    size_t i;
+
+    if (schema != NULL && schema_has_name(schema->root, "", "", name, 0))
+        return 1;
+    for (i = 0; i < spec->n_fields; i++)
+        if (covered(r, i) == NULL && spec->fields[i].name != NULL &&
+            strcasecmp(spec->fields[i].name, name) == 0)
+            return 1;
+    for (i = 0; i < r->n_fields; i++)
+        if (i != k && strcasecmp(r->fields[i].coarse_name, name) == 0)
+            return 1;
+    return 0;
+}
+
+/* Gives each covered field a coarse name no other name of the coarse
+ * spec or of the schema has: the name, else the name with "_1", "_2",
+ * ... "_99" appended; none free: the evolution is refused (r->refused). */
+static void unique_names(zb_compact_evolve_result *r, zb_ctx *ctx,
+                         const ice_metadata *m,
+                         const ice_partition_spec *spec, const char *ident)
+{
+    const ice_schema *schema = ice_metadata_current_schema(m);
+    size_t k;
+    int n;
+
+    for (k = 0; k < r->n_fields; k++) {
+        zb_evolve_field *e = &r->fields[k];
+        char base[sizeof e->coarse_name];
+
+        if (!name_taken(r, k, schema, spec, e->coarse_name))
+            continue;
+        memcpy(base, e->coarse_name, sizeof base);
+        for (n = 1; n < NAME_TRIES; n++) {
+            snprintf(e->coarse_name, sizeof e->coarse_name, "%s_%d", base,
+                     n);
+            if (!name_taken(r, k, schema, spec, e->coarse_name))
+                break;
+        }
+        if (n == NAME_TRIES) {
+            memcpy(e->coarse_name, base, sizeof base);
+            snprintf(r->refused, sizeof r->refused, "no free name for the "
+                     "coarse partition field of %s (%.100s and _1 .. _%d "
+                     "after it are columns or partition fields)", e->name,
+                     base, NAME_TRIES - 1);
+            return;
+        }
+        zb_log_info(ctx, "%s: partition field name %s is taken (a column "
+                    "or partition field); the coarse field of %s is %s",
+                    ident, base, e->name, e->coarse_name);
+    }
+}
+
 /* The default spec's covered fields into r (applicable when any). */
 static int find_fields(zb_compact_evolve_result *r, zb_ctx *ctx,
                        const ice_metadata *m, const zb_compact_evolve_opts *o,
@@ -165,7 +275,7 @@ static int find_fields(zb_compact_evolve_result *r, zb_ctx *ctx,
             return zb_fail(ctx, ZB_EUNSUPPORTED, "%s: more than %d time "
                            "partition fields to evolve", ident,
                            ZB_EVOLVE_MAX_FIELDS);
-        if (len + 8 >= sizeof e->name)
+        if (len + 12 >= sizeof e->name)
             return zb_fail(ctx, ZB_EUNSUPPORTED, "%s: partition field name "
                            "too long: %.60s...", ident, name);
         e = &r->fields[r->n_fields++];
@@ -185,6 +295,7 @@ static int find_fields(zb_compact_evolve_result *r, zb_ctx *ctx,
                  name, zb_tc_transform_name(rule->to));
     }
     r->applicable = r->n_fields > 0;
+    unique_names(r, ctx, m, spec, ident);
     return ZB_OK;
 }
 
@@ -379,7 +490,55 @@ int zb_compact_evolve_regular_filter(int32_t spec_id, const ice_data_file *f,
         return 1;
     if (r->coarse_spec_id >= 0 && spec_id == r->coarse_spec_id)
         return 0;
+    if (r->refused[0] != '\0')
+        return 1;
     return !zb_compact_evolve_filter(spec_id, f, payload);
+}
+
+/*
+ * Why evolving t's table would lose deletes, into r->refused (empty:
+ * it would not). An equality delete applies only to data files of its
+ * own spec and partition (or from an unpartitioned spec): rows moved to
+ * the coarse spec escape those that writers add later in the fine one,
+ * and a row deleted or upserted comes back. Hence no evolution when the
+ * schema has identifier fields (the table is keyed: upserts, CDC) or
+ * when the branch head has a live equality delete file.
+ */
+static int check_deletes(zb_compact_evolve_result *r, zb_ctx *ctx,
+                         const zb_op_target *t, const zb_table *table,
+                         const zb_compact_opts *o)
+{
+    const ice_metadata *m = table->meta;
+    const ice_schema *schema = ice_metadata_current_schema(m);
+    zb_scan_plan_opts so = ZB_SCAN_PLAN_OPTS_INIT;
+    const ice_snapshot *snap = NULL;
+    zb_scan_plan *sp = NULL;
+    zb_scan_stats st;
+    int rc;
+
+    if (schema != NULL && schema->n_identifier_field_ids > 0) {
+        snprintf(r->refused, sizeof r->refused, "schema %d has identifier "
+                 "fields (equality deletes written later in spec %d would "
+                 "not apply to rows moved to a coarser spec)",
+                 (int)schema->schema_id, (int)r->fine_spec_id);
+        return ZB_OK;
+    }
+    if ((rc = zb_compact__head(&snap, ctx, m, o->branch)) < 0 ||
+        snap == NULL)
+        return rc;
+    so.manifest = &table->paths;
+    if ((rc = zb_scan_plan_open(&sp, t->io, ctx, m, snap, &so)) < 0)
+        return rc;
+    zb_scan_plan_stats(&st, sp);
+    zb_scan_plan_free(sp);
+    if (st.eq_delete_files > 0)
+        snprintf(r->refused, sizeof r->refused, "snapshot %lld has %llu "
+                 "equality delete file(s) (those written later in spec %d "
+                 "would not apply to rows moved to a coarser spec)",
+                 (long long)snap->snapshot_id,
+                 (unsigned long long)st.eq_delete_files,
+                 (int)r->fine_spec_id);
+    return ZB_OK;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -489,6 +648,14 @@ int zb_compact_evolve(const zb_op_target *t, zb_ctx *ctx,
         goto done;
     coarse = find_coarse(pv->table->meta, r);
     r->coarse_spec_id = coarse;
+    if (r->refused[0] == '\0' &&
+        (rc = check_deletes(r, ctx, t, pv->table, &o->compact)) < 0)
+        goto done;
+    if (r->refused[0] != '\0') {
+        zb_log_warn(ctx, "%s: partition evolution skipped: %s", t->ident,
+                    r->refused);
+        goto done;
+    }
     plan_on = pv->table;
     if (coarse < 0) {
         if ((rc = copy_with_spec(&pv->copy, ctx, pv->table->meta, r)) < 0)
@@ -568,7 +735,9 @@ int zb_compact_evolve_report(zb_buf *out, const zb_compact_evolve_result *r,
                               (long long)r->fields[k].older_than_days,
                               r->fields[k].older_than_days == 1 ? ""
                                                                 : "s") < 0;
-    if (r->files == 0 && r->ran)
+    if (r->refused[0] != '\0')
+        bad |= zb_buf_appendf(out, ": skipped: %s", r->refused) < 0;
+    else if (r->files == 0 && r->ran)
         bad |= zb_buf_puts(out, ": nothing committed") < 0;
     else if (r->files == 0)
         bad |= zb_buf_puts(out, ": no partition old enough") < 0;

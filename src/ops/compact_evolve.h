@@ -21,7 +21,14 @@
  * rule's "to" (same source column) in the coarse spec; the other fields
  * are kept as they are (same field ids). A covered field is renamed:
  * a name ending in "_<from>" gets "_<to>" instead, another name gets
- * "_<to>" appended (ts_day -> ts_month). No covered field: nothing to do.
+ * "_<to>" appended (ts_day -> ts_month). That name must be free (as
+ * Java's spec builder requires; compared case-insensitively): no column
+ * of the current schema has it (full dotted names, list elements and
+ * map keys and values included), nor a field the coarse spec keeps, nor
+ * another covered field's new name; when taken, "_1", "_2", ... "_99" is
+ * appended (ts_month_1), the first free one; none free: the evolution is
+ * skipped as below ("Equality deletes"), r->refused saying so. No
+ * covered field: nothing to do.
  *
  * Which partitions are old. A time partition value v of transform T
  * stands for a period of time: hour v = [v h, v+1 h) after the Unix epoch,
@@ -47,6 +54,20 @@
  * snapshot (or per group with partial_progress). Nothing old: no spec,
  * no commit.
  *
+ * Equality deletes. An equality delete applies only to data files of its
+ * own spec and partition, or to all when its spec is unpartitioned
+ * (format/spec.md "Scan Planning"): rows moved into the coarse spec are
+ * out of reach of the equality deletes writers add later in the fine
+ * (default) spec, so on a table updated by equality deletes (upserts,
+ * CDC) a deleted or replaced row would come back. The evolution is
+ * therefore skipped, with r->refused saying why (a warning in the log,
+ * "skipped: ..." on the report line; not an error: the rest of the run
+ * goes on, the old partitions stay in the fine spec and the regular
+ * pass compacts them there), when the current schema has identifier
+ * fields (identifier-field-ids) or the branch head has a live equality
+ * delete file. The check is made when the run starts: a writer that
+ * starts writing equality deletes during the run is not seen.
+ *
  * Merge pass. Each run moves each old fine partition on its own, so a
  * coarse partition gets one file per fine partition (and per run). When
  * the coarse spec is in the table, a second zb_compact then runs on the
@@ -66,7 +87,10 @@
  * it leaves out files of the coarse spec (the regular pass would
  * otherwise rewrite them back into the default spec; the merge pass
  * compacts them) and the old partitions' files of the default spec (so
- * that a preview does not count them twice).
+ * that a preview does not count them twice). A skipped evolution (see
+ * "Equality deletes") runs no merge pass, and its regular filter keeps
+ * the old partitions' files in and leaves the coarse spec's files (of
+ * earlier runs) alone.
  *
  * Not done: chained rules (hour -> day then day -> month) apply one step
  * per field, from the default spec's transform; files of specs other
@@ -126,6 +150,8 @@ typedef struct zb_compact_evolve_result {
     uint64_t files_added, bytes_added, groups_committed;
     zb_compact_result compact;     /* the evolution pass's plan and run */
     zb_compact_result merge;       /* the merge pass's (see above) */
+    /* Non-empty: evolution skipped, and why ("Equality deletes"). */
+    char refused[256];
     void *priv;                    /* the table copy a dry run planned on */
 } zb_compact_evolve_result;
 
@@ -167,7 +193,8 @@ int64_t zb_compact_evolve_period_end_ms(zb_tc_transform tr, int64_t v);
  * applicable; otherwise
  *   "  evolution ts_day -> ts_month (older than 30 days): evolved 12
  *    file(s) in 10 partition(s) into 10 file(s) of spec 1 (spec added)"
- * or "would evolve ..." (dry run) or "no partition old enough", then
+ * or "would evolve ..." (dry run) or "no partition old enough" or
+ * "skipped: <why>" (see "Equality deletes"), then
  * "; merged N file(s) of spec 1 into M" (or "; would merge N small
  * file(s) already in spec 1") when the merge pass has any.
  */

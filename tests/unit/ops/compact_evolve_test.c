@@ -52,6 +52,9 @@ static const char SPEC[] =
     "{\"spec-id\":0,\"fields\":[{\"source-id\":2,\"field-id\":1000,"
     "\"name\":\"ts_day\",\"transform\":\"day\"}]}";
 
+/* The name of column 3 (the clash tests rename it). */
+static const char *col3_name = "payload";
+
 static void field(struct ArrowSchema *s, const char *fmt, const char *name,
                   int id, int nullable)
 {
@@ -86,7 +89,7 @@ static void append_rows(tt_env *e, ice_value pv, const char *folder,
     ZBT_CHECK(zb_arrow_schema_init(&s, "+s", "", NULL, 0, 0, 3) == 0);
     field(s.children[0], "l", "id", 1, 0);
     field(s.children[1], "tsu:", "ts", 2, 0);
-    field(s.children[2], "u", "payload", 3, 1);
+    field(s.children[2], "u", col3_name, 3, 1);
     memset(&b, 0, sizeof b);
     ZBT_CHECK(zb_arrow_array_init(&b, 1, 3) == 0);
     ids = b.children[0];
@@ -155,10 +158,12 @@ enum {
 #define M_2026_04 675
 #define M_2026_05 676
 
-static void make_table(tt_env *e, const char *name)
+/* An empty table of schema and spec (JSON text). */
+static void create_table(tt_env *e, const char *name, const char *schema_text,
+                         const char *spec_text)
 {
-    json_t *schema = json_loads(SCHEMA, 0, NULL);
-    json_t *spec = json_loads(SPEC, 0, NULL);
+    json_t *schema = json_loads(schema_text, 0, NULL);
+    json_t *spec = json_loads(spec_text, 0, NULL);
     zb_table *t = NULL;
 
     tt_open(e, name);
@@ -169,6 +174,10 @@ static void make_table(tt_env *e, const char *name)
     json_decref(schema);
     json_decref(spec);
     zb_table_free(t);
+}
+
+static void fill_table(tt_env *e)
+{
     append_day(e, D_MAR01, 0, 100);
     append_day(e, D_MAR01, 100, 50);
     append_day(e, D_MAR02, 200, 60);
@@ -178,6 +187,12 @@ static void make_table(tt_env *e, const char *name)
     append_day(e, D_JUN10, 600, 40);
     append_day(e, D_JUN10, 700, 40);
     append_day(e, D_JUN14, 800, 30);
+}
+
+static void make_table(tt_env *e, const char *name)
+{
+    create_table(e, name, SCHEMA, SPEC);
+    fill_table(e);
 }
 
 static const zb_tc_evolution_rule DAY_MONTH_30[] = {
@@ -763,6 +778,253 @@ static void test_ops_evolve__maintenance(void)
     tt_close(&e);
 }
 
+/* An equality delete of id in the day partition `day` (spec 0). */
+static void delete_eq(tt_env *e, int32_t day, int64_t id)
+{
+    zb_table *t = tt_load(e);
+    zb_write_partition wp;
+    ice_value v = ice_value_date(day);
+    struct ArrowSchema s;
+    struct ArrowArray b;
+    int32_t eq = 1;
+    int64_t *idv;
+
+    memset(&wp, 0, sizeof wp);
+    wp.spec_id = -1;
+    wp.n_values = 1;
+    wp.values = &v;
+    memset(&s, 0, sizeof s);
+    memset(&b, 0, sizeof b);
+    ZBT_CHECK(zb_arrow_schema_init(&s, "+s", "", NULL, 0, 0, 1) == 0);
+    field(s.children[0], "l", "id", 1, 0);
+    ZBT_CHECK(zb_arrow_array_init(&b, 1, 1) == 0);
+    ZBT_CHECK(zb_arrow_array_init(b.children[0], 2, 0) == 0);
+    idv = zb_malloc(sizeof *idv);
+    ZBT_CHECK(idv != NULL);
+    *idv = id;
+    b.children[0]->buffers[1] = idv;
+    b.length = b.children[0]->length = 1;
+    ZBT_OK_CTX(zb_table_delete_equal(&t, e->cat, e->io, &e->ctx, &eq, 1, &s,
+                                     &b, &wp), &e->ctx);
+    zb_arrow_array_release(&b);
+    zb_arrow_schema_release(&s);
+    zb_table_free(t);
+}
+
+/* Number of partition specs of the table. */
+static size_t n_specs(tt_env *e)
+{
+    zb_table *t = tt_load(e);
+    size_t n = t->meta->n_specs;
+
+    zb_table_free(t);
+    return n;
+}
+
+/*
+ * A live equality delete file: rows moved to the month spec would escape
+ * the equality deletes written later in the day spec, so the evolution
+ * is skipped (ZB_OK, refused says why, the report line too), nothing is
+ * committed (no spec, no snapshot), dry run or not; the regular filter
+ * then keeps the old files in (and still leaves a coarse spec's out).
+ */
+static void test_ops_evolve__eq_deletes_refused(void)
+{
+    tt_env e;
+    zb_compact_evolve_result r;
+    zb_buf out = ZB_BUF_INIT(1 << 16);
+    ice_data_file df;
+    ice_value v = ice_value_date(D_MAR01);
+    int64_t snap;
+    int dry;
+
+    make_table(&e, "evolve_eqdel");
+    delete_eq(&e, D_JUN14, 805);
+    snap = tt_current_id(&e);
+    for (dry = 1; dry >= 0; dry--) {
+        e.t.dry_run = dry;
+        ZBT_RC(run_evolve(&e, DAY_MONTH_30, 1, &r), ZB_OK);
+        ZBT_EQ_INT(r.applicable, 1);
+        ZBT_CHECK(strstr(r.refused, "1 equality delete file(s)") != NULL);
+        ZBT_EQ_INT((int)r.files, 0);
+        ZBT_EQ_INT(r.spec_added, 0);
+        ZBT_EQ_INT(r.ran, 0);
+        ZBT_CHECK(r.merge.plan.n_groups == 0);
+        ZBT_RC(zb_compact_evolve_report(&out, &r, dry), ZB_OK);
+        ZBT_CHECK(strstr(zb_buf_cstr(&out), "(older than 30 days): "
+                         "skipped: snapshot ") != NULL);
+        zb_buf_clear(&out);
+        /* an old file of spec 0 goes to the regular pass */
+        memset(&df, 0, sizeof df);
+        df.n_partition = 1;
+        df.partition = &v;
+        ZBT_EQ_INT(zb_compact_evolve_regular_filter(0, &df, &r), 1);
+        r.coarse_spec_id = 1;
+        ZBT_EQ_INT(zb_compact_evolve_regular_filter(1, &df, &r), 0);
+        zb_compact_evolve_result_free(&r);
+        ZBT_CHECK(tt_current_id(&e) == snap);
+        ZBT_EQ_INT((int)n_specs(&e), 1);
+    }
+    zb_buf_free(&out);
+    tt_close(&e);
+}
+
+/*
+ * Identifier fields (a keyed table: upserts by equality deletes): the
+ * maintenance run skips the evolution with the reason on its line, does
+ * not fail, and its regular pass compacts in the day spec as if there
+ * were no rule (the March 1 pair and the June 10 pair).
+ */
+static void test_ops_evolve__identifier_refused(void)
+{
+    static const char keyed[] =
+        "{\"type\":\"struct\",\"schema-id\":0,"
+        "\"identifier-field-ids\":[1],\"fields\":["
+        "{\"id\":1,\"name\":\"id\",\"required\":true,\"type\":\"long\"},"
+        "{\"id\":2,\"name\":\"ts\",\"required\":true,"
+        "\"type\":\"timestamp\"},"
+        "{\"id\":3,\"name\":\"payload\",\"required\":false,"
+        "\"type\":\"string\"}]}";
+    static const char cfg[] =
+        "{\"version\":2,\"warehouse\":\"w\",\"defaults\":{"
+        "\"min_input_files\":2,"
+        "\"partition_evolution\":{\"rules\":[{\"from\":\"day\","
+        "\"to\":\"month\",\"older_than_days\":30}]}}}";
+    zb_table_config *tc = NULL;
+    zb_maint_opts mo = ZB_MAINT_OPTS_INIT;
+    zb_compact_evolve_result r;
+    tt_env e;
+    steps s;
+    fileinfo f[64];
+    size_t n, i;
+    uint64_t rows0, hash0, rows1, hash1;
+
+    create_table(&e, "evolve_keyed", keyed, SPEC);
+    fill_table(&e);
+    tt_rows(&e, &rows0, &hash0);
+    ZBT_RC(run_evolve(&e, DAY_MONTH_30, 1, &r), ZB_OK);
+    ZBT_CHECK(strstr(r.refused, "schema 0 has identifier fields") != NULL);
+    ZBT_EQ_INT(r.ran, 0);
+    zb_compact_evolve_result_free(&r);
+    ZBT_EQ_INT((int)n_specs(&e), 1);
+
+    ZBT_OK_CTX(zb_table_config_parse(&tc, &e.ctx, "cfg.json", cfg,
+                                     strlen(cfg)), &e.ctx);
+    mo.config = tc;
+    for (i = 0; i < ZB_MAINT_OP_COUNT; i++)
+        mo.run[i] = i == ZB_MAINT_COMPACT;
+    memset(&s, 0, sizeof s);
+    ZBT_RC(zb_maintenance_table(&e.t, &e.ctx, &mo, on_step, &s), ZB_OK);
+    printf("%s", s.text);
+    ZBT_EQ_INT(s.rc, 0);
+    ZBT_CHECK(strstr(s.text, "  evolution ts_day -> ts_month (older than "
+                             "30 days): skipped: schema 0 has identifier "
+                             "fields") != NULL);
+    ZBT_CHECK(strstr(s.text, "rewrote 4 file(s)") != NULL);
+    ZBT_EQ_INT((int)n_specs(&e), 1);
+    n = live_files(&e, f, 64);
+    ZBT_EQ_INT((int)n, 7);
+    ZBT_EQ_INT((int)count_spec(f, n, 0, -1), 7);
+    ZBT_EQ_INT((int)count_spec(f, n, 0, D_MAR01), 1);
+    free_files(f, n);
+    tt_rows(&e, &rows1, &hash1);
+    ZBT_CHECK(rows1 == rows0 && hash1 == hash0);
+    zb_table_config_free(tc);
+    tt_close(&e);
+}
+
+/*
+ * The coarse field's name must be free (Java refuses a partition field
+ * named as a column that is not its identity source): with a column
+ * "ts_month" the month field is "ts_month_1" in the committed spec; with
+ * a kept field "ts_month" (identity of payload) and a column
+ * "TS_MONTH_1" (case-insensitive) it is "ts_month_2"; with every name
+ * taken up to _99 the evolution is skipped, saying why, nothing
+ * committed.
+ */
+static void test_ops_evolve__name_clash(void)
+{
+    static const char schema_month[] =
+        "{\"type\":\"struct\",\"schema-id\":0,\"fields\":["
+        "{\"id\":1,\"name\":\"id\",\"required\":true,\"type\":\"long\"},"
+        "{\"id\":2,\"name\":\"ts\",\"required\":true,"
+        "\"type\":\"timestamp\"},"
+        "{\"id\":3,\"name\":\"ts_month\",\"required\":false,"
+        "\"type\":\"string\"}]}";
+    static const char schema_month1[] =
+        "{\"type\":\"struct\",\"schema-id\":0,\"fields\":["
+        "{\"id\":1,\"name\":\"id\",\"required\":true,\"type\":\"long\"},"
+        "{\"id\":2,\"name\":\"ts\",\"required\":true,"
+        "\"type\":\"timestamp\"},"
+        "{\"id\":3,\"name\":\"payload\",\"required\":false,"
+        "\"type\":\"string\"},"
+        "{\"id\":4,\"name\":\"TS_MONTH_1\",\"required\":false,"
+        "\"type\":\"string\"}]}";
+    static const char spec2[] =
+        "{\"spec-id\":0,\"fields\":[{\"source-id\":2,\"field-id\":1000,"
+        "\"name\":\"ts_day\",\"transform\":\"day\"},{\"source-id\":3,"
+        "\"field-id\":1001,\"name\":\"ts_month\","
+        "\"transform\":\"identity\"}]}";
+    tt_env e;
+    zb_compact_evolve_result r;
+    zb_table *t;
+    const ice_partition_spec *c;
+    char big[8192];
+    size_t at;
+    int k;
+
+    /* a column named ts_month: the run commits ts_month_1 */
+    col3_name = "ts_month";
+    create_table(&e, "evolve_clash", schema_month, SPEC);
+    fill_table(&e);
+    ZBT_RC(run_evolve(&e, DAY_MONTH_30, 1, &r), ZB_OK);
+    ZBT_EQ_INT(r.ran, 1);
+    ZBT_EQ_INT(r.spec_added, 1);
+    ZBT_EQ_STR(r.fields[0].coarse_name, "ts_month_1");
+    zb_compact_evolve_result_free(&r);
+    t = tt_load(&e);
+    c = ice_metadata_spec(t->meta, 1);
+    ZBT_CHECK(c != NULL && c->n_fields == 1);
+    if (c != NULL && c->n_fields == 1)
+        ZBT_EQ_STR(c->fields[0].name, "ts_month_1");
+    zb_table_free(t);
+    col3_name = "payload";
+    tt_close(&e);
+
+    /* a kept field ts_month and a column TS_MONTH_1 (empty table, dry) */
+    create_table(&e, "evolve_clash2", schema_month1, spec2);
+    e.t.dry_run = 1;
+    ZBT_RC(run_evolve(&e, DAY_MONTH_30, 1, &r), ZB_OK);
+    ZBT_EQ_INT(r.applicable, 1);
+    ZBT_EQ_STR(r.fields[0].coarse_name, "ts_month_2");
+    zb_compact_evolve_result_free(&r);
+    tt_close(&e);
+
+    /* every name taken: columns ts_month_1 .. ts_month_99 */
+    at = (size_t)snprintf(big, sizeof big, "{\"type\":\"struct\","
+                          "\"schema-id\":0,\"fields\":["
+                          "{\"id\":1,\"name\":\"id\",\"required\":true,"
+                          "\"type\":\"long\"},{\"id\":2,\"name\":\"ts\","
+                          "\"required\":true,\"type\":\"timestamp\"},"
+                          "{\"id\":3,\"name\":\"ts_month\","
+                          "\"required\":false,\"type\":\"string\"}");
+    for (k = 1; k < 100 && at < sizeof big; k++)
+        at += (size_t)snprintf(big + at, sizeof big - at,
+                               ",{\"id\":%d,\"name\":\"ts_month_%d\","
+                               "\"required\":false,\"type\":\"int\"}",
+                               k + 3, k);
+    ZBT_CHECK(at + 3 < sizeof big);
+    snprintf(big + at, sizeof big - at, "]}");
+    create_table(&e, "evolve_clash3", big, SPEC);
+    ZBT_RC(run_evolve(&e, DAY_MONTH_30, 1, &r), ZB_OK);
+    ZBT_CHECK(strstr(r.refused, "no free name for the coarse partition "
+                     "field of ts_day") != NULL);
+    ZBT_EQ_INT(r.ran, 0);
+    zb_compact_evolve_result_free(&r);
+    ZBT_EQ_INT((int)n_specs(&e), 1);
+    tt_close(&e);
+}
+
 static const zbt_case test_ops_evolve[] = {
     ZBT_CASE(test_ops_evolve__period_end),
     ZBT_CASE(test_ops_evolve__day_to_month),
@@ -771,6 +1033,9 @@ static const zbt_case test_ops_evolve[] = {
     ZBT_CASE(test_ops_evolve__filters),
     ZBT_CASE(test_ops_evolve__corrupt_manifest),
     ZBT_CASE(test_ops_evolve__maintenance),
+    ZBT_CASE(test_ops_evolve__eq_deletes_refused),
+    ZBT_CASE(test_ops_evolve__identifier_refused),
+    ZBT_CASE(test_ops_evolve__name_clash),
     ZBT_END
 };
 
