@@ -27,3 +27,11 @@ if(TARGET zb_ops AND EXISTS ${PROJECT_SOURCE_DIR}/src/ops/compact_evolve.c)
   set_tests_properties(test_ops_compact_evolve PROPERTIES LABELS unit
     TIMEOUT 300)
 endif()
+
+# The memory a sort group is planned with under a budget (dry runs).
+if(TARGET zb_ops AND EXISTS ${PROJECT_SOURCE_DIR}/tests/unit/ops/compact_mem_test.c)
+  add_executable(test_ops_compact_mem unit/ops/compact_mem_test.c)
+  target_link_libraries(test_ops_compact_mem PRIVATE zbtest zb_ops)
+  add_test(NAME test_ops_compact_mem COMMAND test_ops_compact_mem)
+  set_tests_properties(test_ops_compact_mem PROPERTIES LABELS unit TIMEOUT 120)
+endif()
