@@ -191,6 +191,28 @@ static void test_parquet_writer__iceberg_write_properties(void)
     ZBT_CONTAINS(ctx.err.msg, "lzo");
     ZBT_RC(pq_writer_opts_apply_properties(&o, &ctx, bad2, &unsupported),
            ZB_EINVAL);
+    {
+        /* A codec without a level gets its own default (0), not the
+         * level the options held for the codec before it. */
+        const char *gz[] = { "write.parquet.compression-codec", "gzip",
+                             NULL };
+        const char *same[] = { "write.parquet.compression-codec", "zstd",
+                               NULL };
+        pq_writer_opts g = PQ_WRITER_OPTS_INIT, z = PQ_WRITER_OPTS_INIT;
+        int level = z.codec_level;
+
+        g.codec = PQ_CODEC_ZSTD;
+        g.codec_level = 7;
+        ZBT_OK_CTX(pq_writer_opts_apply_properties(&g, &ctx, gz,
+                                                   &unsupported), &ctx);
+        ZBT_EQ_INT(g.codec, PQ_CODEC_GZIP);
+        ZBT_EQ_INT(g.codec_level, 0);
+        z.codec = PQ_CODEC_ZSTD;
+        ZBT_OK_CTX(pq_writer_opts_apply_properties(&z, &ctx, same,
+                                                   &unsupported), &ctx);
+        ZBT_EQ_INT(z.codec, PQ_CODEC_ZSTD);
+        ZBT_EQ_INT(z.codec_level, level);
+    }
     zb_log_free(log);
     fclose(devnull);
 }
