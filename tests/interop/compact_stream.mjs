@@ -15,7 +15,9 @@
 //     tuple) the live data files number at most ceil(sum of their sizes
 //     on disk / target) + 1; no delete file that is still live applies to
 //     a file the compaction wrote (equality: data seq below its own in
-//     scope; position: a row naming the file).
+//     scope; position: a row naming the file); as every file is then an
+//     output, remove-dangling-deletes must drop every delete file out of
+//     the outputs' sequence number scope and leave the rows as they were.
 // A last, smaller partitioned table is compacted with --sort-by and each
 // file the compaction wrote must be sorted by that order (read with
 // hyparquet).
@@ -137,6 +139,18 @@ async function runCase(name, genArgs, target, extraCompact, sortKeysSpec) {
   console.log(`   before: ${before.rows.length} live rows, ${dataBefore.length} data files, ` +
     `${delBefore.length} delete files; reader removed ${before.stats.byPos} by position, ` +
     `${before.stats.byEq} by equality`);
+  // How the position deletes spread: data files named, and by 2+ files.
+  const named = new Map();
+  for (const d of delBefore.filter((e) => e.content === 1)) {
+    const pf = await readParquet(b.resolve(d.path), null);
+    const pi = pf.tree.children.findIndex((x) => x.fieldId === 2147483546);
+    for (const p of new Set(pf.rows.map((r) => r[pi]))) named.set(p, (named.get(p) || 0) + 1);
+  }
+  const bySpec = (es) => [...es.reduce((m, e) => m.set(e.specId, (m.get(e.specId) || 0) + 1), new Map())]
+    .sort().map(([k, v]) => `spec ${k}: ${v}`).join(', ');
+  console.log(`   position deletes name ${named.size} data files, ` +
+    `${[...named.values()].filter((v) => v > 1).length} of them in 2+ delete files; ` +
+    `data files by spec: ${bySpec(dataBefore)}`);
   if (before.rows.length !== g.expected)
     fail(`${name}: reference reader sees ${before.rows.length} rows, the generator expects ${g.expected}`);
   else ok(`${name}: reference reader agrees with the generator's own delete account (${g.expected} rows)`);
@@ -158,6 +172,7 @@ async function runCase(name, genArgs, target, extraCompact, sortKeysSpec) {
   console.log(`   after: ${after.rows.length} live rows, ${dataAfter.length} data files, ` +
     `${delAfter.length} delete files`);
 
+  console.log(`   data files by spec after: ${bySpec(dataAfter)}`);
   const op = a.snap?.summary?.['zamboni.operation'];
   if (op !== 'compaction' || a.snap.summary.operation !== 'replace')
     fail(`${name}: current snapshot is ${a.snap?.summary?.operation}/${op}, not a compaction replace`);
@@ -217,6 +232,40 @@ async function runCase(name, genArgs, target, extraCompact, sortKeysSpec) {
   }
   if (!applying)
     ok(`${name}: ${outputs.length} files written; none of the ${delAfter.length} live delete files applies to them`);
+
+  // Every data file is now a compaction output whose data sequence number
+  // is that of the snapshot compaction started from, at or above every
+  // delete's: remove-dangling-deletes must drop every equality delete and
+  // every position delete below the outputs' sequence number, and change
+  // no row. A position delete of that very sequence number (the table's
+  // last commit) is still in the outputs' scope by sequence number alone,
+  // so it may stay (Iceberg Java's rule keeps it too): it names none of
+  // them (checked above).
+  if (outputs.length === dataAfter.length && !applying) {
+    try {
+      execFileSync(zamboni, ['remove-dangling-deletes', `ns.${name}`, '--uri', `sqlite:${db}`,
+        '--warehouse', 'zamboni', '--local-warehouse', wh],
+      { encoding: 'utf8', env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const r = await referenceScan(g.dir);
+      const left = (await liveEntries(g.dir)).entries.filter((e) => e.content !== 0);
+      const cr = counts(r.rows);
+      let same = r.rows.length === after.rows.length;
+      for (const [k, v] of cb) if (cr.get(k) !== v) { same = false; break; }
+      const minSeq = (d) => outputs.filter((o) => o.specId === d.specId && o.partition === d.partition)
+        .reduce((m, o) => (m === null || o.seq < m ? o.seq : m), null);
+      const wrong = left.filter((d) => d.content !== 1 || minSeq(d) === null || d.seq < minSeq(d));
+      for (const d of wrong)
+        fail(`${name}: remove-dangling-deletes kept ${d.content === 2 ? 'equality' : 'position'} delete ` +
+          `${d.path} (seq ${d.seq}; outputs of its partition from seq ${minSeq(d)})`);
+      if (!same)
+        fail(`${name}: remove-dangling-deletes changed the rows: ${r.rows.length}, want ${after.rows.length}`);
+      if (!wrong.length && same)
+        ok(`${name}: remove-dangling-deletes dropped ${delAfter.length - left.length} of ${delAfter.length} ` +
+          `delete files, rows unchanged (${left.length} kept: position deletes of the outputs' sequence number)`);
+    } catch (e) {
+      fail(`${name}: zamboni remove-dangling-deletes exited ${e.status}: ${e.stderr || ''}${e.stdout || ''}`);
+    }
+  }
 
   if (sortKeysSpec) {
     const keys = sortKeys(a.meta, sortKeysSpec);
