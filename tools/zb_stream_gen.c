@@ -29,12 +29,15 @@
  * The tool keeps its own account of which rows the deletes remove (by
  * the spec's sequence number and partition rules) and prints
  *   metadata <location>
- *   expected_rows <n> data_files <n> delete_files <n> commits <n>
+ *   expected_rows <n> appended_rows <n> data_files <n> delete_files <n>
+ *   commits <n>
+ * and with --expect FILE writes the ids of the rows it expects live there,
+ * one a line.
  *
  * Usage: zb-stream-gen --sqlite DB --table NS.NAME --location DIR
  *          [--warehouse W] [--partitioned] [--commits N] [--files F]
  *          [--rows R] [--evolve-at C] [--pos-every P] [--pos-files K]
- *          [--eq-every E] [--seed S]
+ *          [--eq-every E] [--seed S] [--expect FILE]
  * Exit 0, 1 on an error, 2 usage.
  */
 #include <stdio.h>
@@ -51,7 +54,7 @@
 #define BUCKETS 2
 
 typedef struct sg_opts {
-    const char *sqlite, *table, *location, *warehouse;
+    const char *sqlite, *table, *location, *warehouse, *expect;
     int partitioned, commits, files, rows, evolve_at, pos_every, pos_files;
     int eq_every;
     unsigned seed;
@@ -662,6 +665,19 @@ static int run(sg_state *s)
     }
     for (i = 0; i < s->n_rows; i++)
         live += !s->rows[i].dead;
+    if (o->expect != NULL) {
+        FILE *f = fopen(o->expect, "w");
+        int bad = f == NULL;
+        for (i = 0; f != NULL && i < s->n_rows; i++)
+            if (!s->rows[i].dead)
+                bad |= fprintf(f, "%lld\n", (long long)s->rows[i].id) < 0;
+        if (f != NULL && fclose(f) != 0)
+            bad = 1;
+        if (bad) {
+            fprintf(stderr, "zb-stream-gen: writing %s failed\n", o->expect);
+            return -1;
+        }
+    }
     printf("metadata %s\n", s->t->metadata_location);
     printf("expected_rows %zu appended_rows %zu data_files %zu "
            "delete_files %zu commits %lld\n", live, s->n_rows, s->n_files,
@@ -680,14 +696,14 @@ static int usage(void)
             "usage: zb-stream-gen --sqlite DB --table NS.NAME --location DIR "
             "[--warehouse W] [--partitioned] [--commits N] [--files F] "
             "[--rows R] [--evolve-at C] [--pos-every P] [--pos-files K] "
-            "[--eq-every E] [--seed S]\n");
+            "[--eq-every E] [--seed S] [--expect FILE]\n");
     return 2;
 }
 
 int main(int argc, char **argv)
 {
-    sg_opts o = { NULL, NULL, NULL, "zamboni", 0, 100, 4, 5, -1, 10, 12, 7,
-                  1 };
+    sg_opts o = { NULL, NULL, NULL, "zamboni", NULL, 0, 100, 4, 5, -1, 10, 12,
+                  7, 1 };
     sg_state s;
     size_t i;
     int a, rc;
@@ -702,6 +718,7 @@ int main(int argc, char **argv)
         else if (!strcmp(k, "--table")) o.table = v;
         else if (!strcmp(k, "--location")) o.location = v;
         else if (!strcmp(k, "--warehouse")) o.warehouse = v;
+        else if (!strcmp(k, "--expect")) o.expect = v;
         else if (!strcmp(k, "--commits")) o.commits = num(v);
         else if (!strcmp(k, "--files")) o.files = num(v);
         else if (!strcmp(k, "--rows")) o.rows = num(v);

@@ -53,12 +53,14 @@ function counts(lines) {
 
 function generate(name, args) {
   const t0 = Date.now();
+  const expect = path.join(work, `${name}.ids`);
   const out = execFileSync(gen, ['--sqlite', db, '--table', `ns.${name}`,
-    '--location', wh, ...args], { encoding: 'utf8', env });
+    '--location', wh, '--expect', expect, ...args], { encoding: 'utf8', env });
+  const ids = fs.readFileSync(expect, 'utf8').split('\n').filter((l) => l).sort();
   const m = /expected_rows (\d+) appended_rows (\d+) data_files (\d+) delete_files (\d+) commits (\d+)/.exec(out);
   if (!m) throw new Error(`zb-stream-gen gave no summary: ${out}`);
   const [, expected, appended, dataFiles, deleteFiles, commits] = m.map(Number);
-  return { dir: path.join(wh, 'ns', name), expected, appended, dataFiles,
+  return { dir: path.join(wh, 'ns', name), ids, expected, appended, dataFiles,
     deleteFiles, commits, ms: Date.now() - t0 };
 }
 
@@ -151,9 +153,12 @@ async function runCase(name, genArgs, target, extraCompact, sortKeysSpec) {
   console.log(`   position deletes name ${named.size} data files, ` +
     `${[...named.values()].filter((v) => v > 1).length} of them in 2+ delete files; ` +
     `data files by spec: ${bySpec(dataBefore)}`);
-  if (before.rows.length !== g.expected)
-    fail(`${name}: reference reader sees ${before.rows.length} rows, the generator expects ${g.expected}`);
-  else ok(`${name}: reference reader agrees with the generator's own delete account (${g.expected} rows)`);
+  const seen = before.rows.map((l) => String(JSON.parse(l.replace(/"id":(\d+)/, '"id":"$1"')).id)).sort();
+  const firstDiff = seen.findIndex((v, i) => v !== g.ids[i]);
+  if (before.rows.length !== g.expected || seen.length !== g.ids.length || firstDiff >= 0)
+    fail(`${name}: reference reader sees ${before.rows.length} rows, the generator expects ${g.expected}` +
+      (firstDiff >= 0 ? ` (first id differing: ${seen[firstDiff]} vs ${g.ids[firstDiff]})` : ''));
+  else ok(`${name}: reference reader sees exactly the ids the generator's own delete account leaves (${g.expected} rows)`);
   if (before.stats.byPos === 0 || before.stats.byEq === 0)
     fail(`${name}: the deletes removed nothing (pos ${before.stats.byPos}, eq ${before.stats.byEq})`);
 
