@@ -17,7 +17,21 @@
  * (min, max, null count) with the type's sort order, and row-group copy.
  * After close, the result carries what Iceberg's data-file metrics are
  * made of (pq_leaf_metrics; table/metrics.h turns them into Iceberg's).
- * Not yet: column/offset indexes and bloom filters.
+ *
+ * With opts.page_index, the page index too (parquet-format PageIndex.md):
+ * at close, before the footer, every written column chunk's ColumnIndex
+ * (per data page: null_pages, min/max as in the page statistics,
+ * null_counts; boundary_order from the pages' bounds), then every chunk's
+ * OffsetIndex (data pages only: header offset, size with header, first
+ * row index), and the footer's column/offset_index_offset and _length.
+ * A chunk gets no ColumnIndex when a page with values has no bounds (a
+ * byte-array value over STAT_MAX_BYTES, or only NaN); its OffsetIndex is
+ * still written. Row groups copied with pq_writer_copy_row_groups get
+ * neither (their source's indexes are not carried; readers then read
+ * those chunks without one). Off by default: parquet-mr (Iceberg's Java
+ * writer) writes them always, but Iceberg has no table property for them
+ * and our reader does not use them; callers that want them set it.
+ * Not yet: bloom filters.
  */
 #ifndef ZB_FORMAT_PARQUET_PARQUET_WRITE_H
 #define ZB_FORMAT_PARQUET_PARQUET_WRITE_H
@@ -40,12 +54,13 @@ typedef struct pq_writer_opts {
     int dictionary;                /* dictionary-encode, falling back */
     uint64_t dict_bytes;           /* dictionary size that ends its use */
     const char *created_by;
+    int page_index;                /* write column and offset indexes */
 } pq_writer_opts;
 
 #define PQ_WRITER_OPTS_VERSION 1
 #define PQ_WRITER_OPTS_INIT                                              \
     { PQ_WRITER_OPTS_VERSION, PQ_CODEC_ZSTD, 3, 128u << 20, 1u << 20, 0,  \
-      1, 2u << 20, "zamboni version " ZB_VERSION_STRING }
+      1, 2u << 20, "zamboni version " ZB_VERSION_STRING, 0 }
 
 /*
  * Applies Iceberg's write.parquet.* table properties (kv: a NULL-

@@ -424,3 +424,80 @@ int pq_page_header_write(zb_buf *out, zb_ctx *ctx, const pq_page_header *h,
         zb_buf_truncate(out, start);
     return rc;
 }
+
+/* ---- Page index ------------------------------------------------------- */
+
+static int column_index(pq_thrift_writer *w, const pq_column_index *ci)
+{
+    size_t i;
+
+    if (ci->n_pages > 0 &&
+        (ci->null_pages == NULL || ci->min_values == NULL ||
+         ci->min_lens == NULL || ci->max_values == NULL ||
+         ci->max_lens == NULL))
+        return bad(w, "column index: NULL page arrays");
+    if ((int)ci->boundary_order < PQ_BOUNDARY_UNORDERED ||
+        (int)ci->boundary_order > PQ_BOUNDARY_DESCENDING)
+        return bad(w, "column index: boundary order %d",
+                   (int)ci->boundary_order);
+    pq_thrift_put_struct_begin(w);
+    pq_thrift_put_field_list_begin(w, 1, PQ_TT_TRUE, ci->n_pages);
+    for (i = 0; i < ci->n_pages; i++)
+        pq_thrift_put_bool_elem(w, ci->null_pages[i] != 0);
+    pq_thrift_put_field_list_begin(w, 2, PQ_TT_BINARY, ci->n_pages);
+    for (i = 0; i < ci->n_pages; i++)
+        pq_thrift_put_binary(w, ci->min_values[i] ? ci->min_values[i]
+                                                  : (const uint8_t *)"",
+                             ci->min_values[i] ? ci->min_lens[i] : 0);
+    pq_thrift_put_field_list_begin(w, 3, PQ_TT_BINARY, ci->n_pages);
+    for (i = 0; i < ci->n_pages; i++)
+        pq_thrift_put_binary(w, ci->max_values[i] ? ci->max_values[i]
+                                                  : (const uint8_t *)"",
+                             ci->max_values[i] ? ci->max_lens[i] : 0);
+    pq_thrift_put_field_i32(w, 4, (int32_t)ci->boundary_order);
+    if (ci->null_counts) {
+        pq_thrift_put_field_list_begin(w, 5, PQ_TT_I64, ci->n_pages);
+        for (i = 0; i < ci->n_pages; i++)
+            pq_thrift_put_i64(w, ci->null_counts[i]);
+    }
+    return pq_thrift_put_struct_end(w);
+}
+
+int pq_column_index_write(zb_buf *out, zb_ctx *ctx,
+                          const pq_column_index *ci)
+{
+    pq_thrift_writer w;
+    size_t start;
+    int rc;
+
+    ZB_ASSERT_ARG(out && ctx && ci);
+    start = out->len;
+    pq_thrift_writer_init(&w, out, ctx);
+    if ((rc = column_index(&w, ci)) < 0)
+        zb_buf_truncate(out, start);
+    return rc;
+}
+
+int pq_offset_index_write(zb_buf *out, zb_ctx *ctx,
+                          const pq_page_location *locs, size_t n)
+{
+    pq_thrift_writer w;
+    size_t start, i;
+    int rc;
+
+    ZB_ASSERT_ARG(out && ctx && (locs || n == 0));
+    start = out->len;
+    pq_thrift_writer_init(&w, out, ctx);
+    pq_thrift_put_struct_begin(&w);
+    pq_thrift_put_field_list_begin(&w, 1, PQ_TT_STRUCT, n);
+    for (i = 0; i < n; i++) {
+        pq_thrift_put_struct_begin(&w);
+        pq_thrift_put_field_i64(&w, 1, locs[i].offset);
+        pq_thrift_put_field_i32(&w, 2, locs[i].compressed_page_size);
+        pq_thrift_put_field_i64(&w, 3, locs[i].first_row_index);
+        pq_thrift_put_struct_end(&w);
+    }
+    if ((rc = pq_thrift_put_struct_end(&w)) < 0)
+        zb_buf_truncate(out, start);
+    return rc;
+}

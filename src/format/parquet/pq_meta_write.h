@@ -11,7 +11,12 @@
  * per leaf of the schema, which readers need before they trust
  * Statistics.min_value/max_value.
  *
- * Both functions append to out, which keeps its cap (zb_buf_init); on
+ * pq_column_index_write and pq_offset_index_write encode a column
+ * chunk's page index (ColumnIndex, OffsetIndex; parquet-format
+ * PageIndex.md), which the writer puts between the last chunk and the
+ * footer.
+ *
+ * Every function appends to out, which keeps its cap (zb_buf_init); on
  * failure out is truncated back to its length at the call.
  */
 #ifndef ZB_FORMAT_PARQUET_PQ_META_WRITE_H
@@ -42,5 +47,45 @@ int pq_meta_write(zb_buf *out, zb_ctx *ctx, const pq_file_meta *meta);
  */
 int pq_page_header_write(zb_buf *out, zb_ctx *ctx, const pq_page_header *h,
                          const pq_statistics *page_stats);
+
+/*
+ * The page index of one column chunk (parquet-format PageIndex.md): a
+ * ColumnIndex (per data page: whether it holds only nulls, its min and
+ * max in the column's order, empty for a null page; the boundary order;
+ * the null counts) and an OffsetIndex (per data page: where its header
+ * starts, its size header included, the row-group row index of its
+ * first row). Dictionary pages take no part.
+ */
+typedef enum pq_boundary_order {
+    PQ_BOUNDARY_UNORDERED = 0,
+    PQ_BOUNDARY_ASCENDING = 1,
+    PQ_BOUNDARY_DESCENDING = 2
+} pq_boundary_order;
+
+typedef struct pq_column_index {
+    size_t n_pages;
+    const uint8_t *null_pages;          /* n_pages, 0 or 1 */
+    const uint8_t *const *min_values;   /* n_pages; NULL entry: empty */
+    const size_t *min_lens;
+    const uint8_t *const *max_values;
+    const size_t *max_lens;
+    pq_boundary_order boundary_order;
+    const int64_t *null_counts;         /* n_pages, or NULL: not written */
+} pq_column_index;
+
+typedef struct pq_page_location {
+    int64_t offset;                     /* file offset of the page header */
+    int32_t compressed_page_size;       /* header included */
+    int64_t first_row_index;            /* within the row group */
+} pq_page_location;
+
+/* Appends ci as a ColumnIndex. ZB_OK, ZB_ENOMEM or ZB_EINVAL (NULL
+ * arrays for pages, a boundary order out of range). */
+int pq_column_index_write(zb_buf *out, zb_ctx *ctx,
+                          const pq_column_index *ci);
+
+/* Appends the n page locations as an OffsetIndex. */
+int pq_offset_index_write(zb_buf *out, zb_ctx *ctx,
+                          const pq_page_location *locs, size_t n);
 
 #endif

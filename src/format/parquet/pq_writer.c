@@ -551,6 +551,36 @@ static int page_statistics(pq_statistics *ps, zb_ctx *ctx, leaf *l)
     return ZB_OK;
 }
 
+/*
+ * Keeps what the page index needs of the page being flushed (size bytes
+ * with its header, which go to the chunk next): called after
+ * page_statistics, before the page's statistics are cleared.
+ */
+static int record_page(leaf *l, zb_ctx *ctx, size_t size)
+{
+    page_rec r;
+
+    memset(&r, 0, sizeof r);
+    r.off = l->chunk.len;
+    r.size = (uint32_t)size;
+    r.first_row = l->chunk_rows;
+    r.nulls = l->pst.nulls;
+    r.null_page = l->page_values == 0;
+    if (l->pst.has && !l->pst.skip_bounds && l->pst.min_len <= 255 &&
+        l->pst.max_len <= 255) {
+        r.has_bounds = 1;
+        r.min_len = (uint8_t)l->pst.min_len;
+        r.max_len = (uint8_t)l->pst.max_len;
+        memcpy(r.min, l->pst.min, l->pst.min_len);
+        memcpy(r.max, l->pst.max, l->pst.max_len);
+    }
+    if (zb_buf_append(&l->pages, &r, sizeof r) < 0)
+        return zb_fail(ctx, ZB_ENOMEM, "column %s: page index too large",
+                       l->node->name);
+    l->chunk_rows += (int64_t)page_rows(l);
+    return ZB_OK;
+}
+
 static int flush_page(pq_writer *w, zb_ctx *ctx, leaf *l)
 {
     const pw_node *n = l->node;
@@ -633,6 +663,10 @@ static int flush_page(pq_writer *w, zb_ctx *ctx, leaf *l)
         return rc;
     zb_buf_clear(&w->header);
     if ((rc = pq_page_header_write(&w->header, ctx, &h, &ps)) < 0)
+        return rc;
+    if (w->opts.page_index &&
+        (rc = record_page(l, ctx, w->header.len + (v2 ? levels_len : 0) +
+                                      clen)) < 0)
         return rc;
     /* A value is compared once, for its page; the chunk takes the
      * page's bounds (its null count is kept as levels arrive). */
@@ -762,6 +796,119 @@ static int write_dictionary(pq_writer *w, zb_ctx *ctx, leaf *l,
     return pq_writer__write_bytes(w, ctx, w->compressed.ptr, w->compressed.len);
 }
 
+/* How the non-null pages' bounds go: ascending, descending or neither
+ * (both when there are fewer than two, or all are equal: ascending). */
+static pq_boundary_order boundary_order(const leaf *l, const page_rec *p,
+                                        size_t n)
+{
+    int asc = 1, desc = 1;
+    const page_rec *prev = NULL;
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        int cmin, cmax;
+        if (p[i].null_page)
+            continue;
+        if (prev) {
+            cmin = pq_write_stats__cmp(l->node->order, prev->min,
+                                       prev->min_len, p[i].min, p[i].min_len);
+            cmax = pq_write_stats__cmp(l->node->order, prev->max,
+                                       prev->max_len, p[i].max, p[i].max_len);
+            if (cmin > 0 || cmax > 0)
+                asc = 0;
+            if (cmin < 0 || cmax < 0)
+                desc = 0;
+        }
+        prev = &p[i];
+    }
+    return asc ? PQ_BOUNDARY_ASCENDING
+               : desc ? PQ_BOUNDARY_DESCENDING : PQ_BOUNDARY_UNORDERED;
+}
+
+/*
+ * Encodes the chunk's page index into w->col_index and w->off_index; cc's
+ * offsets are into those buffers until close. data_off: where the
+ * chunk's first data page lands in the file.
+ */
+static int chunk_page_index(pq_writer *w, zb_ctx *ctx, leaf *l,
+                            pq_column_chunk *cc, uint64_t data_off)
+{
+    const page_rec *p = (const page_rec *)(const void *)l->pages.ptr;
+    size_t n = l->pages.len / sizeof *p, i, start;
+    pq_page_location *locs;
+    pq_column_index ci;
+    int rc, bounds = 1;
+
+    if (n == 0)
+        return ZB_OK;
+    if ((locs = zb_calloc(n, sizeof *locs)) == NULL)
+        return zb_fail_oom(ctx);
+    for (i = 0; i < n; i++) {
+        locs[i].offset = (int64_t)(data_off + p[i].off);
+        locs[i].compressed_page_size = (int32_t)p[i].size;
+        locs[i].first_row_index = p[i].first_row;
+        if (!p[i].null_page && !p[i].has_bounds)
+            bounds = 0;
+    }
+    start = w->off_index.len;
+    rc = pq_offset_index_write(&w->off_index, ctx, locs, n);
+    zb_free(locs);
+    if (rc < 0)
+        return rc;
+    cc->has_offset_index = 1;
+    cc->offset_index_offset = (int64_t)start;
+    cc->offset_index_length = (int32_t)(w->off_index.len - start);
+    if (!bounds)
+        return ZB_OK;
+    {
+        uint8_t *nulls = zb_calloc(n, 1);
+        const uint8_t **mins = zb_calloc(n, sizeof *mins);
+        const uint8_t **maxs = zb_calloc(n, sizeof *maxs);
+        size_t *minl = zb_calloc(n, sizeof *minl);
+        size_t *maxl = zb_calloc(n, sizeof *maxl);
+        int64_t *nc = zb_calloc(n, sizeof *nc);
+
+        if (!nulls || !mins || !maxs || !minl || !maxl || !nc) {
+            rc = zb_fail_oom(ctx);
+        } else {
+            for (i = 0; i < n; i++) {
+                nulls[i] = p[i].null_page;
+                if (!p[i].null_page) {
+                    mins[i] = p[i].min;
+                    maxs[i] = p[i].max;
+                    minl[i] = p[i].min_len;
+                    maxl[i] = p[i].max_len;
+                }
+                nc[i] = p[i].nulls;
+            }
+            memset(&ci, 0, sizeof ci);
+            ci.n_pages = n;
+            ci.null_pages = nulls;
+            ci.min_values = mins;
+            ci.min_lens = minl;
+            ci.max_values = maxs;
+            ci.max_lens = maxl;
+            ci.boundary_order = boundary_order(l, p, n);
+            ci.null_counts = nc;
+            start = w->col_index.len;
+            if ((rc = pq_column_index_write(&w->col_index, ctx, &ci)) ==
+                ZB_OK) {
+                cc->has_column_index = 1;
+                cc->column_index_offset = (int64_t)start;
+                cc->column_index_length =
+                    (int32_t)(w->col_index.len - start);
+            }
+        }
+        zb_free(nulls);
+        zb_free(mins);
+        zb_free(maxs);
+        zb_free(minl);
+        zb_free(maxl);
+        zb_free(nc);
+    }
+    return rc;
+}
+
 int pq_writer__flush_row_group(pq_writer *w, zb_ctx *ctx)
 {
     pq_row_group *g;
@@ -824,9 +971,14 @@ int pq_writer__flush_row_group(pq_writer *w, zb_ctx *ctx)
         g->total_byte_size += m->total_uncompressed_size;
         g->total_compressed_size += m->total_compressed_size;
         pq_write_metrics__chunk(&l->fs, m, l->st.nulls);
+        if (w->opts.page_index &&
+            (rc = chunk_page_index(w, ctx, l, cc, w->file_pos)) < 0)
+            return rc;
         if ((rc = spool_write(w, ctx, &l->chunk)) < 0)
             return rc;
         spool_clear(&l->chunk);
+        zb_buf_clear(&l->pages);
+        l->chunk_rows = 0;
         l->chunk_uncompressed = 0;
         l->chunk_values = 0;
         memset(&l->st, 0, sizeof l->st);
@@ -865,6 +1017,7 @@ static int assign_paths(pq_writer *w, zb_ctx *ctx, const pw_node *n,
         zb_buf_init(&l->reps, (size_t)1 << 31);
         zb_buf_init(&l->values, (size_t)1 << 31);
         zb_buf_init(&l->indices, (size_t)1 << 31);
+        zb_buf_init(&l->pages, (size_t)1 << 31);
         /* Room past the limit: the switch to PLAIN happens at a row end. */
         pq_dict_init(&l->dict, n->conv == PW_BYTES,
                      (size_t)w->opts.dict_bytes * 4 + (64u << 20));
@@ -914,6 +1067,8 @@ int pq_writer_open(pq_writer **out, zb_io *io, zb_ctx *ctx, const char *uri,
     zb_buf_init(&w->page, (size_t)1 << 31);
     zb_buf_init(&w->compressed, (size_t)1 << 31);
     zb_buf_init(&w->header, 1 << 20);
+    zb_buf_init(&w->col_index, (size_t)1 << 31);
+    zb_buf_init(&w->off_index, (size_t)1 << 31);
     if ((w->uri = zb_strdup(uri)) == NULL ||
         zb_arena_new(&w->arena, (size_t)1 << 30) < 0 ||
         pq_codec_state_new(&w->codec) < 0) {
@@ -1167,12 +1322,15 @@ static void free_buffers(pq_writer *w)
         zb_buf_free(&w->leaves[i].reps);
         zb_buf_free(&w->leaves[i].values);
         zb_buf_free(&w->leaves[i].indices);
+        zb_buf_free(&w->leaves[i].pages);
         spool_free(&w->leaves[i].chunk);
         pq_dict_free(&w->leaves[i].dict);
     }
     zb_buf_free(&w->page);
     zb_buf_free(&w->compressed);
     zb_buf_free(&w->header);
+    zb_buf_free(&w->col_index);
+    zb_buf_free(&w->off_index);
     pq_codec_state_free(w->codec);
     w->codec = NULL;
 }
@@ -1188,6 +1346,34 @@ void pq_writer_abort(pq_writer *w)
     zb_free(w);
 }
 
+/* Writes every chunk's column indexes, then offset indexes, and turns
+ * the footer's offsets into them into file offsets. */
+static int write_page_index(pq_writer *w, zb_ctx *ctx)
+{
+    uint64_t ci_at = w->file_pos, oi_at = ci_at + w->col_index.len;
+    size_t g, c;
+    int rc;
+
+    if (w->col_index.len == 0 && w->off_index.len == 0)
+        return ZB_OK;
+    if ((w->col_index.len &&
+         (rc = pq_writer__write_bytes(w, ctx, w->col_index.ptr,
+                                      w->col_index.len)) < 0) ||
+        (w->off_index.len &&
+         (rc = pq_writer__write_bytes(w, ctx, w->off_index.ptr,
+                                      w->off_index.len)) < 0))
+        return rc;
+    for (g = 0; g < w->n_groups; g++)
+        for (c = 0; c < w->groups[g].n_columns; c++) {
+            pq_column_chunk *cc = &w->groups[g].columns[c];
+            if (cc->has_column_index)
+                cc->column_index_offset += (int64_t)ci_at;
+            if (cc->has_offset_index)
+                cc->offset_index_offset += (int64_t)oi_at;
+        }
+    return ZB_OK;
+}
+
 int pq_writer_close(pq_writer *w, zb_ctx *ctx, pq_write_result *result)
 {
     pq_file_meta meta;
@@ -1198,7 +1384,8 @@ int pq_writer_close(pq_writer *w, zb_ctx *ctx, pq_write_result *result)
     ZB_ASSERT_ARG(w && ctx);
     if (result)
         memset(result, 0, sizeof *result);
-    if ((rc = pq_writer__flush_row_group(w, ctx)) < 0)
+    if ((rc = pq_writer__flush_row_group(w, ctx)) < 0 ||
+        (rc = write_page_index(w, ctx)) < 0)
         goto fail;
     memset(&meta, 0, sizeof meta);
     meta.version = 1;

@@ -7,7 +7,9 @@
  * unchanged, and only the footer's view of them moves. The chunk's page
  * offsets shift by the distance the chunk moved; statistics, encodings
  * and counts stay; column and offset indexes, which point at the old
- * file, are dropped. One chunk is in memory at a time.
+ * file, are dropped, and a writer with page_index on writes none for
+ * copied chunks (only for the row groups it encodes itself). One chunk
+ * is in memory at a time.
  */
 #define ZB_MODULE "parquet"
 

@@ -36,6 +36,18 @@ typedef struct fstats {
     uint64_t bytes;
 } fstats;
 
+/* A data page of the current chunk, for the page index (page_index on). */
+typedef struct page_rec {
+    uint64_t off;            /* where its header starts in the chunk */
+    uint32_t size;           /* its bytes, header included */
+    int64_t first_row;       /* row-group index of its first row */
+    int64_t nulls;
+    uint8_t null_page;       /* no non-null value */
+    uint8_t has_bounds;      /* min and max are known */
+    uint8_t min_len, max_len;
+    uint8_t min[STAT_MAX_BYTES], max[STAT_MAX_BYTES];
+} page_rec;
+
 /* A column chunk's finished pages, in blocks that never move (a growing
  * buffer would copy them at each doubling); kept for the next row group. */
 typedef struct spool_block {
@@ -72,6 +84,8 @@ typedef struct leaf {
     spool chunk;             /* finished pages */
     uint64_t chunk_uncompressed;
     int64_t chunk_values;
+    int64_t chunk_rows;      /* rows that start in its finished pages */
+    zb_buf pages;            /* page_rec each, when page_index is on */
     /* PLAIN values of a byte-ordered leaf (PW_ORDER_BYTES): where the
      * page's least and greatest value sit in values, so that the page's
      * and the file's bounds take those two at flush instead of every
@@ -99,6 +113,10 @@ struct pq_writer {
     zb_buf compressed;       /* scratch */
     zb_buf header;           /* scratch */
     pq_codec_state *codec;   /* compression contexts, reused */
+    /* page_index: the ColumnIndex and OffsetIndex structs of every chunk
+     * written so far, encoded; the footer's offsets into them are made
+     * file offsets at close, where they are written before the footer */
+    zb_buf col_index, off_index;
 };
 
 

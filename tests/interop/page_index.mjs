@@ -1,0 +1,188 @@
+#!/usr/bin/env node
+// Checks the page index our Parquet writer writes (pq_writer_opts.page_index)
+// with independent readers. test_parquet_page_index, run with
+// PQ_PAGE_INDEX_OUT=DIR, leaves its files in DIR: each X.parquet has a page
+// index, X-plain.parquet holds the same rows without one. For every column
+// chunk of X.parquet, hyparquet's readOffsetIndex and readColumnIndex must
+// give exactly the data pages that a walk of the chunk's page headers
+// (hyparquet's parquetHeader) finds: offsets, sizes with header, first row
+// indexes (from the pages' row counts, for flat columns and v2 pages), and
+// per page the min, max and null count of the page header's statistics.
+// DuckDB must read X.parquet and X-plain.parquet to the same rows (whole
+// and under a filter).
+//
+//   node page_index.mjs --gen PATH_TO_test_parquet_page_index --out DIR
+//
+// Prints PASS/FAIL per file and `N passed, N failed`. Exit 1 on failure.
+import { readFileSync, readdirSync, existsSync } from 'node:fs';
+import { join, resolve, dirname } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+for (const pkg of ['@duckdb/node-api', 'hyparquet']) {
+    if (!existsSync(join(root, 'node_modules', pkg))) {
+        console.error(`page_index: node_modules lacks ${pkg}; run scripts/install-deps.sh`);
+        console.log('0 passed, 1 failed');
+        process.exit(1);
+    }
+}
+const { DuckDBInstance } = await import('@duckdb/node-api');
+const { parquetMetadata, readColumnIndex, readOffsetIndex } = await import('hyparquet');
+const { parquetHeader } = await import(pathToFileURL(join(root, 'node_modules/hyparquet/src/column.js')).href);
+const { convertMetadata } = await import(pathToFileURL(join(root, 'node_modules/hyparquet/src/metadata.js')).href);
+const { DEFAULT_PARSERS } = await import(pathToFileURL(join(root, 'node_modules/hyparquet/src/convert.js')).href);
+
+const args = process.argv.slice(2);
+const opt = (k) => { const i = args.indexOf(k); return i >= 0 ? args[i + 1] : undefined; };
+const gen = opt('--gen'), out = opt('--out');
+if (!gen || !out) {
+    console.error('usage: node page_index.mjs --gen TEST_BINARY --out DIR');
+    process.exit(2);
+}
+const run = spawnSync(gen, [], { env: { ...process.env, PQ_PAGE_INDEX_OUT: out }, stdio: 'inherit' });
+if (run.status !== 0) {
+    console.error(`page_index: ${gen} failed (${run.status})`);
+    console.log('0 passed, 1 failed');
+    process.exit(1);
+}
+
+const show = (v) => JSON.stringify(v, (_, x) => (typeof x === 'bigint' ? `${x}n` : x instanceof Date ? x.toISOString() : x));
+const same = (a, b) => show(a) === show(b);
+
+function checkIndexes(path) {
+    const bytes = readFileSync(path);
+    const ab = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+    const view = new DataView(ab);
+    const meta = parquetMetadata(ab);
+    const problems = [];
+    let chunks = 0, withCi = 0, pages = 0;
+    meta.row_groups.forEach((rg, g) => {
+        rg.columns.forEach((cc, c) => {
+            const m = cc.meta_data;
+            const where = `rg ${g} col ${m.path_in_schema.join('.')}`;
+            chunks++;
+            if (cc.offset_index_offset === undefined) { problems.push(`${where}: no offset index`); return; }
+            const oi = readOffsetIndex({ view, offset: Number(cc.offset_index_offset) });
+            const el = schemaElement(meta.schema, m.path_in_schema);
+            const flat = m.path_in_schema.length === 1;
+            // The chunk's data pages, walked header by header.
+            const start = Number(m.dictionary_page_offset ?? m.data_page_offset);
+            const end = start + Number(m.total_compressed_size);
+            const walked = [];
+            for (let off = start; off < end;) {
+                const reader = { view, offset: off };
+                const ph = parquetHeader(reader);
+                const next = reader.offset + ph.compressed_page_size;
+                if (ph.type === 'DATA_PAGE' || ph.type === 'DATA_PAGE_V2') {
+                    const h = ph.data_page_header ?? ph.data_page_header_v2;
+                    walked.push({
+                        offset: off, size: next - off, values: h.num_values,
+                        rows: ph.data_page_header_v2 ? ph.data_page_header_v2.num_rows : flat ? h.num_values : undefined,
+                        stats: h.statistics,
+                    });
+                }
+                off = next;
+            }
+            pages += walked.length;
+            const locs = oi.page_locations;
+            if (locs.length !== walked.length) { problems.push(`${where}: ${locs.length} locations, ${walked.length} pages`); return; }
+            let row = 0n;
+            walked.forEach((p, i) => {
+                const l = locs[i];
+                if (Number(l.offset) !== p.offset || l.compressed_page_size !== p.size)
+                    problems.push(`${where} page ${i}: location ${l.offset}+${l.compressed_page_size}, page at ${p.offset}+${p.size}`);
+                if (row !== undefined && BigInt(l.first_row_index) !== row)
+                    problems.push(`${where} page ${i}: first_row_index ${l.first_row_index}, pages say ${row}`);
+                row = p.rows === undefined || row === undefined ? undefined : row + BigInt(p.rows);
+            });
+            if (row !== undefined && row !== BigInt(rg.num_rows))
+                problems.push(`${where}: pages hold ${row} rows, row group ${rg.num_rows}`);
+            if (cc.column_index_offset === undefined) return;
+            withCi++;
+            const ci = readColumnIndex({ view, offset: Number(cc.column_index_offset) }, el);
+            if (ci.null_pages.length !== walked.length) { problems.push(`${where}: column index of ${ci.null_pages.length} pages`); return; }
+            walked.forEach((p, i) => {
+                const st = p.stats ?? {};
+                if (BigInt(ci.null_counts[i]) !== BigInt(st.null_count))
+                    problems.push(`${where} page ${i}: null_counts ${ci.null_counts[i]}, page ${st.null_count}`);
+                if (ci.null_pages[i]) {
+                    if (st.min_value !== undefined) problems.push(`${where} page ${i}: null page with a page min`);
+                    if (BigInt(st.null_count) !== BigInt(p.values)) problems.push(`${where} page ${i}: null page with values`);
+                    return;
+                }
+                const pmin = convertMetadata(st.min_value, el, DEFAULT_PARSERS);
+                const pmax = convertMetadata(st.max_value, el, DEFAULT_PARSERS);
+                if (!same(pmin, ci.min_values[i]) || !same(pmax, ci.max_values[i]))
+                    problems.push(`${where} page ${i}: index ${show(ci.min_values[i])}..${show(ci.max_values[i])}, page ${show(pmin)}..${show(pmax)}`);
+            });
+            // The boundary order against the bounds (numbers and strings).
+            const mins = [], maxs = [];
+            walked.forEach((_, i) => { if (!ci.null_pages[i]) { mins.push(ci.min_values[i]); maxs.push(ci.max_values[i]); } });
+            const comparable = mins.every((v) => typeof v === 'number' || typeof v === 'bigint' ||
+                (typeof v === 'string' && el.type === 'BYTE_ARRAY' && /^[\x20-\x7e]*$/.test(v)));
+            if (comparable && mins.length > 0) {
+                const le = (a, b) => a <= b, ge = (a, b) => a >= b;
+                const ok = (f) => mins.every((v, i) => i === 0 || (f(mins[i - 1], v) && f(maxs[i - 1], maxs[i])));
+                const want = ok(le) ? 'ASCENDING' : ok(ge) ? 'DESCENDING' : 'UNORDERED';
+                if (ci.boundary_order !== want)
+                    problems.push(`${where}: boundary_order ${ci.boundary_order}, bounds say ${want}`);
+            }
+        });
+    });
+    return { problems, chunks, withCi, pages };
+}
+
+function schemaElement(schema, path) {
+    // Depth-first walk of the flat schema list to the leaf named by path.
+    let i = 0;
+    function walk(depth, prefix) {
+        const el = schema[i++];
+        const here = depth === 0 ? [] : [...prefix, el.name];
+        if (!el.num_children) return same(here, path) ? el : undefined;
+        let found;
+        for (let k = 0; k < el.num_children; k++) found = walk(depth + 1, here) ?? found;
+        return found;
+    }
+    return walk(0, []);
+}
+
+const inst = await DuckDBInstance.create(':memory:');
+const conn = await inst.connect();
+await conn.run('SET threads=1');
+async function rows(sql) {
+    const r = await conn.runAndReadAll(sql);
+    return r.getRowsJson().map((x) => JSON.stringify(x)).sort();
+}
+
+let passed = 0, failed = 0;
+const files = readdirSync(out).filter((f) => f.endsWith('.parquet') && !f.endsWith('-plain.parquet')).sort();
+if (files.length === 0) { console.error(`page_index: no files in ${out}`); failed++; }
+for (const f of files) {
+    const path = join(out, f), plain = join(out, f.replace(/\.parquet$/, '-plain.parquet'));
+    const problems = [];
+    let info = '';
+    try {
+        const r = checkIndexes(path);
+        problems.push(...r.problems);
+        info = `${r.chunks} chunks, ${r.withCi} column indexes, ${r.pages} pages`;
+        const q = (p) => `SELECT * FROM read_parquet('${p.replace(/'/g, "''")}')`;
+        const [a, b] = [await rows(q(path)), await rows(q(plain))];
+        if (a.length === 0 || !same(a, b)) problems.push(`DuckDB reads ${a.length} rows, ${b.length} without the index, or they differ`);
+        const cols = await conn.runAndReadAll(`DESCRIBE ${q(path)}`);
+        const first = cols.getRowsJson()[0][0];
+        const filt = (p) => `${q(p)} WHERE "${first}" IS NOT NULL AND "${first}" <= (SELECT min("${first}") FROM read_parquet('${path}'))`;
+        if (!same(await rows(filt(path)), await rows(filt(plain)))) problems.push('DuckDB filtered reads differ');
+    } catch (e) {
+        problems.push(`error: ${e.stack || e}`);
+    }
+    if (problems.length) {
+        failed++;
+        console.log(`FAIL ${f}: ${problems.slice(0, 8).join('; ')}`);
+    } else {
+        passed++;
+        console.log(`PASS ${f} (${info})`);
+    }
+}
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);
