@@ -9,6 +9,10 @@
  *   write.parquet.row-group-size-bytes    row_group_bytes
  *   write.parquet.page-size-bytes         page_bytes
  *   write.parquet.dict-size-bytes         dict_bytes
+ *   write.parquet.page-index-enabled      page_index (true/false; the
+ *                                         key PyIceberg reads; Iceberg
+ *                                         Java has none, parquet-mr
+ *                                         always writes the index)
  *   write.parquet.bloom-filter-enabled.column.<name>
  *                                         not written yet: counted in
  *                                         *unsupported and logged, the
@@ -93,6 +97,13 @@ int pq_writer_opts_apply_properties(pq_writer_opts *o, zb_ctx *ctx,
         } else if (strcmp(k, "write.parquet.dict-size-bytes") == 0) {
             if ((rc = zb_str_to_u64(&n, v)) == ZB_OK)
                 o->dict_bytes = n;
+        } else if (strcmp(k, "write.parquet.page-index-enabled") == 0) {
+            if (strcasecmp(v, "true") == 0)
+                o->page_index = 1;
+            else if (strcasecmp(v, "false") == 0)
+                o->page_index = 0;
+            else
+                rc = ZB_EINVAL;
         } else if (strncmp(k, bloom, sizeof bloom - 1) == 0) {
             if (strcasecmp(v, "true") == 0) {
                 (*unsupported)++;

@@ -8,7 +8,8 @@
  * size, the pages tile the chunk, first_row_index sums the pages' rows to
  * the row group's, null counts add up to the chunk's, null pages carry
  * empty bounds, integer bounds and the boundary order agree. The default
- * writes no index; copied row groups get none.
+ * writes no index; copied row groups get none; the table property
+ * write.parquet.page-index-enabled sets the option.
  *
  * With PQ_PAGE_INDEX_OUT set, the files are left in that directory (each
  * also written without an index, as <name>-plain.parquet) for
@@ -711,7 +712,31 @@ static void test_page_index__encoders_fail_cleanly(void)
     zb_buf_free(&big);
 }
 
+static void test_page_index__table_property(void)
+{
+    const char *on[] = { "write.parquet.page-index-enabled", "TRUE", NULL };
+    const char *off[] = { "write.parquet.page-index-enabled", "false", NULL };
+    const char *bad[] = { "write.parquet.page-index-enabled", "yes", NULL };
+    pq_writer_opts o = PQ_WRITER_OPTS_INIT;
+    int unsupported = -1;
+    zb_ctx ctx;
+
+    zb_ctx_init(&ctx);
+    ZBT_EQ_INT(o.page_index, 0);
+    ZBT_OK_CTX(pq_writer_opts_apply_properties(&o, &ctx, on, &unsupported),
+               &ctx);
+    ZBT_EQ_INT(o.page_index, 1);
+    ZBT_EQ_INT(unsupported, 0);
+    ZBT_OK_CTX(pq_writer_opts_apply_properties(&o, &ctx, off, &unsupported),
+               &ctx);
+    ZBT_EQ_INT(o.page_index, 0);
+    ZBT_RC(pq_writer_opts_apply_properties(&o, &ctx, bad, &unsupported),
+           ZB_EINVAL);
+    ZBT_CONTAINS(ctx.err.msg, "page-index-enabled");
+}
+
 const zbt_case test_parquet_page_index[] = {
+    ZBT_CASE(test_page_index__table_property),
     ZBT_CASE(test_page_index__encoders_fail_cleanly),
     ZBT_CASE(test_page_index__off_by_default_and_not_for_copies),
     ZBT_CASE(test_page_index__written_and_decoded_back),
