@@ -8,6 +8,9 @@
 // (hyparquet's parquetHeader) finds: offsets, sizes with header, first row
 // indexes (from the pages' row counts, for flat columns and v2 pages), and
 // per page the min, max and null count of the page header's statistics.
+// The synthetic v1 file's first_row_index must equal its v2 twin's (same
+// rows, same codec, same page cuts; v2 headers count rows even in nested
+// columns, v1 headers do not).
 // DuckDB must read X.parquet and X-plain.parquet to the same rows (whole
 // and under a filter).
 //
@@ -57,6 +60,7 @@ function checkIndexes(path) {
     const meta = parquetMetadata(ab);
     const problems = [];
     let chunks = 0, withCi = 0, pages = 0;
+    const firstRows = [];
     meta.row_groups.forEach((rg, g) => {
         rg.columns.forEach((cc, c) => {
             const m = cc.meta_data;
@@ -86,6 +90,7 @@ function checkIndexes(path) {
             }
             pages += walked.length;
             const locs = oi.page_locations;
+            firstRows.push(`${where}: ${locs.map((l) => l.first_row_index).join(',')}`);
             if (locs.length !== walked.length) { problems.push(`${where}: ${locs.length} locations, ${walked.length} pages`); return; }
             let row = 0n;
             walked.forEach((p, i) => {
@@ -130,7 +135,7 @@ function checkIndexes(path) {
             }
         });
     });
-    return { problems, chunks, withCi, pages };
+    return { problems, chunks, withCi, pages, firstRows };
 }
 
 function schemaElement(schema, path) {
@@ -164,6 +169,14 @@ for (const f of files) {
     let info = '';
     try {
         const r = checkIndexes(path);
+        // v1 and v2 files of the same rows cut pages at the same rows; v2
+        // headers count them, so the v1 file's first_row_index (nested
+        // columns included) must be the v2 file's.
+        // (syn-*: both written with one codec, so row groups match too.)
+        const twin = f.replace('-v1', '-v2');
+        if (f.startsWith('syn-') && twin !== f && existsSync(join(out, twin)) &&
+            !same(r.firstRows, checkIndexes(join(out, twin)).firstRows))
+            problems.push(`first_row_index differs from ${twin}'s`);
         problems.push(...r.problems);
         info = `${r.chunks} chunks, ${r.withCi} column indexes, ${r.pages} pages`;
         const q = (p) => `SELECT * FROM read_parquet('${p.replace(/'/g, "''")}')`;

@@ -464,19 +464,22 @@ static int64_t s_a[SN];
 static int32_t s_b[SN], s_off[SN + 1];
 static double s_d[SN];
 static char s_chars[SN * 8];
-static uint8_t s_va[SN / 8 + 1], s_vc[SN / 8 + 1], s_none[SN / 8 + 1];
+static uint8_t s_va[SN / 8 + 1], s_vc[SN / 8 + 1], s_none[SN / 8 + 1],
+    s_vf[SN / 8 + 1];
+static int32_t s_loff[SN + 1], s_e[SN * 3];
 
 /* Writes SN rows in two batches: a int64 (null in rows 1500..3499, else
  * the row number), b int32 (descending), c string (null every third row,
- * ascending), d double (unordered), e int32 (all null). */
+ * ascending), d double (unordered), e int32 (all null), f list<int32>
+ * (0..3 elements, null every seventh row). */
 static int write_synthetic(zb_io *io, zb_ctx *ctx, const char *path,
                            const pq_writer_opts *wo)
 {
-    static const char *const fmts[5] = { "l", "i", "u", "g", "i" };
-    static const char *const names[5] = { "a", "b", "c", "d", "e" };
-    struct ArrowSchema cs[5], *csp[5], root;
-    struct ArrowArray ca[5], *cap[5], ra;
-    const void *bufs[5][3], *rbufs[1] = { NULL };
+    static const char *const fmts[6] = { "l", "i", "u", "g", "i", "+l" };
+    static const char *const names[6] = { "a", "b", "c", "d", "e", "f" };
+    struct ArrowSchema cs[6], *csp[6], root, elem, *elemp = &elem;
+    struct ArrowArray ca[6], *cap[6], ra, ea, *eap = &ea;
+    const void *bufs[6][3], *ebufs[2], *rbufs[1] = { NULL };
     pq_writer *w = NULL;
     size_t i, k, pos = 0;
     int rc;
@@ -496,13 +499,24 @@ static int write_synthetic(zb_io *io, zb_ctx *ctx, const char *path,
         }
     }
     s_off[SN] = (int32_t)pos;
+    memset(s_vf, 0, sizeof s_vf);
+    for (i = 0, pos = 0; i < SN; i++) {
+        s_loff[i] = (int32_t)pos;
+        if (i % 7) {
+            s_vf[i / 8] |= (uint8_t)(1u << (i % 8));
+            pos += i % 4;
+        }
+    }
+    s_loff[SN] = (int32_t)pos;
+    for (i = 0; i < pos; i++)
+        s_e[i] = (int32_t)(i % 500);
     memset(&root, 0, sizeof root);
     root.format = "+s";
     root.name = "";
-    root.n_children = 5;
+    root.n_children = 6;
     root.children = csp;
     root.release = noop_schema;
-    for (k = 0; k < 5; k++) {
+    for (k = 0; k < 6; k++) {
         memset(&cs[k], 0, sizeof cs[k]);
         cs[k].format = fmts[k];
         cs[k].name = names[k];
@@ -515,6 +529,15 @@ static int write_synthetic(zb_io *io, zb_ctx *ctx, const char *path,
     bufs[2][0] = s_vc; bufs[2][1] = s_off; bufs[2][2] = s_chars;
     bufs[3][0] = NULL; bufs[3][1] = s_d;
     bufs[4][0] = s_none; bufs[4][1] = s_b;
+    bufs[5][0] = s_vf; bufs[5][1] = s_loff;
+    ebufs[0] = NULL; ebufs[1] = s_e;
+    memset(&elem, 0, sizeof elem);
+    elem.format = "i";
+    elem.name = "element";
+    elem.flags = 2;
+    elem.release = noop_schema;
+    cs[5].n_children = 1;
+    cs[5].children = &elemp;
     if ((rc = pq_writer_open(&w, io, ctx, path, &root, wo)) < 0)
         return rc;
     for (i = 0; i < SN; i += SN / 2) {
@@ -523,18 +546,25 @@ static int write_synthetic(zb_io *io, zb_ctx *ctx, const char *path,
         ra.offset = (int64_t)i;
         ra.n_buffers = 1;
         ra.buffers = rbufs;
-        ra.n_children = 5;
+        ra.n_children = 6;
         ra.children = cap;
         ra.release = noop_array;
-        for (k = 0; k < 5; k++) {
+        for (k = 0; k < 6; k++) {
             memset(&ca[k], 0, sizeof ca[k]);
             ca[k].length = SN;
-            ca[k].null_count = k == 0 ? 2000 : k == 2 ? SN / 3 : k == 4 ? SN : 0;
+            ca[k].null_count = k == 0 ? 2000 : k == 2 ? SN / 3 : k == 4 ? SN : k == 5 ? -1 : 0;
             ca[k].n_buffers = k == 2 ? 3 : 2;
             ca[k].buffers = bufs[k];
             ca[k].release = noop_array;
             cap[k] = &ca[k];
         }
+        memset(&ea, 0, sizeof ea);
+        ea.length = s_loff[SN];
+        ea.n_buffers = 2;
+        ea.buffers = ebufs;
+        ea.release = noop_array;
+        ca[5].n_children = 1;
+        ca[5].children = &eap;
         if ((rc = pq_writer_write(w, ctx, &ra)) < 0) {
             pq_writer_abort(w);
             return rc;
