@@ -1108,7 +1108,8 @@ static int dictionary_done(const pq_writer *w, const leaf *l)
 
 uint64_t pq_writer_bytes(const pq_writer *w)
 {
-    uint64_t n = w->file_pos;
+    /* The page index waiting for close counts: it goes to the file. */
+    uint64_t n = w->file_pos + w->col_index.len + w->off_index.len;
     size_t i;
 
     for (i = 0; i < w->schema.n_leaves; i++)
@@ -1120,7 +1121,8 @@ uint64_t pq_writer_bytes(const pq_writer *w)
 
 static uint64_t buffered(const pq_writer *w)
 {
-    return pq_writer_bytes(w) - w->file_pos;
+    return pq_writer_bytes(w) - w->file_pos - w->col_index.len -
+           w->off_index.len;
 }
 
 #define SLICE_ROWS 4096

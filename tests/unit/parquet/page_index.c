@@ -683,6 +683,37 @@ static void test_page_index__off_by_default_and_not_for_copies(void)
             ZBT_CHECK(!m->row_groups[g].columns[c].has_offset_index &&
                       !m->row_groups[g].columns[c].has_column_index);
     pq_reader_free(r);
+    /* pq_writer_bytes counts the index waiting for close: the file's
+     * size is the count before close plus the footer. */
+    {
+        pq_reader_opts ro = PQ_READER_OPTS_INIT;
+        struct ArrowSchema sc;
+        struct ArrowArray b;
+        pq_writer *w = NULL;
+        pq_write_result res;
+        uint64_t before;
+        int rc;
+        pq_writer_opts io_opts = wo;
+
+        io_opts.page_index = 1;
+        io_opts.row_group_bytes = 100000;
+        snprintf(path, sizeof path, "%s/sized.parquet", zbt_tmpdir());
+        ZBT_OK_CTX(pq_reader_open(&r, io, &ctx, src, &ro), &ctx);
+        ZBT_OK_CTX(pq_reader_arrow_schema(&sc, r, &ctx), &ctx);
+        ZBT_OK_CTX(pq_writer_open(&w, io, &ctx, path, &sc, &io_opts), &ctx);
+        while ((rc = pq_reader_next(r, &ctx, &b)) == 1) {
+            ZBT_OK_CTX(pq_writer_write(w, &ctx, &b), &ctx);
+            b.release(&b);
+        }
+        ZBT_EQ_INT(rc, 0);
+        before = pq_writer_bytes(w);
+        ZBT_OK_CTX(pq_writer_close(w, &ctx, &res), &ctx);
+        ZBT_CHECK(res.file_bytes > before &&
+                  res.file_bytes - before < 64 * 1024);
+        pq_write_result_free(&res);
+        sc.release(&sc);
+        pq_reader_free(r);
+    }
     /* One written row group, then the source's copied: those have none. */
     wo.page_index = 1;
     wo.row_group_bytes = 1u << 30;
