@@ -7,7 +7,9 @@
 // give exactly the data pages that a walk of the chunk's page headers
 // (hyparquet's parquetHeader) finds: offsets, sizes with header, first row
 // indexes (from the pages' row counts, for flat columns and v2 pages), and
-// per page the min, max and null count of the page header's statistics.
+// per page the min, max and null count of the page header's statistics;
+// where the header has no bounds (a string past 64 bytes), the index's
+// truncated bounds must hold for every value hyparquet reads from the page.
 // The synthetic v1 file's first_row_index must equal its v2 twin's (same
 // rows, same codec, same page cuts; v2 headers count rows even in nested
 // columns, v1 headers do not).
@@ -23,7 +25,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-for (const pkg of ['@duckdb/node-api', 'hyparquet']) {
+for (const pkg of ['@duckdb/node-api', 'hyparquet', 'hyparquet-compressors']) {
     if (!existsSync(join(root, 'node_modules', pkg))) {
         console.error(`page_index: node_modules lacks ${pkg}; run scripts/install-deps.sh`);
         console.log('0 passed, 1 failed');
@@ -31,7 +33,8 @@ for (const pkg of ['@duckdb/node-api', 'hyparquet']) {
     }
 }
 const { DuckDBInstance } = await import('@duckdb/node-api');
-const { parquetMetadata, readColumnIndex, readOffsetIndex } = await import('hyparquet');
+const { parquetMetadata, parquetReadObjects, readColumnIndex, readOffsetIndex } = await import('hyparquet');
+const { compressors } = await import('hyparquet-compressors');
 const { parquetHeader } = await import(pathToFileURL(join(root, 'node_modules/hyparquet/src/column.js')).href);
 const { convertMetadata } = await import(pathToFileURL(join(root, 'node_modules/hyparquet/src/metadata.js')).href);
 const { DEFAULT_PARSERS } = await import(pathToFileURL(join(root, 'node_modules/hyparquet/src/convert.js')).href);
@@ -53,20 +56,21 @@ if (run.status !== 0) {
 const show = (v) => JSON.stringify(v, (_, x) => (typeof x === 'bigint' ? `${x}n` : x instanceof Date ? x.toISOString() : x));
 const same = (a, b) => show(a) === show(b);
 
-function checkIndexes(path) {
+async function checkIndexes(path) {
     const bytes = readFileSync(path);
     const ab = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
     const view = new DataView(ab);
     const meta = parquetMetadata(ab);
     const problems = [];
-    let chunks = 0, withCi = 0, pages = 0;
+    let chunks = 0, withCi = 0, pages = 0, truncated = 0;
     const firstRows = [];
-    meta.row_groups.forEach((rg, g) => {
-        rg.columns.forEach((cc, c) => {
+    let rgStart = 0;
+    for (const [g, rg] of meta.row_groups.entries()) {
+        for (const cc of rg.columns) {
             const m = cc.meta_data;
             const where = `rg ${g} col ${m.path_in_schema.join('.')}`;
             chunks++;
-            if (cc.offset_index_offset === undefined) { problems.push(`${where}: no offset index`); return; }
+            if (cc.offset_index_offset === undefined) { problems.push(`${where}: no offset index`); continue; }
             const oi = readOffsetIndex({ view, offset: Number(cc.offset_index_offset) });
             const el = schemaElement(meta.schema, m.path_in_schema);
             const flat = m.path_in_schema.length === 1;
@@ -91,7 +95,7 @@ function checkIndexes(path) {
             pages += walked.length;
             const locs = oi.page_locations;
             firstRows.push(`${where}: ${locs.map((l) => l.first_row_index).join(',')}`);
-            if (locs.length !== walked.length) { problems.push(`${where}: ${locs.length} locations, ${walked.length} pages`); return; }
+            if (locs.length !== walked.length) { problems.push(`${where}: ${locs.length} locations, ${walked.length} pages`); continue; }
             let row = 0n;
             walked.forEach((p, i) => {
                 const l = locs[i];
@@ -103,24 +107,46 @@ function checkIndexes(path) {
             });
             if (row !== undefined && row !== BigInt(rg.num_rows))
                 problems.push(`${where}: pages hold ${row} rows, row group ${rg.num_rows}`);
-            if (cc.column_index_offset === undefined) return;
+            if (cc.column_index_offset === undefined) continue;
             withCi++;
             const ci = readColumnIndex({ view, offset: Number(cc.column_index_offset) }, el);
-            if (ci.null_pages.length !== walked.length) { problems.push(`${where}: column index of ${ci.null_pages.length} pages`); return; }
-            walked.forEach((p, i) => {
+            if (ci.null_pages.length !== walked.length) { problems.push(`${where}: column index of ${ci.null_pages.length} pages`); continue; }
+            const raw = readColumnIndex({ view, offset: Number(cc.column_index_offset) }, el, { stringFromBytes: (b) => b });
+            for (const [i, p] of walked.entries()) {
                 const st = p.stats ?? {};
                 if (BigInt(ci.null_counts[i]) !== BigInt(st.null_count))
                     problems.push(`${where} page ${i}: null_counts ${ci.null_counts[i]}, page ${st.null_count}`);
                 if (ci.null_pages[i]) {
                     if (st.min_value !== undefined) problems.push(`${where} page ${i}: null page with a page min`);
                     if (BigInt(st.null_count) !== BigInt(p.values)) problems.push(`${where} page ${i}: null page with values`);
-                    return;
+                    continue;
+                }
+                if (st.min_value === undefined && el.type === 'BYTE_ARRAY' && flat) {
+                    // The page header gave up (a long value): the index's
+                    // bounds must hold for every value of the page.
+                    const lo = raw.min_values[i], hi = raw.max_values[i];
+                    const rowEnd = i + 1 < locs.length ? Number(locs[i + 1].first_row_index) : Number(rg.num_rows);
+                    const vals = await parquetReadObjects({ file: ab, compressors, columns: [m.path_in_schema[0]],
+                        rowStart: rgStart + Number(locs[i].first_row_index), rowEnd: rgStart + rowEnd });
+                    const enc = new TextEncoder();
+                    for (const o of vals) {
+                        const v = o[m.path_in_schema[0]];
+                        if (v === null || v === undefined) continue;
+                        const b = typeof v === 'string' ? enc.encode(v) : v;
+                        if (cmpBytes(b, lo) < 0 || cmpBytes(b, hi) > 0) {
+                            problems.push(`${where} page ${i}: a value outside the index's truncated bounds`);
+                            break;
+                        }
+                    }
+                    if (lo.length > 64 || hi.length > 64) problems.push(`${where} page ${i}: bounds longer than 64 bytes`);
+                    truncated++;
+                    continue;
                 }
                 const pmin = convertMetadata(st.min_value, el, DEFAULT_PARSERS);
                 const pmax = convertMetadata(st.max_value, el, DEFAULT_PARSERS);
                 if (!same(pmin, ci.min_values[i]) || !same(pmax, ci.max_values[i]))
                     problems.push(`${where} page ${i}: index ${show(ci.min_values[i])}..${show(ci.max_values[i])}, page ${show(pmin)}..${show(pmax)}`);
-            });
+            }
             // The boundary order against the bounds (numbers and strings).
             const mins = [], maxs = [];
             walked.forEach((_, i) => { if (!ci.null_pages[i]) { mins.push(ci.min_values[i]); maxs.push(ci.max_values[i]); } });
@@ -133,9 +159,16 @@ function checkIndexes(path) {
                 if (ci.boundary_order !== want)
                     problems.push(`${where}: boundary_order ${ci.boundary_order}, bounds say ${want}`);
             }
-        });
-    });
-    return { problems, chunks, withCi, pages, firstRows };
+        }
+        rgStart += Number(rg.num_rows);
+    }
+    return { problems, chunks, withCi, pages, firstRows, truncated };
+}
+
+function cmpBytes(a, b) {
+    const n = Math.min(a.length, b.length);
+    for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i] - b[i];
+    return a.length - b.length;
 }
 
 function schemaElement(schema, path) {
@@ -168,17 +201,17 @@ for (const f of files) {
     const problems = [];
     let info = '';
     try {
-        const r = checkIndexes(path);
+        const r = await checkIndexes(path);
         // v1 and v2 files of the same rows cut pages at the same rows; v2
         // headers count them, so the v1 file's first_row_index (nested
         // columns included) must be the v2 file's.
         // (syn-*: both written with one codec, so row groups match too.)
         const twin = f.replace('-v1', '-v2');
         if (f.startsWith('syn-') && twin !== f && existsSync(join(out, twin)) &&
-            !same(r.firstRows, checkIndexes(join(out, twin)).firstRows))
+            !same(r.firstRows, (await checkIndexes(join(out, twin))).firstRows))
             problems.push(`first_row_index differs from ${twin}'s`);
         problems.push(...r.problems);
-        info = `${r.chunks} chunks, ${r.withCi} column indexes, ${r.pages} pages`;
+        info = `${r.chunks} chunks, ${r.withCi} column indexes, ${r.pages} pages, ${r.truncated} with truncated bounds`;
         const q = (p) => `SELECT * FROM read_parquet('${p.replace(/'/g, "''")}')`;
         const [a, b] = [await rows(q(path)), await rows(q(plain))];
         if (a.length === 0 || !same(a, b)) problems.push(`DuckDB reads ${a.length} rows, ${b.length} without the index, or they differ`);

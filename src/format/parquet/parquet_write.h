@@ -24,9 +24,12 @@
  * null_counts; boundary_order from the pages' bounds), then every chunk's
  * OffsetIndex (data pages only: header offset, size with header, first
  * row index), and the footer's column/offset_index_offset and _length.
- * A chunk gets no ColumnIndex when a page with values has no bounds (a
- * byte-array value over STAT_MAX_BYTES, or only NaN); its OffsetIndex is
- * still written. Row groups copied with pq_writer_copy_row_groups get
+ * Where a page header has no bounds because a byte array passes
+ * STAT_MAX_BYTES (64), the index has them truncated to 64 bytes (the
+ * least value's prefix; the greatest's prefix with its last byte below
+ * 0xff incremented), as parquet-mr does. A chunk gets no ColumnIndex when
+ * a page with values still has no bounds (only NaN; a prefix all 0xff);
+ * its OffsetIndex is still written. Row groups copied with pq_writer_copy_row_groups get
  * neither (their source's indexes are not carried; readers then read
  * those chunks without one). Off by default, so that files stay as they
  * were (sizes, byte-for-byte tests) and our reader does not use them;

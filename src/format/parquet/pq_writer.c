@@ -552,6 +552,57 @@ static int page_statistics(pq_statistics *ps, zb_ctx *ctx, leaf *l)
 }
 
 /*
+ * The column index's bounds of a byte-ordered page whose statistics have
+ * none because a value passes STAT_MAX_BYTES (as parquet-mr, the index
+ * truncates where the page header gives up): the least value's prefix is
+ * a lower bound; the greatest value's prefix with its last byte below
+ * 0xff incremented (and cut there) an upper bound. No bounds when the
+ * prefix is all 0xff.
+ */
+static void long_bounds(page_rec *r, const leaf *l)
+{
+    const uint8_t *mn = NULL, *mx = NULL;
+    size_t mnl = 0, mxl = 0, j;
+
+    if (page_is_dict(l)) {
+        const uint32_t *idx = (const uint32_t *)(const void *)l->indices.ptr;
+        const uint8_t *plain = (const uint8_t *)l->dict.plain.ptr;
+        size_t i;
+        for (i = 0; i < l->page_values; i++) {
+            const pq_dict_entry *e = &l->dict.entries[idx[i]];
+            const uint8_t *v = plain + e->off;
+            if (mn == NULL ||
+                pq_write_stats__cmp(PW_ORDER_BYTES, v, e->len, mn, mnl) < 0)
+                mn = v, mnl = e->len;
+            if (mx == NULL ||
+                pq_write_stats__cmp(PW_ORDER_BYTES, v, e->len, mx, mxl) > 0)
+                mx = v, mxl = e->len;
+        }
+    } else if (l->pext_has) {
+        const uint8_t *base = (const uint8_t *)l->values.ptr;
+        mn = base + l->pmin_off, mnl = l->pmin_len;
+        mx = base + l->pmax_off, mxl = l->pmax_len;
+    }
+    if (mn == NULL || mx == NULL)
+        return;
+    r->min_len = (uint8_t)(mnl < STAT_MAX_BYTES ? mnl : STAT_MAX_BYTES);
+    memcpy(r->min, mn, r->min_len);
+    if (mxl <= STAT_MAX_BYTES) {
+        r->max_len = (uint8_t)mxl;
+        memcpy(r->max, mx, mxl);
+    } else {
+        memcpy(r->max, mx, STAT_MAX_BYTES);
+        for (j = STAT_MAX_BYTES; j > 0 && r->max[j - 1] == 0xff; j--)
+            ;
+        if (j == 0)
+            return;
+        r->max[j - 1]++;
+        r->max_len = (uint8_t)j;
+    }
+    r->has_bounds = 1;
+}
+
+/*
  * Keeps what the page index needs of the page being flushed (size bytes
  * with its header, which go to the chunk next): called after
  * page_statistics, before the page's statistics are cleared.
@@ -574,6 +625,9 @@ static int record_page(leaf *l, zb_ctx *ctx, size_t size)
         memcpy(r.min, l->pst.min, l->pst.min_len);
         memcpy(r.max, l->pst.max, l->pst.max_len);
     }
+    if (!r.has_bounds && l->page_values > 0 &&
+        l->node->order == PW_ORDER_BYTES)
+        long_bounds(&r, l);
     if (zb_buf_append(&l->pages, &r, sizeof r) < 0)
         return zb_fail(ctx, ZB_ENOMEM, "column %s: page index too large",
                        l->node->name);

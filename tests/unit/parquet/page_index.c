@@ -255,7 +255,7 @@ static int64_t le_int(const uint8_t *p, size_t len)
 }
 
 typedef struct tally {
-    size_t chunks, with_ci, pages, null_pages;
+    size_t chunks, with_ci, pages, null_pages, long_bounds;
     size_t orders[3];
 } tally;
 
@@ -403,6 +403,17 @@ static void check_file(zb_io *io, zb_ctx *ctx, const char *path,
             }
             if (cm->has_statistics && cm->statistics.has_null_count)
                 ZBT_EQ_INT(null_sum, cm->statistics.null_count);
+            if (cm->type == PQ_BYTE_ARRAY)
+                for (i = 0; i < n; i++) {
+                    size_t k2 = ci.min_len[i] < ci.max_len[i]
+                                    ? ci.min_len[i] : ci.max_len[i];
+                    int c2 = k2 ? memcmp(ci.min[i], ci.max[i], k2) : 0;
+                    ZBT_CHECK(ci.min_len[i] <= 64 && ci.max_len[i] <= 64);
+                    ZBT_CHECK(c2 < 0 ||
+                              (c2 == 0 && ci.min_len[i] <= ci.max_len[i]));
+                    if (ci.min_len[i] == 64 || ci.max_len[i] < 64)
+                        ty->long_bounds += ci.min_len[i] == 64;
+                }
             /* Integers without a logical type: bounds and the order. */
             if ((cm->type == PQ_INT32 || cm->type == PQ_INT64) && flat) {
                 size_t w = cm->type == PQ_INT32 ? 4 : 8, prev = SIZE_MAX;
@@ -466,20 +477,24 @@ static double s_d[SN];
 static char s_chars[SN * 8];
 static uint8_t s_va[SN / 8 + 1], s_vc[SN / 8 + 1], s_none[SN / 8 + 1],
     s_vf[SN / 8 + 1];
-static int32_t s_loff[SN + 1], s_e[SN * 3];
+static int32_t s_loff[SN + 1], s_e[SN * 3], s_goff[SN + 1];
+static char s_g[SN * 72];
 
 /* Writes SN rows in two batches: a int64 (null in rows 1500..3499, else
  * the row number), b int32 (descending), c string (null every third row,
  * ascending), d double (unordered), e int32 (all null), f list<int32>
- * (0..3 elements, null every seventh row). */
+ * (0..3 elements, null every seventh row), g strings of 70 bytes
+ * (ascending; past STAT_MAX_BYTES: truncated bounds in the index). */
 static int write_synthetic(zb_io *io, zb_ctx *ctx, const char *path,
                            const pq_writer_opts *wo)
 {
-    static const char *const fmts[6] = { "l", "i", "u", "g", "i", "+l" };
-    static const char *const names[6] = { "a", "b", "c", "d", "e", "f" };
-    struct ArrowSchema cs[6], *csp[6], root, elem, *elemp = &elem;
-    struct ArrowArray ca[6], *cap[6], ra, ea, *eap = &ea;
-    const void *bufs[6][3], *ebufs[2], *rbufs[1] = { NULL };
+    static const char *const fmts[7] = { "l", "i", "u", "g", "i", "+l",
+                                         "u" };
+    static const char *const names[7] = { "a", "b", "c", "d", "e", "f",
+                                          "g" };
+    struct ArrowSchema cs[7], *csp[7], root, elem, *elemp = &elem;
+    struct ArrowArray ca[7], *cap[7], ra, ea, *eap = &ea;
+    const void *bufs[7][3], *ebufs[2], *rbufs[1] = { NULL };
     pq_writer *w = NULL;
     size_t i, k, pos = 0;
     int rc;
@@ -510,13 +525,22 @@ static int write_synthetic(zb_io *io, zb_ctx *ctx, const char *path,
     s_loff[SN] = (int32_t)pos;
     for (i = 0; i < pos; i++)
         s_e[i] = (int32_t)(i % 500);
+    for (i = 0; i <= SN; i++) {
+        s_goff[i] = (int32_t)(i * 70);
+        if (i < SN) {
+            char tmp[80];
+            snprintf(tmp, sizeof tmp, "%06zu%063d%c", i, 0,
+                     i % 2 ? '~' : 'a');
+            memcpy(s_g + i * 70, tmp, 70);
+        }
+    }
     memset(&root, 0, sizeof root);
     root.format = "+s";
     root.name = "";
-    root.n_children = 6;
+    root.n_children = 7;
     root.children = csp;
     root.release = noop_schema;
-    for (k = 0; k < 6; k++) {
+    for (k = 0; k < 7; k++) {
         memset(&cs[k], 0, sizeof cs[k]);
         cs[k].format = fmts[k];
         cs[k].name = names[k];
@@ -530,6 +554,7 @@ static int write_synthetic(zb_io *io, zb_ctx *ctx, const char *path,
     bufs[3][0] = NULL; bufs[3][1] = s_d;
     bufs[4][0] = s_none; bufs[4][1] = s_b;
     bufs[5][0] = s_vf; bufs[5][1] = s_loff;
+    bufs[6][0] = NULL; bufs[6][1] = s_goff; bufs[6][2] = s_g;
     ebufs[0] = NULL; ebufs[1] = s_e;
     memset(&elem, 0, sizeof elem);
     elem.format = "i";
@@ -546,14 +571,14 @@ static int write_synthetic(zb_io *io, zb_ctx *ctx, const char *path,
         ra.offset = (int64_t)i;
         ra.n_buffers = 1;
         ra.buffers = rbufs;
-        ra.n_children = 6;
+        ra.n_children = 7;
         ra.children = cap;
         ra.release = noop_array;
-        for (k = 0; k < 6; k++) {
+        for (k = 0; k < 7; k++) {
             memset(&ca[k], 0, sizeof ca[k]);
             ca[k].length = SN;
             ca[k].null_count = k == 0 ? 2000 : k == 2 ? SN / 3 : k == 4 ? SN : k == 5 ? -1 : 0;
-            ca[k].n_buffers = k == 2 ? 3 : 2;
+            ca[k].n_buffers = k == 2 || k == 6 ? 3 : 2;
             ca[k].buffers = bufs[k];
             ca[k].release = noop_array;
             cap[k] = &ca[k];
@@ -627,7 +652,8 @@ static void test_page_index__written_and_decoded_back(void)
         snprintf(path, sizeof path, "%s/syn-v%d-plain.parquet", dir, v2 + 1);
         ZBT_OK_CTX(write_synthetic(io, &ctx, path, &wo), &ctx);
     }
-    ZBT_CHECK(ty.null_pages > 0 && ty.orders[2] > 0);
+    ZBT_CHECK(ty.null_pages > 0 && ty.orders[2] > 0 && ty.long_bounds > 0);
+    ZBT_CHECK(ty.with_ci == ty.chunks);
     for (s = 0; s < sizeof sources / sizeof *sources; s++) {
         ZBT_CHECK(source_path(src, sizeof src, sources[s]) == 0);
         for (v2 = 0; v2 <= 1; v2++)
