@@ -33,6 +33,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "ops/expire_int.h"
@@ -53,12 +54,13 @@ static int64_t clock_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* Iceberg reads the property with Java's Boolean.parseBoolean: unset is
+ * the default (true), and any value but "true" (in any case) is false. */
 static int gc_enabled(const ice_metadata *m)
 {
     const char *v = ice_metadata_property(m, "gc.enabled");
 
-    return !(v && (strcmp(v, "false") == 0 || strcmp(v, "FALSE") == 0 ||
-                   strcmp(v, "False") == 0));
+    return v == NULL || strcasecmp(v, "true") == 0;
 }
 
 void zb_expire__plan_free(zb_expire_plan *p)

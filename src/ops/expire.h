@@ -41,20 +41,25 @@
  * files that fall out of it stay on storage unless
  * write.metadata.delete-after-commit.enabled was true at that commit.
  * After its own commit (or, with nothing to expire, on the table as
- * loaded) expire deletes them: every "*.metadata.json" file in the folder
- * of the current metadata file whose version number is below the
- * lowest of the current file and the entries the log keeps, and whose
- * table-uuid is the table's (read from the file: another table's file,
- * or one that does not read, stays). A concurrent commit only writes
+ * loaded) expire deletes them: every metadata file in the folder of the
+ * current metadata file, named in the current file's scheme ("v<N>" or
+ * "<N>-<uuid>", [.gz].metadata.json: versions of two schemes do not
+ * compare), whose version number is below the lowest of the current
+ * file and the entries the log keeps, and whose table-uuid is the
+ * table's (read from the file: another table's file, or one that does
+ * not read, stays). A concurrent commit only writes
  * higher versions, and a catalog only points at the current file, so
  * neither is touched. A store that cannot list falls back to the
  * entries the commit just dropped from the log; while the log still
  * reaches the table's first version nothing is listed. Nothing with
- * gc.enabled=false or with write.metadata.delete-after-commit.enabled
- * set to false (the owner keeps them on purpose), nothing after
+ * gc.enabled or write.metadata.delete-after-commit.enabled set to
+ * anything but "true" (Java's reading; the owner keeps them on purpose),
+ * nothing after
  * ZB_EUNSAFE or an unknown commit outcome; a dry run counts what would
  * go after the commit it would make. Unlike the rest of expire this
- * lists one folder (not recursively).
+ * lists one folder (not recursively). Not supported: two catalog entries
+ * sharing one metadata folder and table-uuid (a table registered twice):
+ * expire on one may delete the other's older current file.
  *
  * Progress (ops/ops.h): ZB_PROGRESS_EXPIRE_FILES and
  * ZB_PROGRESS_EXPIRE_METADATA, files handled of those to delete.

@@ -270,15 +270,60 @@ static int take(meta_run *mr, const char *uri, uint64_t size, int64_t mtime)
     return zb_pathfile_write(mr->mp->files, mr->ctx, &r);
 }
 
+/*
+ * The naming scheme of a metadata file name, strictly: 1 for Hadoop's
+ * "v<N>[.gz].metadata.json", 2 for "<N>-<uuid>[.gz].metadata.json",
+ * 0 for anything else (a writer's temporary "<uuid>.metadata.json", a
+ * user's "5-copy.metadata.json"). Version numbers are only comparable
+ * within one scheme: a writer that does not read Hadoop names starts
+ * again at 00000 in the same folder, below any floor of v<N> files.
+ */
+static int name_scheme(const char *name)
+{
+    const char *p = name;
+    size_t i;
+
+    if (*p == 'v') {
+        for (p++, i = 0; *p >= '0' && *p <= '9'; p++, i++)
+            ;
+        if (i == 0)
+            return 0;
+        return strcmp(p, SUFFIX) == 0 || strcmp(p, ".gz" SUFFIX) == 0;
+    }
+    for (i = 0; *p >= '0' && *p <= '9'; p++, i++)
+        ;
+    if (i == 0 || *p++ != '-')
+        return 0;
+    for (i = 0; i < 36; i++, p++) {
+        int hyphen = i == 8 || i == 13 || i == 18 || i == 23;
+        int hex = (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f') ||
+                  (*p >= 'A' && *p <= 'F');
+
+        if (hyphen ? *p != '-' : !hex)
+            return 0;
+    }
+    return strcmp(p, SUFFIX) == 0 || strcmp(p, ".gz" SUFFIX) == 0 ? 2 : 0;
+}
+
+static const char *base_name(const char *uri)
+{
+    const char *s = strrchr(uri, '/');
+
+    return s ? s + 1 : uri;
+}
+
 /* Step 3. ZB_EUNSUPPORTED (or another listing failure) leaves the
- * caller to step 4; candidates found before a failure are dropped. */
+ * caller to step 4; candidates found before a failure are dropped.
+ * Only files named in the current file's scheme are candidates. */
 static int from_listing(meta_run *mr, const char *dir_uri)
 {
     zb_io_lister *l = NULL;
     zb_io_entry e;
     size_t dl = strlen(mr->dir);
-    int rc;
+    int scheme = name_scheme(base_name(mr->t->metadata_location)), rc;
 
+    if (scheme == 0)
+        return ZB_OK;              /* no version order to go by */
     if ((rc = zb_io_list(&l, mr->io, mr->ctx, dir_uri)) < 0)
         return rc;
     while ((rc = zb_io_lister_next(l, mr->ctx, &e)) > 0) {
@@ -293,8 +338,8 @@ static int from_listing(meta_run *mr, const char *dir_uri)
             continue;                  /* a subfolder's file */
         name = p + dl + 1;
         v = ice_commit_metadata_version(name);
-        if (!ends_with(name, SUFFIX) || v < 0 ||
-            v >= mr->mp->floor_version || is_kept(mr, p))
+        if (!ends_with(name, SUFFIX) || name_scheme(name) != scheme ||
+            v < 0 || v >= mr->mp->floor_version || is_kept(mr, p))
             continue;
         if ((rc = take(mr, e.uri, e.size_bytes, e.mtime_ms)) < 0)
             break;
@@ -404,11 +449,13 @@ done:
     return rc;
 }
 
+/* Set to anything but "true" (Java's Boolean.parseBoolean): the owner
+ * keeps old metadata files on purpose. */
 static int keep_by_property(const ice_metadata *m)
 {
     const char *v = ice_metadata_property(m, ICE_PROP_DELETE_AFTER_COMMIT);
 
-    return v != NULL && strcasecmp(v, "false") == 0;
+    return v != NULL && strcasecmp(v, "true") != 0;
 }
 
 int zb_expire__meta_run(zb_expire_result *r, const zb_table *t,

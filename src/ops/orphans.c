@@ -21,6 +21,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "ops/orphans.h"
@@ -506,7 +507,8 @@ int zb_remove_orphans(const zb_op_target *t, zb_ctx *ctx,
         /* As Iceberg refuses: with gc.enabled=false the table's files may
          * be shared with other tables. */
         const char *gc = ice_metadata_property(tab->meta, "gc.enabled");
-        if (gc != NULL && strcmp(gc, "false") == 0) {
+        /* Java's Boolean.parseBoolean: anything but "true" is false. */
+        if (gc != NULL && strcasecmp(gc, "true") != 0) {
             zb_table_free(tab);
             return zb_fail(ctx, ZB_EREFUSED, "%s: gc.enabled=false: its "
                            "files may be shared with other tables, so no "

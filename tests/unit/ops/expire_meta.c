@@ -392,7 +392,22 @@ static void test_ops_expire__metadata_delete_after_commit_false(void)
     keeps_all(ICE_PROP_DELETE_AFTER_COMMIT, "false");
 }
 
-/* Files below the floor that are not provably this table's stay. */
+/* As Java's Boolean.parseBoolean reads them: anything but "true" is
+ * false, so these keep every file too. */
+static void test_ops_expire__metadata_gc_not_true(void)
+{
+    keeps_all("gc.enabled", "no");
+}
+
+static void test_ops_expire__metadata_delete_after_commit_not_true(void)
+{
+    keeps_all(ICE_PROP_DELETE_AFTER_COMMIT, "0");
+}
+
+/* Files below the floor that are not provably this table's stay, and so
+ * do files not named in the table's own scheme. */
+#define OTHER_NAME "00000-11111111-2222-3333-4444-555555555555.metadata.json"
+#define BROKEN_NAME "00001-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee.metadata.json"
 static void test_ops_expire__metadata_foreign_kept(void)
 {
     xp_env e;
@@ -411,12 +426,12 @@ static void test_ops_expire__metadata_foreign_kept(void)
              "f=$(ls '%s' | grep '^00000-.*metadata.json$') && "
              "sed 's/\"table-uuid\" *: *\"[^\"]*\"/\"table-uuid\": "
              "\"11111111-2222-3333-4444-555555555555\"/' \"%s/$f\" > "
-             "'%s/00000-other.metadata.json' && "
-             "grep -q 11111111-2222 '%s/00000-other.metadata.json'",
+             "'%s/" OTHER_NAME "' && "
+             "grep -q 11111111-2222 '%s/" OTHER_NAME "'",
              mdir, mdir, mdir, mdir);
     ZBT_CHECK(system(cmd) == 0);
     /* A truncated one, and one in a subfolder. */
-    snprintf(p, sizeof p, "%s/00001-broken.metadata.json", mdir);
+    snprintf(p, sizeof p, "%s/" BROKEN_NAME, mdir);
     f = fopen(p, "w");
     ZBT_CHECK(f != NULL);
     fputs("{\"format-version\": 2, \"tab", f);
@@ -425,15 +440,27 @@ static void test_ops_expire__metadata_foreign_kept(void)
              ".metadata.json)\" '%s/sub/00002-copy.metadata.json'", mdir,
              mdir, mdir);
     ZBT_CHECK(system(cmd) == 0);
+    /* This table's own bytes under names outside its naming scheme: a
+     * Hadoop name (another writer's numbering, not comparable), a user's
+     * copy, a writer's temporary file whose uuid starts with digits. */
+    snprintf(cmd, sizeof cmd, "f=\"$(ls -d '%s'/00002-*.metadata.json)\" && "
+             "cp \"$f\" '%s/v1.metadata.json' && "
+             "cp \"$f\" '%s/1-copy.metadata.json' && "
+             "cp \"$f\" '%s/00000123-aaaa-bbbb-cccc-dddddddddddd.metadata.json'",
+             mdir, mdir, mdir, mdir);
+    ZBT_CHECK(system(cmd) == 0);
 
     tg = target(&e, IDENT, 0, 0);
     ZBT_OK_CTX(zb_expire(&tg, &e.ctx, &o, &r), &e.ctx);
     ZBT_EQ_U64(r.metadata_deleted, 30 - 6);
     ZBT_EQ_U64(r.metadata_skipped, 2);
     names = metadata_names(mdir);
-    ZBT_CONTAINS(names, "00000-other.metadata.json\n");
-    ZBT_CONTAINS(names, "00001-broken.metadata.json\n");
-    ZBT_EQ_U64(xp_lines(names), 8);
+    ZBT_CONTAINS(names, OTHER_NAME "\n");
+    ZBT_CONTAINS(names, BROKEN_NAME "\n");
+    ZBT_CONTAINS(names, "v1.metadata.json\n");
+    ZBT_CONTAINS(names, "1-copy.metadata.json\n");
+    ZBT_CONTAINS(names, "00000123-aaaa-bbbb-cccc-dddddddddddd.metadata.json\n");
+    ZBT_EQ_U64(xp_lines(names), 11);
     snprintf(p, sizeof p, "%s/sub/00002-copy.metadata.json", mdir);
     ZBT_CHECK(xp_exists(p));
     free(names);
@@ -507,6 +534,8 @@ const zbt_case test_ops_expire_meta[] = {
     ZBT_CASE(test_ops_expire__metadata_without_commit),
     ZBT_CASE(test_ops_expire__metadata_gc_disabled),
     ZBT_CASE(test_ops_expire__metadata_delete_after_commit_false),
+    ZBT_CASE(test_ops_expire__metadata_gc_not_true),
+    ZBT_CASE(test_ops_expire__metadata_delete_after_commit_not_true),
     ZBT_CASE(test_ops_expire__metadata_foreign_kept),
     ZBT_CASE(test_ops_expire__metadata_plan_predict),
     ZBT_CASE(test_ops_orphans__progress),
