@@ -758,12 +758,42 @@ static void test_ops_compact_race__other_branch_is_retryable(void)
     tt_close(&e);
 }
 
+/* ---- a deletion vector filed under another partition -------------------- */
+
+/* A DV naming a data file of partition 0 but filed under partition 1 is
+ * corrupt metadata: planning refuses it (Java's scan does too) rather
+ * than skip it, which would let the rewrite bring its row back. */
+static void test_ops_compact_race__dv_in_wrong_partition_is_corrupt(void)
+{
+    tt_env e;
+    zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
+    zb_compact_result r;
+    int64_t pos = 1;
+    uint64_t snaps;
+    char *path;
+
+    tt_open(&e, "c-dv-wrong-part");
+    tt_make_table(&e, 3, 1, 1, 2, ROWS);
+    path = ct_delete_pos(&e, 0, &pos, 1, 1);
+    snaps = tt_snapshot_count(&e);
+    o.rewrite_all = 1;
+    ZBT_RC(ct_compact(&e, &o, &r), ZB_ECORRUPT);
+    ZBT_CONTAINS(e.ctx.err.msg, "corrupt");
+    ZBT_CONTAINS(e.ctx.err.msg, path);
+    zb_err_clear(&e.ctx.err);
+    zb_compact_result_free(&r);
+    ZBT_EQ_U64(tt_snapshot_count(&e), snaps);
+    zb_free(path);
+    tt_close(&e);
+}
+
 const zbt_case test_ops_compact_race[] = {
     ZBT_CASE(test_ops_compact_race__eq_without_starting_seq),
     ZBT_CASE(test_ops_compact_race__dropped_group_keeps_shared_puffin),
     ZBT_CASE(test_ops_compact_race__eq_while_changing_spec),
     ZBT_CASE(test_ops_compact_race__upgraded_from_v1),
     ZBT_CASE(test_ops_compact_race__other_branch_is_retryable),
+    ZBT_CASE(test_ops_compact_race__dv_in_wrong_partition_is_corrupt),
     ZBT_CASE(test_ops_compact_race__sigkill),
     ZBT_CASE(test_ops_compact_race__injected),
     ZBT_CASE(test_ops_compact_race__writer),
