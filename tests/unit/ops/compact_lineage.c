@@ -36,16 +36,6 @@ typedef struct lrow {
     uint64_t hash;                 /* the other columns' values */
 } lrow;
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-    const uint8_t *b = p;
-    size_t i;
-
-    for (i = 0; i < n; i++)
-        h = (h ^ b[i]) * 1099511628211ull;
-    return h;
-}
-
 static int valid_at(const struct ArrowArray *a, int64_t i)
 {
     const uint8_t *v = a->n_buffers > 0 ? a->buffers[0] : NULL;
@@ -54,42 +44,6 @@ static int valid_at(const struct ArrowArray *a, int64_t i)
         return 1;
     i += a->offset;
     return (v[i >> 3] >> (i & 7)) & 1;
-}
-
-/* Row i of a leaf into h (fixed widths and strings; nested: presence). */
-static uint64_t hash_cell(uint64_t h, const struct ArrowSchema *s,
-                          const struct ArrowArray *a, int64_t row)
-{
-    const char *f = s->format;
-    int64_t i = row + a->offset;
-    size_t w = 0;
-
-    if (!valid_at(a, row))
-        return fnv(h, "\xff", 1);
-    if (f[0] == 'u' || f[0] == 'z') {
-        const int32_t *off = a->buffers[1];
-
-        return fnv(h, (const char *)a->buffers[2] + off[i],
-                   (size_t)(off[i + 1] - off[i]));
-    }
-    if (f[0] == 'b') {
-        uint8_t bit = (((const uint8_t *)a->buffers[1])[i >> 3] >> (i & 7))
-                      & 1;
-
-        return fnv(h, &bit, 1);
-    }
-    if (strcmp(f, "i") == 0 || strcmp(f, "f") == 0 || strcmp(f, "tdD") == 0)
-        w = 4;
-    else if (strcmp(f, "l") == 0 || strcmp(f, "g") == 0 ||
-             strncmp(f, "ts", 2) == 0 || strcmp(f, "ttu") == 0)
-        w = 8;
-    else if (strncmp(f, "d:", 2) == 0)
-        w = 16;
-    else if (strncmp(f, "w:", 2) == 0)
-        w = (size_t)strtoul(f + 2, NULL, 10);
-    if (w == 0)
-        return fnv(h, "n", 1);
-    return fnv(h, (const uint8_t *)a->buffers[1] + (size_t)i * w, w);
 }
 
 static int64_t long_at(const struct ArrowArray *a, int64_t row)
@@ -116,34 +70,18 @@ static lrow *lineage_rows_as(tt_env *e, size_t *n_out, int mode)
 {
     zb_table *t = tt_load(e);
     const ice_snapshot *s = ice_metadata_current_snapshot(t->meta);
-    zb_scan_plan_opts po = ZB_SCAN_PLAN_OPTS_INIT;
     zb_rowstream_opts ro = ZB_ROWSTREAM_OPTS_INIT;
-    zb_scan_plan *p = NULL;
     zb_rowstream *rs = NULL;
-    const zb_scan_task *task;
     zb_scan_task *tasks = NULL;
     zb_arena *arena = NULL;
-    size_t n = 0, cap = 0, nr = 0, rcap = 0;
+    size_t n = 0, nr = 0, rcap = 0;
     lrow *rows = NULL;
     struct ArrowArray b;
     struct ArrowSchema sch;
     int rc;
 
     ZBT_CHECK(s != NULL);
-    ZBT_CHECK(zb_arena_new(&arena, (size_t)1 << 30) == 0);
-    po.manifest = &t->paths;
-    ZBT_OK_CTX(zb_scan_plan_open(&p, e->io, &e->ctx, t->meta, s, &po),
-               &e->ctx);
-    while ((rc = zb_scan_plan_next(p, &e->ctx, &task)) > 0) {
-        if (n == cap) {
-            cap = cap ? 2 * cap : 16;
-            ZBT_CHECK((tasks = zb_realloc(tasks, cap * sizeof *tasks)) !=
-                      NULL);
-        }
-        ZBT_OK_CTX(zb_scan_task_copy(&tasks[n++], &e->ctx, arena, task),
-                   &e->ctx);
-    }
-    ZBT_OK_CTX(rc, &e->ctx);
+    tasks = tt_plan_tasks(e, t, s, &arena, &n);
     ro.meta = t->meta;
     ro.paths = &t->paths;
     ro.lineage = mode;
@@ -175,7 +113,7 @@ static lrow *lineage_rows_as(tt_env *e, size_t *n_out, int mode)
             }
             x = &rows[nr++];
             for (c = 0; c < nc - 2; c++)
-                h = hash_cell(h, sch.children[c], b.children[c],
+                h = tt_hash_value(h, sch.children[c], b.children[c],
                               r + b.offset);
             x->hash = h;
             x->row_id = long_at(b.children[nc - 2], r + b.offset);
@@ -195,7 +133,6 @@ static lrow *lineage_rows_as(tt_env *e, size_t *n_out, int mode)
     }
     ZBT_OK_CTX(rc, &e->ctx);
     zb_rowstream_free(rs);
-    zb_scan_plan_free(p);
     zb_free(tasks);
     zb_arena_free(arena);
     zb_table_free(t);

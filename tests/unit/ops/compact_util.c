@@ -123,14 +123,11 @@ int64_t *ct_ids(tt_env *e, size_t *n_out)
 {
     zb_table *t = tt_load(e);
     const ice_snapshot *s = ice_metadata_current_snapshot(t->meta);
-    zb_scan_plan_opts po = ZB_SCAN_PLAN_OPTS_INIT;
     zb_rowstream_opts ro = ZB_ROWSTREAM_OPTS_INIT;
-    zb_scan_plan *p = NULL;
     zb_rowstream *rs = NULL;
-    const zb_scan_task *task;
     zb_scan_task *tasks = NULL;
     zb_arena *arena = NULL;
-    size_t n = 0, cap = 0, nid = 0, idcap = 1024;
+    size_t n = 0, nid = 0, idcap = 1024;
     int64_t *ids = zb_malloc(idcap * sizeof *ids);
     int32_t id_field = 1;
     struct ArrowArray b;
@@ -142,20 +139,7 @@ int64_t *ct_ids(tt_env *e, size_t *n_out)
         zb_table_free(t);
         return ids;
     }
-    ZBT_CHECK(zb_arena_new(&arena, (size_t)1 << 30) == 0);
-    po.manifest = &t->paths;
-    ZBT_OK_CTX(zb_scan_plan_open(&p, e->io, &e->ctx, t->meta, s, &po),
-               &e->ctx);
-    while ((rc = zb_scan_plan_next(p, &e->ctx, &task)) > 0) {
-        if (n == cap) {
-            cap = cap ? 2 * cap : 16;
-            tasks = zb_realloc(tasks, cap * sizeof *tasks);
-            ZBT_CHECK(tasks != NULL);
-        }
-        ZBT_OK_CTX(zb_scan_task_copy(&tasks[n++], &e->ctx, arena, task),
-                   &e->ctx);
-    }
-    ZBT_OK_CTX(rc, &e->ctx);
+    tasks = tt_plan_tasks(e, t, s, &arena, &n);
     ro.meta = t->meta;
     ro.paths = &t->paths;
     ro.field_ids = &id_field;
@@ -178,7 +162,6 @@ int64_t *ct_ids(tt_env *e, size_t *n_out)
     }
     ZBT_OK_CTX(rc, &e->ctx);
     zb_rowstream_free(rs);
-    zb_scan_plan_free(p);
     zb_free(tasks);
     zb_arena_free(arena);
     zb_table_free(t);

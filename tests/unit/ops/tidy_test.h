@@ -12,6 +12,9 @@
 #include <stdint.h>
 
 #include "catalog/catalog.h"
+#include "exec/arrow.h"
+#include "plan/scan_task.h"
+#include "util/arena.h"
 #include "ops/ops.h"
 #include "zbtest.h"
 
@@ -74,7 +77,16 @@ int64_t tt_current_id(tt_env *e);
 size_t tt_snapshot_count(tt_env *e);
 
 /* Live rows: count and an order-free hash of their values. */
+/* Every scan task of snapshot s of t, copied into a new *arena (the
+ * caller frees the array with zb_free and the arena). */
+zb_scan_task *tt_plan_tasks(tt_env *e, const zb_table *t,
+                            const ice_snapshot *s, zb_arena **arena,
+                            size_t *n_out);
 void tt_rows(tt_env *e, uint64_t *rows, uint64_t *hash);
+/* Folds row `row` of one column into the FNV-1a hash h (fixed widths and
+ * strings by value, nested columns by presence, null as its own mark). */
+uint64_t tt_hash_value(uint64_t h, const struct ArrowSchema *s,
+                       const struct ArrowArray *a, int64_t row);
 
 /* Every manifest list, manifest and live file of the current snapshot
  * exists; returns how many files were checked. */

@@ -391,9 +391,9 @@ static int is_valid(const struct ArrowArray *a, int64_t i)
     return (v[i >> 3] >> (i & 7)) & 1;
 }
 
-/* A column value's contribution to the row hash. */
-static uint64_t hash_value(uint64_t h, const struct ArrowSchema *s,
-                           const struct ArrowArray *a, int64_t row)
+/* A column value's contribution to the row hash (tidy_test.h). */
+uint64_t tt_hash_value(uint64_t h, const struct ArrowSchema *s,
+                       const struct ArrowArray *a, int64_t row)
 {
     const char *f = s->format;
     int64_t i = row + a->offset;
@@ -432,28 +432,20 @@ static uint64_t hash_value(uint64_t h, const struct ArrowSchema *s,
     return fnv(h, (const uint8_t *)a->buffers[1] + (size_t)i * w, w);
 }
 
-void tt_rows(tt_env *e, uint64_t *rows, uint64_t *hash)
+/* Every scan task of snapshot s of t, copied into *arena (the caller
+ * frees both the array and the arena). */
+zb_scan_task *tt_plan_tasks(tt_env *e, const zb_table *t,
+                            const ice_snapshot *s, zb_arena **arena,
+                            size_t *n_out)
 {
-    zb_table *t = tt_load(e);
-    const ice_snapshot *s = ice_metadata_current_snapshot(t->meta);
     zb_scan_plan_opts po = ZB_SCAN_PLAN_OPTS_INIT;
-    zb_rowstream_opts ro = ZB_ROWSTREAM_OPTS_INIT;
     zb_scan_plan *p = NULL;
-    zb_rowstream *rs = NULL;
     const zb_scan_task *task;
     zb_scan_task *tasks = NULL;
-    zb_arena *arena = NULL;
     size_t n = 0, cap = 0;
-    struct ArrowArray b;
-    struct ArrowSchema sch;
     int rc;
 
-    *rows = *hash = 0;
-    if (s == NULL) {
-        zb_table_free(t);
-        return;
-    }
-    ZBT_CHECK(zb_arena_new(&arena, (size_t)1 << 30) == 0);
+    ZBT_CHECK(zb_arena_new(arena, (size_t)1 << 30) == 0);
     po.manifest = &t->paths;
     ZBT_OK_CTX(zb_scan_plan_open(&p, e->io, &e->ctx, t->meta, s, &po),
                &e->ctx);
@@ -463,10 +455,34 @@ void tt_rows(tt_env *e, uint64_t *rows, uint64_t *hash)
             tasks = zb_realloc(tasks, cap * sizeof *tasks);
             ZBT_CHECK(tasks != NULL);
         }
-        ZBT_OK_CTX(zb_scan_task_copy(&tasks[n++], &e->ctx, arena, task),
+        ZBT_OK_CTX(zb_scan_task_copy(&tasks[n++], &e->ctx, *arena, task),
                    &e->ctx);
     }
     ZBT_OK_CTX(rc, &e->ctx);
+    zb_scan_plan_free(p);
+    *n_out = n;
+    return tasks;
+}
+
+void tt_rows(tt_env *e, uint64_t *rows, uint64_t *hash)
+{
+    zb_table *t = tt_load(e);
+    const ice_snapshot *s = ice_metadata_current_snapshot(t->meta);
+    zb_rowstream_opts ro = ZB_ROWSTREAM_OPTS_INIT;
+    zb_rowstream *rs = NULL;
+    zb_scan_task *tasks = NULL;
+    zb_arena *arena = NULL;
+    size_t n = 0;
+    struct ArrowArray b;
+    struct ArrowSchema sch;
+    int rc;
+
+    *rows = *hash = 0;
+    if (s == NULL) {
+        zb_table_free(t);
+        return;
+    }
+    tasks = tt_plan_tasks(e, t, s, &arena, &n);
     ro.meta = t->meta;
     ro.paths = &t->paths;
     ZBT_OK_CTX(zb_rowstream_open(&rs, e->io, &e->ctx, &ro, tasks, n),
@@ -479,7 +495,7 @@ void tt_rows(tt_env *e, uint64_t *rows, uint64_t *hash)
             uint64_t h = 14695981039346656037ull;
 
             for (c = 0; c < b.n_children; c++)
-                h = hash_value(h, sch.children[c], b.children[c],
+                h = tt_hash_value(h, sch.children[c], b.children[c],
                                r + b.offset);
             *hash += h;
             (*rows)++;
@@ -489,7 +505,6 @@ void tt_rows(tt_env *e, uint64_t *rows, uint64_t *hash)
     }
     ZBT_OK_CTX(rc, &e->ctx);
     zb_rowstream_free(rs);
-    zb_scan_plan_free(p);
     zb_free(tasks);
     zb_arena_free(arena);
     zb_table_free(t);
