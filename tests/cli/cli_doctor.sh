@@ -11,46 +11,7 @@
 #   from-catalog writing a file `table-config validate` accepts (with and
 #   without --no-evolution) and its usage errors.
 # Usage: cli_doctor.sh PATH/TO/zamboni FIXTURES_DIR
-set -u
-zb=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-fx=$(cd "$2" && pwd)
-pass=0
-fail=0
-tmp=$(mktemp -d)
-out=$tmp/out err=$tmp/err
-trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/root" "$tmp/home" "$tmp/cwd"
-cd "$tmp/cwd" || exit 1
-for v in $(env | grep -o '^ZAMBONI_[A-Z0-9_]*'); do unset "$v"; done
-export ZAMBONI_ROOT=$tmp/root HOME=$tmp/home
-
-ok() { echo "PASS $1"; pass=$((pass + 1)); }
-bad() {
-    echo "FAIL $1: $2"
-    sed 's/^/     stdout: /' "$out" | head -14
-    sed 's/^/     stderr: /' "$err" | head -8
-    fail=$((fail + 1))
-}
-
-# expect NAME WANT_EXIT STDOUT_PATTERN STDERR_PATTERN -- ARGS...
-expect() {
-    local name=$1 want=$2 out_pat=$3 err_pat=$4
-    shift 5
-    "$zb" "$@" >"$out" 2>"$err" </dev/null
-    local got=$?
-    if [ "$got" -ne "$want" ]; then
-        bad "$name" "exit $got, want $want"
-    elif [ -n "$out_pat" ] && ! grep -qE -- "$out_pat" "$out"; then
-        bad "$name" "stdout lacks /$out_pat/"
-    elif [ -n "$err_pat" ] && ! grep -qE -- "$err_pat" "$err"; then
-        bad "$name" "stderr lacks /$err_pat/"
-    else
-        ok "$name"
-    fi
-}
-
-snapshot() { (cd "$1" && find . -type f | LC_ALL=C sort | xargs -d '\n' sha256sum); }
-copy() { rm -rf "$2" && cp -a "$fx/$1" "$2"; }
+. "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 have_python=0
 command -v python3 >/dev/null 2>&1 && have_python=1
 

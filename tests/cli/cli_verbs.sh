@@ -6,49 +6,7 @@
 # across tables and one table's abort not stopping the next (exit 4), the
 # maintenance order. Tables are copies of the fixture tables.
 # Usage: cli_verbs.sh PATH/TO/zamboni FIXTURES_DIR
-set -u
-zb=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-fx=$(cd "$2" && pwd)
-pass=0
-fail=0
-tmp=$(mktemp -d)
-out=$tmp/out err=$tmp/err
-trap 'rm -rf "$tmp"' EXIT
-# A configuration of our own: no profile, .env or root of the caller's.
-mkdir -p "$tmp/root" "$tmp/home" "$tmp/cwd"
-cd "$tmp/cwd" || exit 1
-for v in $(env | grep -o '^ZAMBONI_[A-Z0-9_]*'); do unset "$v"; done
-export ZAMBONI_ROOT=$tmp/root HOME=$tmp/home
-
-ok() { echo "PASS $1"; pass=$((pass + 1)); }
-bad() {
-    echo "FAIL $1: $2"
-    sed 's/^/     stdout: /' "$out" | head -8
-    sed 's/^/     stderr: /' "$err" | head -8
-    fail=$((fail + 1))
-}
-
-# expect NAME WANT_EXIT STDOUT_PATTERN STDERR_PATTERN -- ARGS...
-expect() {
-    local name=$1 want=$2 out_pat=$3 err_pat=$4
-    shift 5
-    "$zb" "$@" >"$out" 2>"$err" </dev/null
-    local got=$?
-    if [ "$got" -ne "$want" ]; then
-        bad "$name" "exit $got, want $want"
-    elif [ -n "$out_pat" ] && ! grep -qE -- "$out_pat" "$out"; then
-        bad "$name" "stdout lacks /$out_pat/"
-    elif [ -n "$err_pat" ] && ! grep -qE -- "$err_pat" "$err"; then
-        bad "$name" "stderr lacks /$err_pat/"
-    else
-        ok "$name"
-    fi
-}
-
-# A listing of every file under a folder with its checksum.
-snapshot() { (cd "$1" && find . -type f | LC_ALL=C sort | xargs -d '\n' sha256sum); }
-
-copy() { rm -rf "$2" && cp -a "$fx/$1" "$2"; }
+. "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 
 # --- help: every verb, every flag with a default -----------------------
 verbs="maintenance compact apply-properties remove-dangling-deletes
