@@ -34,10 +34,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "exec/arrow.h"
+#include "exec/arrow/arrow.h"
 #include "format/parquet/parquet.h"
-#include "ops/compact.h"
-#include "ops/table_write.h"
+#include "ops/compact/compact.h"
+#include "ops/ingest/table_write.h"
 #include "util/alloc.h"
 #include "zamboni/budget.h"
 

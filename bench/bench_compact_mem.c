@@ -49,8 +49,8 @@
 
 #include "format/parquet/parquet.h"
 #include "format/parquet/parquet_write.h"
-#include "ops/compact.h"
-#include "ops/table_write.h"
+#include "ops/compact/compact.h"
+#include "ops/ingest/table_write.h"
 #include "util/alloc.h"
 #include "zamboni/budget.h"
 

@@ -36,10 +36,10 @@
 #include <unistd.h>
 
 #include "catalog/catalog.h"
-#include "ops/expire.h"
-#include "ops/orphans.h"
-#include "table/commit.h"
-#include "table/manifest.h"
+#include "ops/expire/expire.h"
+#include "ops/orphans/remove_orphans.h"
+#include "table/commit/commit.h"
+#include "table/manifest/manifest.h"
 #include "util/arena.h"
 #include "util/buf.h"
 

@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "exec/keyset.h"
+#include "exec/keyset/keyset.h"
 #include "exec/spill.h"
 #include "util/alloc.h"
 #include "zamboni/budget.h"

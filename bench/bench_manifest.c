@@ -17,7 +17,7 @@
 #include <time.h>
 
 #include "io/io.h"
-#include "table/manifest.h"
+#include "table/manifest/manifest.h"
 #include "util/alloc.h"
 
 static double now_s(void)

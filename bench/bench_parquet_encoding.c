@@ -18,7 +18,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "format/parquet/pq_encoding.h"
+#include "format/parquet/encoding/pq_encoding.h"
 
 #define RUNS 5
 

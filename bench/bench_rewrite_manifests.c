@@ -30,8 +30,8 @@
 
 #include "catalog/catalog.h"
 #include "ops/rewrite_manifests.h"
-#include "ops/table_write.h"
-#include "table/commit.h"
+#include "ops/ingest/table_write.h"
+#include "table/commit/commit.h"
 #include "util/alloc.h"
 #include "util/arena.h"
 

@@ -7,7 +7,7 @@
  * partition, one DV for every 1,000th data file, 20 partitioned and 5
  * global (unpartitioned spec) equality delete files.
  *
- * The table is written (with the manifest writers of table/manifest.h)
+ * The table is written (with the manifest writers of table/manifest/manifest.h)
  * by a child process, so that the parent's peak RSS (getrusage
  * ru_maxrss) is the planner's alone. The parent plans the snapshot
  * three times (median files/s), then once with the filter p = 5.
@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "io/io.h"
-#include "plan/scan_plan.h"
+#include "plan/scan/scan_plan.h"
 #include "util/alloc.h"
 
 #define N_PARTS 1000

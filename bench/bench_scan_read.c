@@ -31,7 +31,7 @@
 #include <unistd.h>
 
 #include "format/parquet/parquet_write.h"
-#include "plan/scan_read.h"
+#include "plan/read/scan_read.h"
 #include "util/alloc.h"
 
 static const char META[] =

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "table/transform.h"
+#include "table/value/transform.h"
 
 #define N 2000000
 #define RUNS 7

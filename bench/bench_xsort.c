@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "exec/xsort.h"
+#include "exec/sort/xsort.h"
 #include "zamboni/budget.h"
 #include "util/alloc.h"
 

@@ -32,7 +32,7 @@
 #include <string.h>
 
 #include "io/io.h"
-#include "table/manifest.h"
+#include "table/manifest/manifest.h"
 #include "util/alloc.h"
 
 #define MAX_REMAPS 16

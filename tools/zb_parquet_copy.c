@@ -29,8 +29,8 @@
 #include "format/parquet/parquet.h"
 #include "format/parquet/parquet_write.h"
 #include "io/io.h"
-#include "table/ice_value.h"
-#include "table/metrics.h"
+#include "table/value/ice_value.h"
+#include "table/metrics/file_metrics.h"
 #include "util/alloc.h"
 
 /* The Iceberg type a leaf's physical type and annotation stand for;

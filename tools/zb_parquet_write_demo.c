@@ -18,7 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "format/parquet/pq_meta_write.h"
+#include "format/parquet/thrift/pq_meta_write.h"
 #include "util/buf.h"
 
 /* Keep in step with tests/interop/check_written_footer.mjs. */

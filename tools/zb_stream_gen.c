@@ -1,6 +1,6 @@
 /*
  * zb-stream-gen - builds an Iceberg table the way a streaming job leaves
- * it, through Zamboni's table-writing API (ops/table_write.h) and the
+ * it, through Zamboni's table-writing API (ops/ingest/table_write.h) and the
  * SQLite catalog: many small append commits of a few rows per file, with
  * position deletes and equality deletes committed between them, and
  * mid-way a schema change and (partitioned) a partition spec change,
@@ -45,8 +45,8 @@
 #include <string.h>
 
 #include "catalog/catalog.h"
-#include "ops/table_write.h"
-#include "table/transform.h"
+#include "ops/ingest/table_write.h"
+#include "table/value/transform.h"
 #include "util/alloc.h"
 
 #define N_K1 4

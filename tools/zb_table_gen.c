@@ -1,6 +1,6 @@
 /*
  * zb-table-gen - builds an Iceberg table the way streaming ingest does,
- * through Zamboni's table-writing API (ops/table_write.h): many small
+ * through Zamboni's table-writing API (ops/ingest/table_write.h): many small
  * append commits, from several processes at once, optionally followed by
  * a position delete and an equality delete. Tests check the result with
  * independent readers (tests/interop/table_write.mjs reads it with
@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "catalog/catalog.h"
-#include "ops/table_write.h"
+#include "ops/ingest/table_write.h"
 #include "util/alloc.h"
 
 typedef struct gen_opts {

@@ -19,7 +19,7 @@
  * ("assert-ref-snapshot-id", "add-snapshot", "set-snapshot-ref", ...).
  * The REST client sends them as they are; the SQL and folder catalogs
  * check the requirements against the current metadata, apply the updates
- * (table/commit.h), write the next metadata file without overwriting, and
+ * (table/commit/commit.h), write the next metadata file without overwriting, and
  * swap the pointer (a compare-and-swap on metadata_location in SQL; the
  * creation of the next version's file in a folder).
  *
@@ -42,8 +42,8 @@
 
 #include <jansson.h>
 
-#include "table/manifest.h"
-#include "table/metadata.h"
+#include "table/manifest/manifest.h"
+#include "table/metadata/metadata.h"
 #include "zamboni/io.h"
 #include "zamboni/zamboni.h"
 
@@ -124,7 +124,7 @@ typedef struct zb_table {
      * Path resolution for every path read from metadata: the catalog's
      * remaps, then (PATH) the recorded location -> the folder, and
      * scheme+authority stripping for hdfs:// style paths that resolve
-     * into the folder. Ready to pass to table/manifest.h readers.
+     * into the folder. Ready to pass to table/manifest/manifest.h readers.
      */
     ice_manifest_opts paths;
     /* REST loadTable "config" (storage credentials among them). */
@@ -178,7 +178,7 @@ int zb_catalog_load_table(zb_catalog *c, zb_ctx *ctx, const char *ident,
 
 /*
  * Creates a table from the metadata JSON of its first version (the
- * caller builds it, table/commit.h helps); location NULL: the catalog's
+ * caller builds it, table/commit/commit.h helps); location NULL: the catalog's
  * default location for ident. ZB_EEXISTS when the name is taken.
  */
 int zb_catalog_create_table(zb_catalog *c, zb_ctx *ctx, const char *ident,

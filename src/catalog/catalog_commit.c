@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "catalog/catalog_commit.h"
-#include "table/commit.h"
+#include "table/commit/commit.h"
 #include "util/alloc.h"
 #include "util/err.h"
 #include "util/log.h"

@@ -17,7 +17,7 @@
 
 #include "catalog/catalog_int.h"
 #include "catalog/catalog_retry.h"
-#include "table/commit.h"
+#include "table/commit/commit.h"
 #include "util/err.h"
 #include "util/str.h"
 

@@ -19,7 +19,7 @@
  *
  * Codes: ZB_OK (committed; *out the new state), ZB_ECONFLICT (retries
  * exhausted, or a conflict the builder's validation reports as not
- * retryable: table/commit.h ice_commit_conflict_retryable), ZB_ETIMEOUT
+ * retryable: table/commit/commit.h ice_commit_conflict_retryable), ZB_ETIMEOUT
  * (the outcome of the last attempt is unknown: nothing may be deleted;
  * the message says so), ZB_ECANCELED (the stop flag rose while waiting),
  * or the first other error of load, build or commit.

@@ -8,40 +8,9 @@
 
 #include "cli/cli.h"
 #include "cli/exit.h"
-#ifdef ZB_CLI_HAVE_SCAN
-#include "cli/scan.h"
-#define ZB_CLI_SCAN_HELP zb_cli_scan_help
-#define ZB_CLI_SCAN_RUN zb_cli_scan_run
-#else
-#define ZB_CLI_SCAN_HELP NULL
-#define ZB_CLI_SCAN_RUN NULL
-#endif
-/* The operation verbs and the read-only ones around them
- * (cmake/cli_verbs.cmake); compaction and plan need compaction in zb_ops. */
-#ifdef ZB_CLI_HAVE_VERBS
-#include "cli/verbs.h"
-#define ZB_CLI_VERB(fn) fn
-#else
-#define ZB_CLI_VERB(fn) NULL
-#endif
-#ifdef ZB_CLI_HAVE_ADD_FILES
-#include "cli/verbs_add_files.h"
-#define ZB_CLI_ADD_FILES_HELP zb_cli_add_files_help
-#define ZB_CLI_ADD_FILES_RUN zb_cli_add_files_run
-#else
-#define ZB_CLI_ADD_FILES_HELP NULL
-#define ZB_CLI_ADD_FILES_RUN NULL
-#endif
-#ifdef ZB_CLI_HAVE_DOCTOR
-#define ZB_CLI_DOCTOR_RUN zb_cli_doctor_run
-#else
-#define ZB_CLI_DOCTOR_RUN NULL
-#endif
-#ifdef ZB_CLI_HAVE_COMPACT
-#define ZB_CLI_COMPACT_VERB(fn) fn
-#else
-#define ZB_CLI_COMPACT_VERB(fn) NULL
-#endif
+#include "cli/verbs/verb_add_files.h"
+#include "cli/verbs/verb_scan.h"
+#include "cli/verbs/verbs.h"
 
 static int run_version(int argc, char **argv)
 {
@@ -56,39 +25,39 @@ static int run_version(int argc, char **argv)
 
 const zb_cli_command zb_cli_commands[] = {
     { "maintenance", "run the six operations, in order, on every table",
-      NULL, ZB_CLI_VERB(zb_cli_maintenance_run) },
+      NULL, zb_cli_maintenance_run },
     { "compact", "rewrite small and delete-laden data files", NULL,
-      ZB_CLI_COMPACT_VERB(zb_cli_op_run) },
+      zb_cli_op_run },
     { "apply-properties", "set table properties from table-config.json",
-      NULL, ZB_CLI_VERB(zb_cli_op_run) },
+      NULL, zb_cli_op_run },
     { "remove-dangling-deletes", "drop delete files that apply to nothing",
-      NULL, ZB_CLI_VERB(zb_cli_op_run) },
+      NULL, zb_cli_op_run },
     { "rewrite-manifests", "regroup manifests by partition", NULL,
-      ZB_CLI_VERB(zb_cli_op_run) },
+      zb_cli_op_run },
     { "expire", "expire old snapshots and delete the files only they used",
-      NULL, ZB_CLI_VERB(zb_cli_op_run) },
+      NULL, zb_cli_op_run },
     { "remove-orphans", "delete old files that no metadata references",
-      NULL, ZB_CLI_VERB(zb_cli_op_run) },
+      NULL, zb_cli_op_run },
     { "doctor", "check the setup and whether a table is usable", NULL,
-      ZB_CLI_DOCTOR_RUN },
+      zb_cli_doctor_run },
     { "describe", "show a table's files, deletes and findings", NULL,
-      ZB_CLI_VERB(zb_cli_describe_run) },
+      zb_cli_describe_run },
     { "plan", "show the compaction plan of a table", NULL,
-      ZB_CLI_COMPACT_VERB(zb_cli_plan_run) },
-    { "scan", "print a table's live rows or their count", ZB_CLI_SCAN_HELP,
-      ZB_CLI_SCAN_RUN },
+      zb_cli_plan_run },
+    { "scan", "print a table's live rows or their count", zb_cli_scan_help,
+      zb_cli_scan_run },
     { "add-files", "register existing Parquet files as a table's data files",
-      ZB_CLI_ADD_FILES_HELP, ZB_CLI_ADD_FILES_RUN },
+      zb_cli_add_files_help, zb_cli_add_files_run },
     { "warehouses", "list the catalog's warehouses, one a line", NULL,
-      ZB_CLI_VERB(zb_cli_warehouses_run) },
+      zb_cli_warehouses_run },
     { "engines", "list each engine and what it supports", NULL,
-      ZB_CLI_VERB(zb_cli_engines_run) },
+      zb_cli_engines_run },
     { "table-config", "validate or summarise a table-config.json", NULL,
-      ZB_CLI_VERB(zb_cli_table_config_run) },
+      zb_cli_table_config_run },
     { "validate-config", "same as table-config validate FILE", NULL,
-      ZB_CLI_VERB(zb_cli_validate_config_run) },
+      zb_cli_validate_config_run },
     { "demo", "create a demo warehouse to try maintenance on", NULL,
-      ZB_CLI_VERB(zb_cli_demo_run) },
+      zb_cli_demo_run },
     { "serve", "schedule maintenance tasks for a worker fleet", NULL, NULL },
     { "worker", "take maintenance tasks from the queue", NULL, NULL },
     { "version", "print the version", "Usage: zamboni version\n",

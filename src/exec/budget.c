@@ -25,7 +25,7 @@
 #include "zamboni/budget.h"
 #include "util/err.h"
 #include "util/alloc.h"
-#include "util/metrics.h"
+#include "util/prometheus.h"
 
 #define STOP_POLL_MS 50
 

@@ -19,7 +19,7 @@
 #include <time.h>
 
 #include "ops/rewrite_manifests.h"
-#include "table/commit.h"
+#include "table/commit/commit.h"
 #include "util/alloc.h"
 #include "util/arena.h"
 #include "util/err.h"

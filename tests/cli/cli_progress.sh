@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The progress line of the operation verbs (src/cli/progress.c): with
+# The progress line of the operation verbs (src/cli/verbs/progress.c): with
 # stderr not a terminal, compact, expire and remove-orphans write no
 # carriage return or escape to either stream; under a pseudo-terminal
 # (script(1), when present) the line is drawn and erased, and the report

@@ -1,6 +1,6 @@
 /*
  * test_ops_maintenance: the maintenance run of one table
- * (src/ops/maintenance.c) on copies of fixture tables, dry runs through
+ * (src/ops/maintenance_run.c) on copies of fixture tables, dry runs through
  * the PATH catalog:
  *   - the six operations run in the order DESIGN.md fixes, whatever
  *     order a subset is given in (a test must fail if it changes);
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "ops/maintenance.h"
+#include "ops/maintenance_run.h"
 #include "zbtest.h"
 
 static const char *const FIXED[ZB_MAINT_OP_COUNT] = {

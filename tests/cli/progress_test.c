@@ -1,5 +1,5 @@
 /*
- * tests/cli/progress_test.c - the progress line (src/cli/progress.c):
+ * tests/cli/progress_test.c - the progress line (src/cli/verbs/progress.c):
  * nothing is installed when stderr is not a terminal; the line shows the
  * series of the current operation ("  compact: groups 1/4, files ...",
  * bytes in binary units), rewrites itself with "\r" and erase, is cut to
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/progress.h"
+#include "cli/verbs/progress.h"
 #include "zbtest.h"
 
 /* Everything written to f so far, as a string (malloc'd). */

@@ -1,6 +1,6 @@
 /*
  * tests/cli/scan_print_test.c - the Arrow batch printer of `zamboni scan`
- * (src/cli/scan_print.c) on hand-built batches: every primitive the row
+ * (src/cli/verbs/scan_print.c) on hand-built batches: every primitive the row
  * stream produces, in Appendix D form (spec examples: "14.20", "2017-11-16",
  * hex binary, lowercase uuid), nulls, NaN, nested structs keyed by field
  * id, lists, maps as {"keys", "values"}, array offsets, RFC 4180 CSV
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/scan_print.h"
+#include "cli/verbs/scan_print.h"
 #include "util/alloc.h"
 #include "zbtest.h"
 

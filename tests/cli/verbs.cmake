@@ -1,5 +1,5 @@
 # The operation verbs, maintenance and the read-only verbs
-# (cmake/cli_verbs.cmake), tested through the executable, and the
+# (src/cli/verbs/), tested through the executable, and the
 # maintenance run's order at the library level:
 #   test_ops_maintenance  the fixed order, a subset in it, the stop after
 #                       an abort, disabled sections (label unit)
@@ -17,36 +17,33 @@
 #                       (label interop)
 # Registered when the executable has the verbs (and compaction, which the
 # demo's counts expect).
-if(TARGET zamboni AND TARGET zb_ops AND TARGET zb_config AND
-   EXISTS ${PROJECT_SOURCE_DIR}/src/ops/compact.c)
-  find_program(ZB_NODE NAMES node nodejs)
-  # The order of the six operations and the stop after an abort, at the
-  # library level (src/ops/maintenance.c), on fixture copies.
-  add_executable(test_ops_maintenance ${CMAKE_CURRENT_LIST_DIR}/maint_order_test.c)
-  target_link_libraries(test_ops_maintenance PRIVATE zbtest zb_ops zb_plan
-    zb_catalog zb_exec zb_io zb_util)
-  target_compile_definitions(test_ops_maintenance PRIVATE
-    ZB_FIXTURES_DIR="${PROJECT_SOURCE_DIR}/../shared/fixtures")
-  add_test(NAME test_ops_maintenance COMMAND test_ops_maintenance)
-  set_tests_properties(test_ops_maintenance PROPERTIES LABELS unit TIMEOUT 300)
-  add_test(NAME test_cli_verbs
-    COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/cli_verbs.sh
-            $<TARGET_FILE:zamboni> ${PROJECT_SOURCE_DIR}/../shared/fixtures)
-  set_tests_properties(test_cli_verbs PROPERTIES LABELS unit TIMEOUT 300)
-  add_test(NAME test_cli_demo
-    COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/cli_demo.sh $<TARGET_FILE:zamboni>)
-  set_tests_properties(test_cli_demo PROPERTIES LABELS unit TIMEOUT 600)
-  if(ZB_NODE)
-    add_test(NAME interop_cli_demo_rows
-      COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/cli_demo_rows.sh
-              $<TARGET_FILE:zamboni> ${ZB_NODE}
-              ${PROJECT_SOURCE_DIR}/tests/interop/scan_reference.mjs)
-    set_tests_properties(interop_cli_demo_rows PROPERTIES LABELS interop
-      TIMEOUT 600)
-  else()
-    add_test(NAME interop_cli_demo_rows COMMAND ${CMAKE_COMMAND}
-      "-DMSG=node was not found at configure time; run scripts/install-deps.sh and re-run cmake"
-      -P ${PROJECT_SOURCE_DIR}/tests/interop/fail.cmake)
-    set_tests_properties(interop_cli_demo_rows PROPERTIES LABELS interop)
-  endif()
+find_program(ZB_NODE NAMES node nodejs)
+# The order of the six operations and the stop after an abort, at the
+# library level (src/ops/maintenance_run.c), on fixture copies.
+add_executable(test_ops_maintenance ${CMAKE_CURRENT_LIST_DIR}/maint_order_test.c)
+target_link_libraries(test_ops_maintenance PRIVATE zbtest zb_ops zb_plan
+  zb_catalog zb_exec zb_io zb_util)
+target_compile_definitions(test_ops_maintenance PRIVATE
+  ZB_FIXTURES_DIR="${PROJECT_SOURCE_DIR}/../shared/fixtures")
+add_test(NAME test_ops_maintenance COMMAND test_ops_maintenance)
+set_tests_properties(test_ops_maintenance PROPERTIES LABELS unit TIMEOUT 300)
+add_test(NAME test_cli_verbs
+  COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/cli_verbs.sh
+          $<TARGET_FILE:zamboni> ${PROJECT_SOURCE_DIR}/../shared/fixtures)
+set_tests_properties(test_cli_verbs PROPERTIES LABELS unit TIMEOUT 300)
+add_test(NAME test_cli_demo
+  COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/cli_demo.sh $<TARGET_FILE:zamboni>)
+set_tests_properties(test_cli_demo PROPERTIES LABELS unit TIMEOUT 600)
+if(ZB_NODE)
+  add_test(NAME interop_cli_demo_rows
+    COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/cli_demo_rows.sh
+            $<TARGET_FILE:zamboni> ${ZB_NODE}
+            ${PROJECT_SOURCE_DIR}/tests/interop/scan_reference.mjs)
+  set_tests_properties(interop_cli_demo_rows PROPERTIES LABELS interop
+    TIMEOUT 600)
+else()
+  add_test(NAME interop_cli_demo_rows COMMAND ${CMAKE_COMMAND}
+    "-DMSG=node was not found at configure time; run scripts/install-deps.sh and re-run cmake"
+    -P ${PROJECT_SOURCE_DIR}/tests/interop/fail.cmake)
+  set_tests_properties(interop_cli_demo_rows PROPERTIES LABELS interop)
 endif()

@@ -29,13 +29,13 @@ function(zb_fuzz_target name)
     set(sources "")
     foreach(lib ${F_INSTRUMENT})
       get_target_property(s ${lib} SOURCES)
-      # Sources are relative to the project, unless a part added them
-      # with target_sources and an absolute path.
+      get_target_property(d ${lib} SOURCE_DIR)
+      # Sources are relative to the folder that declared the library.
       foreach(f ${s})
         if(IS_ABSOLUTE ${f})
           list(APPEND sources ${f})
         else()
-          list(APPEND sources ${PROJECT_SOURCE_DIR}/${f})
+          list(APPEND sources ${d}/${f})
         endif()
       endforeach()
     endforeach()
@@ -56,7 +56,7 @@ endforeach()
 
 # Column chunk decoding and record assembly: the whole reader.
 zb_fuzz_target(fuzz_parquet_page LINK zb_parquet
-  INSTRUMENT zb_parquet zb_parquet_meta zb_parquet_codec zb_parquet_encoding
+  INSTRUMENT zb_parquet zb_parquet_meta zb_codec zb_parquet_encoding
              zb_exec zb_io zb_util
   EXTERNAL PkgConfig::ZSTD PkgConfig::SNAPPY PkgConfig::ZLIB PkgConfig::LZ4
            PkgConfig::BROTLI)
@@ -80,32 +80,26 @@ zb_fuzz_target(fuzz_table_metadata LINK zb_table_metadata
 # v1 or v2 table: a failed apply leaves the metadata unchanged, a
 # successful one writes metadata that parses again. Seeds: hand-written
 # lists in the shapes of open-api/rest-catalog-open-api.yaml.
-if(TARGET zb_table_commit)
-  zb_fuzz_target(fuzz_commit_apply LINK zb_table_commit
-    INSTRUMENT zb_table_commit zb_table_manifest zb_table_metadata
-               zb_table_values zb_avro zb_io zb_util
-    EXTERNAL PkgConfig::JANSSON PkgConfig::ZSTD PkgConfig::SNAPPY
-             PkgConfig::ZLIB)
-endif()
+zb_fuzz_target(fuzz_commit_apply LINK zb_table_commit
+  INSTRUMENT zb_table_commit zb_table_manifest zb_table_metadata
+             zb_table_values zb_avro zb_io zb_util
+  EXTERNAL PkgConfig::JANSSON PkgConfig::ZSTD PkgConfig::SNAPPY
+           PkgConfig::ZLIB)
 
-# REST catalog replies (src/catalog/catalog_rest_parse.c): every parser on
+# REST catalog replies (src/catalog/rest/catalog_rest_parse.c): every parser on
 # one body. Seeds: hand-written replies in the shapes of
 # open-api/rest-catalog-open-api.yaml and Lakekeeper's warehouse list,
 # with HTML, truncated and misshapen bodies.
-if(TARGET zb_catalog_rest_parse)
-  zb_fuzz_target(fuzz_rest_response LINK zb_catalog_rest_parse
-    INSTRUMENT zb_catalog_rest_parse zb_util
-    EXTERNAL PkgConfig::JANSSON)
-endif()
+zb_fuzz_target(fuzz_rest_response LINK zb_catalog_rest_parse
+  INSTRUMENT zb_catalog_rest_parse zb_util
+  EXTERNAL PkgConfig::JANSSON)
 
-# The name mapping table property (plan/scan_namemap.c). Seeds: the
+# The name mapping table property (plan/read/scan_namemap.c). Seeds: the
 # duckdb-name-mapping fixture's mapping, a nested one, misshapen ones.
-if(TARGET zb_plan_namemap)
-  zb_fuzz_target(fuzz_name_mapping LINK zb_plan_namemap
-    INSTRUMENT zb_plan_namemap zb_util EXTERNAL PkgConfig::JANSSON)
-endif()
+zb_fuzz_target(fuzz_name_mapping LINK zb_plan_namemap
+  INSTRUMENT zb_plan_namemap zb_util EXTERNAL PkgConfig::JANSSON)
 
-# Roaring bitmaps and deletion-vector blobs (exec/roaring_io.c). Seeds:
+# Roaring bitmaps and deletion-vector blobs (exec/roaring/roaring_io.c). Seeds:
 # the fixture DV (apache/impala, Apache-2.0) and sets written by our
 # serializer (arrays, runs with offsets, bitmaps, many 32-bit keys).
 zb_fuzz_target(fuzz_roaring LINK zb_exec INSTRUMENT zb_exec zb_io zb_util)
@@ -113,11 +107,9 @@ zb_fuzz_target(fuzz_roaring LINK zb_exec INSTRUMENT zb_exec zb_io zb_util)
 # Configuration (issue 10): zamboni.yml through libyaml, .env, and
 # table-config.json v2. Seeds: the seed-003 profile example, hand-written
 # .env files and table configs, with truncated and rule-breaking ones.
-if(TARGET zb_config AND TARGET zb_ops_table_config)
-  zb_fuzz_target(fuzz_profile_yaml LINK zb_config
-    INSTRUMENT zb_config zb_util EXTERNAL PkgConfig::YAML PkgConfig::JANSSON)
-  zb_fuzz_target(fuzz_dotenv LINK zb_config
-    INSTRUMENT zb_config zb_util EXTERNAL PkgConfig::YAML PkgConfig::JANSSON)
-  zb_fuzz_target(fuzz_table_config LINK zb_ops_table_config
-    INSTRUMENT zb_ops_table_config zb_util EXTERNAL PkgConfig::JANSSON)
-endif()
+zb_fuzz_target(fuzz_profile_yaml LINK zb_config
+  INSTRUMENT zb_config zb_util EXTERNAL PkgConfig::YAML PkgConfig::JANSSON)
+zb_fuzz_target(fuzz_dotenv LINK zb_config
+  INSTRUMENT zb_config zb_util EXTERNAL PkgConfig::YAML PkgConfig::JANSSON)
+zb_fuzz_target(fuzz_table_config LINK zb_ops_table_config
+  INSTRUMENT zb_ops_table_config zb_util EXTERNAL PkgConfig::JANSSON)

@@ -1,6 +1,6 @@
 /*
  * libFuzzer target: TableRequirement checks and TableUpdate lists
- * (table/commit.h) on arbitrary JSON, against a fixed v2 table (or a v1
+ * (table/commit/commit.h) on arbitrary JSON, against a fixed v2 table (or a v1
  * table when the first byte is '1', which is then skipped).
  *
  * The input is an array of updates, or an object with "requirements"
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "table/commit.h"
+#include "table/commit/commit.h"
 #include "util/buf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

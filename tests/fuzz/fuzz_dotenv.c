@@ -1,5 +1,5 @@
 /*
- * libFuzzer target: zb_dotenv_parse (cli/dotenv.c) on arbitrary bytes.
+ * libFuzzer target: zb_dotenv_parse (cli/config/dotenv.c) on arbitrary bytes.
  * It must return ZB_OK, or ZB_EUSAGE / ZB_ENOMEM with a one-line message
  * naming the file, never crash. On ZB_OK every loaded key starts with
  * ZAMBONI_, is a valid name, and zb_dotenv_get finds a value for it.
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/dotenv.h"
+#include "cli/config/dotenv.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

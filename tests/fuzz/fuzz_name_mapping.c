@@ -1,6 +1,6 @@
 /*
  * libFuzzer target: the table property schema.name-mapping.default
- * (src/plan/scan_namemap.c), a JSON text any writer may have put in a
+ * (src/plan/read/scan_namemap.c), a JSON text any writer may have put in a
  * table's metadata.
  *
  * The parser must return ZB_OK, or ZB_ECORRUPT / ZB_ENOMEM with a
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan/scan_read_int.h"
+#include "plan/read/scan_read_int.h"
 #include "util/alloc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

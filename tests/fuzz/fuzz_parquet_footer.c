@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format/parquet/pq_meta.h"
+#include "format/parquet/thrift/pq_meta.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format/parquet/pq_assemble.h"
-#include "format/parquet/pq_column.h"
+#include "format/parquet/read/pq_assemble.h"
+#include "format/parquet/read/pq_column.h"
 #include "util/alloc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

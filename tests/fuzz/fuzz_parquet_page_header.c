@@ -8,7 +8,7 @@
  */
 #include <stdlib.h>
 
-#include "format/parquet/pq_meta.h"
+#include "format/parquet/thrift/pq_meta.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,5 +1,5 @@
 /*
- * libFuzzer target: zb_profile_parse (cli/profile.c, libyaml) on arbitrary
+ * libFuzzer target: zb_profile_parse (cli/config/profile.c, libyaml) on arbitrary
  * bytes. The parser must return ZB_OK, or ZB_EUSAGE / ZB_ENOMEM with a
  * one-line message that names the file, never crash or leak. On ZB_OK
  * every key is read back, so ASan checks the arena copies, and the
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/profile.h"
+#include "cli/config/profile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,6 +1,6 @@
 /*
  * libFuzzer target: the REST catalog client's reply parsers
- * (src/catalog/catalog_rest_parse.c) on arbitrary bytes.
+ * (src/catalog/rest/catalog_rest_parse.c) on arbitrary bytes.
  *
  * The bytes are one reply body. Every parser runs on it: the body as a
  * JSON object (not JSON, truncated, malformed must give ZB_ECORRUPT with
@@ -15,7 +15,7 @@
 
 #include <jansson.h>
 
-#include "catalog/catalog_rest_int.h"
+#include "catalog/rest/catalog_rest_int.h"
 #include "util/alloc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

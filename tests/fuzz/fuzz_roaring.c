@@ -1,6 +1,6 @@
 /*
  * libFuzzer target: Roaring bitmaps and deletion-vector blobs from
- * untrusted bytes (src/exec/roaring_io.c).
+ * untrusted bytes (src/exec/roaring/roaring_io.c).
  *
  * The first byte chooses the parser: even, zb_roaring_deserialize on the
  * rest; odd, zb_dv_parse. A parser must return ZB_OK, or ZB_ECORRUPT /
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec/roaring.h"
+#include "exec/roaring/roaring.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,5 +1,5 @@
 /*
- * libFuzzer target: zb_table_config_parse (ops/table_config.c, jansson)
+ * libFuzzer target: zb_table_config_parse (ops/config/table_config.c, jansson)
  * on arbitrary bytes. It must return ZB_OK, or ZB_EUSAGE / ZB_ENOMEM with
  * a one-line message naming the file, never crash. On ZB_OK the table
  * list is sorted, every table's effective block keeps the rules the
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ops/table_config.h"
+#include "ops/config/table_config.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

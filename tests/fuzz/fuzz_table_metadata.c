@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "table/metadata.h"
+#include "table/metadata/metadata.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -2,39 +2,35 @@
 # tables compacted by test_ops_compact (ZB_COMPACT_OUT keeps the copies)
 # and read back by scan_reference.mjs next to the originals
 # (compact_compare.mjs): the same live rows, the snapshot a replace.
-if(TARGET test_ops_compact)
-  find_program(ZB_NODE NAMES node nodejs)
-  set(_zb_compact_out ${CMAKE_CURRENT_BINARY_DIR}/compact-fixtures)
-  set(_zb_compact_fx ${PROJECT_SOURCE_DIR}/../shared/fixtures)
-  if(ZB_NODE)
-    add_test(NAME interop_compact_tables COMMAND sh -c
-      "rm -rf '${_zb_compact_out}' && mkdir -p '${_zb_compact_out}' && ZB_COMPACT_OUT='${_zb_compact_out}' '$<TARGET_FILE:test_ops_compact>' test_ops_compact_fixtures__all")
-    set_tests_properties(interop_compact_tables PROPERTIES
-      LABELS interop FIXTURES_SETUP zb_compact_tables TIMEOUT 600)
-    add_test(NAME interop_compact_reference COMMAND ${ZB_NODE}
-      ${CMAKE_CURRENT_LIST_DIR}/compact_compare.mjs ${_zb_compact_out}
-      ${_zb_compact_fx})
-    set_tests_properties(interop_compact_reference PROPERTIES
-      LABELS interop FIXTURES_REQUIRED zb_compact_tables TIMEOUT 600)
-  else()
-    add_test(NAME interop_compact_reference COMMAND ${CMAKE_COMMAND}
-      "-DMSG=node was not found at configure time; run scripts/install-deps.sh and re-run cmake"
-      -P ${CMAKE_CURRENT_LIST_DIR}/fail.cmake)
-    set_tests_properties(interop_compact_reference PROPERTIES LABELS interop)
-  endif()
+find_program(ZB_NODE NAMES node nodejs)
+set(_zb_compact_out ${CMAKE_CURRENT_BINARY_DIR}/compact-fixtures)
+set(_zb_compact_fx ${PROJECT_SOURCE_DIR}/../shared/fixtures)
+if(ZB_NODE)
+  add_test(NAME interop_compact_tables COMMAND sh -c
+    "rm -rf '${_zb_compact_out}' && mkdir -p '${_zb_compact_out}' && ZB_COMPACT_OUT='${_zb_compact_out}' '$<TARGET_FILE:test_ops_compact>' test_ops_compact_fixtures__all")
+  set_tests_properties(interop_compact_tables PROPERTIES
+    LABELS interop FIXTURES_SETUP zb_compact_tables TIMEOUT 600)
+  add_test(NAME interop_compact_reference COMMAND ${ZB_NODE}
+    ${CMAKE_CURRENT_LIST_DIR}/compact_compare.mjs ${_zb_compact_out}
+    ${_zb_compact_fx})
+  set_tests_properties(interop_compact_reference PROPERTIES
+    LABELS interop FIXTURES_REQUIRED zb_compact_tables TIMEOUT 600)
+else()
+  add_test(NAME interop_compact_reference COMMAND ${CMAKE_COMMAND}
+    "-DMSG=node was not found at configure time; run scripts/install-deps.sh and re-run cmake"
+    -P ${CMAKE_CURRENT_LIST_DIR}/fail.cmake)
+  set_tests_properties(interop_compact_reference PROPERTIES LABELS interop)
 endif()
 
-# Partition evolution (src/ops/compact_evolve.c): the table that
+# Partition evolution (src/ops/compact/compact_evolve.c): the table that
 # test_ops_compact_evolve's maintenance case evolved (ZB_EVOLVE_KEEP keeps
 # it), read by scan_reference.mjs (compact_evolve_check.mjs): the same
 # rows as before, each file's rows in its day or month partition.
-if(TARGET test_ops_compact_evolve)
-  find_program(ZB_NODE NAMES node nodejs)
-  set(_zb_evolve_out ${CMAKE_CURRENT_BINARY_DIR}/compact-evolve)
-  if(ZB_NODE)
-    add_test(NAME interop_compact_evolve COMMAND sh -c
-      "rm -rf '${_zb_evolve_out}' && ZB_EVOLVE_KEEP='${_zb_evolve_out}' '$<TARGET_FILE:test_ops_compact_evolve>' test_ops_evolve__maintenance && '${ZB_NODE}' '${CMAKE_CURRENT_LIST_DIR}/compact_evolve_check.mjs' '${_zb_evolve_out}'")
-    set_tests_properties(interop_compact_evolve PROPERTIES
-      LABELS interop TIMEOUT 300)
-  endif()
+find_program(ZB_NODE NAMES node nodejs)
+set(_zb_evolve_out ${CMAKE_CURRENT_BINARY_DIR}/compact-evolve)
+if(ZB_NODE)
+  add_test(NAME interop_compact_evolve COMMAND sh -c
+    "rm -rf '${_zb_evolve_out}' && ZB_EVOLVE_KEEP='${_zb_evolve_out}' '$<TARGET_FILE:test_ops_compact_evolve>' test_ops_evolve__maintenance && '${ZB_NODE}' '${CMAKE_CURRENT_LIST_DIR}/compact_evolve_check.mjs' '${_zb_evolve_out}'")
+  set_tests_properties(interop_compact_evolve PROPERTIES
+    LABELS interop TIMEOUT 300)
 endif()

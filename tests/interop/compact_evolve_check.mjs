@@ -1,4 +1,4 @@
-// Partition evolution (src/ops/compact_evolve.c) checked by the
+// Partition evolution (src/ops/compact/compact_evolve.c) checked by the
 // independent reader (scan_reference.mjs): the table test_ops_compact_evolve
 // leaves in ZB_EVOLVE_KEEP (a day(ts) table whose old days were compacted
 // into a month(ts) spec by the maintenance run, then its regular pass).

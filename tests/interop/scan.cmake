@@ -15,44 +15,37 @@
 #                          folders, truncated files (tests/cli/cli_scan.sh,
 #                          label unit)
 #
-# Registered only when the executable has the scan command
-# (cmake/cli_scan.cmake builds it once the catalog and the row stream exist).
-if(TARGET zamboni AND TARGET zb_plan AND TARGET zb_catalog AND
-   EXISTS ${PROJECT_SOURCE_DIR}/cmake/plan_read.cmake)
-  find_program(ZB_NODE NAMES node nodejs)
-  set(_zb_scan_fixtures ${PROJECT_SOURCE_DIR}/../shared/fixtures)
+find_program(ZB_NODE NAMES node nodejs)
+set(_zb_scan_fixtures ${PROJECT_SOURCE_DIR}/../shared/fixtures)
 
-  add_test(NAME test_cli_scan
-    COMMAND bash ${PROJECT_SOURCE_DIR}/tests/cli/cli_scan.sh
-            $<TARGET_FILE:zamboni> ${_zb_scan_fixtures})
-  set_tests_properties(test_cli_scan PROPERTIES LABELS unit TIMEOUT 120)
+add_test(NAME test_cli_scan
+  COMMAND bash ${PROJECT_SOURCE_DIR}/tests/cli/cli_scan.sh
+          $<TARGET_FILE:zamboni> ${_zb_scan_fixtures})
+set_tests_properties(test_cli_scan PROPERTIES LABELS unit TIMEOUT 120)
 
-  # The batch printer alone, on hand-built Arrow batches (nested types,
-  # CSV quoting, bad shapes): the fixtures have no nested columns.
-  add_executable(test_cli_scan_print ${PROJECT_SOURCE_DIR}/tests/cli/scan_print_test.c
-    ${PROJECT_SOURCE_DIR}/src/cli/scan_print.c)
-  target_link_libraries(test_cli_scan_print PRIVATE zbtest zb_table_values
-    zb_exec zb_io zb_util m)
-  add_test(NAME test_cli_scan_print COMMAND test_cli_scan_print)
-  set_tests_properties(test_cli_scan_print PROPERTIES LABELS unit TIMEOUT 60)
+# The batch printer alone, on hand-built Arrow batches (nested types,
+# CSV quoting, bad shapes): the fixtures have no nested columns.
+add_executable(test_cli_scan_print ${PROJECT_SOURCE_DIR}/tests/cli/scan_print_test.c
+  ${PROJECT_SOURCE_DIR}/src/cli/verbs/scan_print.c)
+target_link_libraries(test_cli_scan_print PRIVATE zbtest zb_table_values
+  zb_exec zb_io zb_util m)
+add_test(NAME test_cli_scan_print COMMAND test_cli_scan_print)
+set_tests_properties(test_cli_scan_print PROPERTIES LABELS unit TIMEOUT 60)
 
-  if(NOT ZB_NODE)
-    foreach(_t interop_scan_fixtures interop_scan_icebird)
-      add_test(NAME ${_t} COMMAND ${CMAKE_COMMAND}
-        "-DMSG=node was not found at configure time; run scripts/install-deps.sh and re-run cmake"
-        -P ${CMAKE_CURRENT_LIST_DIR}/fail.cmake)
-      set_tests_properties(${_t} PROPERTIES LABELS interop)
-    endforeach()
-  else()
-    add_test(NAME interop_scan_fixtures
-      COMMAND ${ZB_NODE} ${CMAKE_CURRENT_LIST_DIR}/scan_compare.mjs
-              --zamboni $<TARGET_FILE:zamboni> ${_zb_scan_fixtures})
-    set_tests_properties(interop_scan_fixtures PROPERTIES LABELS interop TIMEOUT 600)
-    if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/scan_icebird.mjs)
-      add_test(NAME interop_scan_icebird
-        COMMAND ${ZB_NODE} ${CMAKE_CURRENT_LIST_DIR}/scan_icebird.mjs
-                ${_zb_scan_fixtures})
-      set_tests_properties(interop_scan_icebird PROPERTIES LABELS interop TIMEOUT 600)
-    endif()
-  endif()
+if(NOT ZB_NODE)
+  foreach(_t interop_scan_fixtures interop_scan_icebird)
+    add_test(NAME ${_t} COMMAND ${CMAKE_COMMAND}
+      "-DMSG=node was not found at configure time; run scripts/install-deps.sh and re-run cmake"
+      -P ${CMAKE_CURRENT_LIST_DIR}/fail.cmake)
+    set_tests_properties(${_t} PROPERTIES LABELS interop)
+  endforeach()
+else()
+  add_test(NAME interop_scan_fixtures
+    COMMAND ${ZB_NODE} ${CMAKE_CURRENT_LIST_DIR}/scan_compare.mjs
+            --zamboni $<TARGET_FILE:zamboni> ${_zb_scan_fixtures})
+  set_tests_properties(interop_scan_fixtures PROPERTIES LABELS interop TIMEOUT 600)
+  add_test(NAME interop_scan_icebird
+    COMMAND ${ZB_NODE} ${CMAKE_CURRENT_LIST_DIR}/scan_icebird.mjs
+            ${_zb_scan_fixtures})
+  set_tests_properties(interop_scan_icebird PROPERTIES LABELS interop TIMEOUT 600)
 endif()

@@ -10,7 +10,7 @@
 // decimal printed as a number) can. A table whose rows differ fails
 // with a few rows from each side. The plain scan is also printed with
 // --format csv and parsed (RFC 4180): header, records and fields must be
-// the JSON lines' (cli/scan_print.h gives the mapping).
+// the JSON lines' (cli/verbs/scan_print.h gives the mapping).
 //
 // Exceptions are listed in EXPECTED below, each with its reason and what
 // zamboni must do instead (no silent skips).

@@ -15,7 +15,7 @@
 // lowercase hex, uuid lowercase, nested structs as objects keyed by field
 // id, lists as arrays, maps as {"keys": [...], "values": [...]}). Variant
 // has no Appendix D form: it is printed as {"metadata": HEX, "value": HEX},
-// its two binary parts (the same choice as src/cli/scan_print.c).
+// its two binary parts (the same choice as src/cli/verbs/scan_print.c).
 //
 // Planning (spec "Scan Planning"): the live (ADDED/EXISTING) entries of the
 // snapshot's manifests; data sequence numbers inherited from the manifest

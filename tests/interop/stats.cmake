@@ -5,7 +5,7 @@
 # (zb-parquet-copy --iceberg-metrics full) must equal DuckDB's counts,
 # min and max over the file for top-level primitive columns. On the
 # fixture files and on the generated corpus.
-if(TARGET zb-parquet-copy AND ZB_NODE)
+if(ZB_NODE)
   add_test(NAME interop_parquet_stats_fixtures
     COMMAND ${ZB_NODE} ${CMAKE_CURRENT_LIST_DIR}/compare_stats.mjs
             --copy $<TARGET_FILE:zb-parquet-copy>

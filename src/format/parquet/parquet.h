@@ -26,9 +26,9 @@
 #ifndef ZB_FORMAT_PARQUET_PARQUET_H
 #define ZB_FORMAT_PARQUET_PARQUET_H
 
-#include "exec/arrow.h"
-#include "format/parquet/pq_meta.h"
-#include "format/parquet/pq_schema.h"
+#include "exec/arrow/arrow.h"
+#include "format/parquet/thrift/pq_meta.h"
+#include "format/parquet/read/pq_schema.h"
 #include "zamboni/io.h"
 
 typedef struct pq_reader pq_reader;

@@ -16,7 +16,7 @@
  * data pages v1 or v2, the chosen codec, column-chunk and page statistics
  * (min, max, null count) with the type's sort order, and row-group copy.
  * After close, the result carries what Iceberg's data-file metrics are
- * made of (pq_leaf_metrics; table/metrics.h turns them into Iceberg's).
+ * made of (pq_leaf_metrics; table/metrics/file_metrics.h turns them into Iceberg's).
  *
  * With opts.page_index, the page index too (parquet-format PageIndex.md):
  * at close, before the footer, every written column chunk's ColumnIndex
@@ -43,9 +43,9 @@
 #ifndef ZB_FORMAT_PARQUET_PARQUET_WRITE_H
 #define ZB_FORMAT_PARQUET_PARQUET_WRITE_H
 
-#include "exec/arrow.h"
-#include "format/parquet/pq_codec.h"
-#include "format/parquet/pq_meta.h"
+#include "exec/arrow/arrow.h"
+#include "format/codec/codec.h"
+#include "format/parquet/thrift/pq_meta.h"
 #include "zamboni/io.h"
 
 typedef struct pq_writer pq_writer;

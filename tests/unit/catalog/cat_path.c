@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "cat_test.h"
-#include "table/commit.h"
+#include "table/commit/commit.h"
 
 #ifndef ZB_FIXTURES_DIR
 #define ZB_FIXTURES_DIR "../shared/fixtures"

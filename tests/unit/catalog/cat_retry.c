@@ -10,7 +10,7 @@
 
 #include "cat_test.h"
 #include "catalog/catalog_retry.h"
-#include "table/commit.h"
+#include "table/commit/commit.h"
 #include "util/alloc.h"
 #include "util/err.h"
 

@@ -17,7 +17,7 @@
 
 #include "cat_test.h"
 #include "catalog/catalog_retry.h"
-#include "table/commit.h"
+#include "table/commit/commit.h"
 
 #ifndef ZB_FIXTURES_DIR
 #define ZB_FIXTURES_DIR "../shared/fixtures"

@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "table/commit.h"
+#include "table/commit/commit.h"
 
 #ifdef ZB_TEST_HAVE_REST_SERVER
 #include "rest_server.h"

@@ -2,16 +2,14 @@
 # in-process test server on libmicrohttpd (rest_server.c): every call,
 # pagination, auth and token refresh, each injected fault, commit
 # conflicts and unknown outcomes; and the reply parsers alone.
-if(TARGET zb_catalog AND TARGET zb_table_commit)
-  pkg_check_modules(MHD REQUIRED IMPORTED_TARGET libmicrohttpd)
-  add_executable(test_catalog_rest unit/catalog/rest_main.c
-    unit/catalog/rest_calls.c unit/catalog/rest_faults.c
-    unit/catalog/rest_parse.c unit/catalog/rest_writers.c
-    unit/catalog/rest_fixture.c
-    unit/catalog/rest_server.c)
-  target_link_libraries(test_catalog_rest PRIVATE zbtest zb_catalog
-    zb_table_commit zb_table_metadata zb_io zb_util PkgConfig::JANSSON
-    PkgConfig::MHD Threads::Threads)
-  add_test(NAME test_catalog_rest COMMAND test_catalog_rest)
-  set_tests_properties(test_catalog_rest PROPERTIES LABELS unit TIMEOUT 300)
-endif()
+pkg_check_modules(MHD REQUIRED IMPORTED_TARGET libmicrohttpd)
+add_executable(test_catalog_rest unit/catalog/rest_main.c
+  unit/catalog/rest_calls.c unit/catalog/rest_faults.c
+  unit/catalog/rest_parse.c unit/catalog/rest_writers.c
+  unit/catalog/rest_fixture.c
+  unit/catalog/rest_server.c)
+target_link_libraries(test_catalog_rest PRIVATE zbtest zb_catalog
+  zb_table_commit zb_table_metadata zb_io zb_util PkgConfig::JANSSON
+  PkgConfig::MHD Threads::Threads)
+add_test(NAME test_catalog_rest COMMAND test_catalog_rest)
+set_tests_properties(test_catalog_rest PROPERTIES LABELS unit TIMEOUT 300)

@@ -20,9 +20,9 @@
 #include <jansson.h>
 
 #include "catalog/catalog_int.h"
-#include "catalog/catalog_rest_int.h"
+#include "catalog/rest/catalog_rest_int.h"
 #include "rest_server.h"
-#include "table/commit.h"
+#include "table/commit/commit.h"
 #include "util/alloc.h"
 #include "zbtest.h"
 

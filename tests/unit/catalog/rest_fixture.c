@@ -9,7 +9,7 @@
 #include <jansson.h>
 
 #include "rest_server.h"
-#include "table/commit.h"
+#include "table/commit/commit.h"
 #include "zbtest.h"
 
 int rest_fixture_open(rest_fixture *f, const zb_catalog_config *cfg)

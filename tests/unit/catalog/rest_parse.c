@@ -8,7 +8,7 @@
 
 #include <jansson.h>
 
-#include "catalog/catalog_rest_int.h"
+#include "catalog/rest/catalog_rest_int.h"
 #include "util/alloc.h"
 #include "zbtest.h"
 

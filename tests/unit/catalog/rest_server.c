@@ -19,8 +19,8 @@
 #include <sys/socket.h>
 #include <time.h>
 
-#include "table/commit.h"
-#include "table/metadata.h"
+#include "table/commit/commit.h"
+#include "table/metadata/metadata.h"
 #include "util/alloc.h"
 #include "util/buf.h"
 #include "zamboni/io.h"

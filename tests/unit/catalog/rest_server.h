@@ -4,7 +4,7 @@
  * test's process on a free loopback port, over libmicrohttpd.
  *
  * It keeps an in-memory catalog of namespaces and tables whose metadata
- * files it writes under a directory (table/commit.h checks requirements
+ * files it writes under a directory (table/commit/commit.h checks requirements
  * and applies updates; each commit writes the next metadata file). It
  * serves, under <uri> = http://127.0.0.1:<port>/catalog:
  *   GET  /v1/config                  defaults, overrides (prefix)

@@ -15,7 +15,7 @@
 
 #include "catalog/catalog_retry.h"
 #include "rest_server.h"
-#include "table/commit.h"
+#include "table/commit/commit.h"
 #include "zbtest.h"
 
 #define WRITERS 4

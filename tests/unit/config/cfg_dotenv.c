@@ -1,5 +1,5 @@
 /*
- * Tests of cli/dotenv.c: the syntax (export, quotes, escapes, comments,
+ * Tests of cli/config/dotenv.c: the syntax (export, quotes, escapes, comments,
  * blank lines, CRLF, multi-line values), errors naming the file and line,
  * the ZAMBONI_* filter, the mode check and the search order.
  */
@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 
 #include "cfg_test.h"
-#include "cli/dotenv.h"
+#include "cli/config/dotenv.h"
 #include "zbtest.h"
 
 static zb_dotenv *parse_ok(const char *text)

@@ -1,5 +1,5 @@
 /*
- * Tests of cli/profile.c: every key of zamboni.yml, the errors that name
+ * Tests of cli/config/profile.c: every key of zamboni.yml, the errors that name
  * the file and line (unknown keys, secrets, bad values, YAML syntax), and
  * truncated, corrupted and allocation-starved parses.
  */
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cfg_test.h"
-#include "cli/profile.h"
+#include "cli/config/profile.h"
 #include "zbtest.h"
 
 static zb_profile *parse_ok(const char *text)

@@ -1,5 +1,5 @@
 /*
- * Tests of cli/settings.c: the precedence between every pair of sources
+ * Tests of cli/config/settings.c: the precedence between every pair of sources
  * (flag, environment, .env, ./zamboni.yml, $ZAMBONI_ROOT/zamboni.yml,
  * default) with the origin of each value, how the root is found, the
  * .env search through the settings, the catalog config from each kind of
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cfg_test.h"
-#include "cli/settings.h"
+#include "cli/config/settings.h"
 #include "util/buf.h"
 #include "zbtest.h"
 

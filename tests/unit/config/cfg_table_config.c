@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "cfg_test.h"
-#include "ops/apply_props.h"
-#include "ops/table_config.h"
+#include "ops/apply_properties.h"
+#include "ops/config/table_config.h"
 #include "zbtest.h"
 
 static zb_table_config *parse_ok(const char *text)

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "util/metrics.h"
+#include "util/prometheus.h"
 #include "zamboni/budget.h"
 #include "zbtest.h"
 

@@ -1,4 +1,4 @@
-# Tests of exec's delete primitives (cmake/exec_deletes.cmake): Roaring
+# Tests of exec's delete primitives (src/exec/roaring, spill.c, keyset): Roaring
 # bitmaps and deletion-vector blobs (deletes_roaring.c), spill files
 # (deletes_spill.c), the spilling key set and budget try-grow
 # (deletes_keyset.c). zlib's crc32 checks ours; the DV fixture comes from

@@ -12,7 +12,7 @@
 #include <time.h>
 
 #include "deletes_test.h"
-#include "exec/keyset.h"
+#include "exec/keyset/keyset.h"
 #include "exec/spill.h"
 #include "util/alloc.h"
 #include "zamboni/budget.h"

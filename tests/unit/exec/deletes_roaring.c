@@ -13,7 +13,7 @@
 #include <zlib.h>
 
 #include "deletes_test.h"
-#include "exec/roaring.h"
+#include "exec/roaring/roaring.h"
 #include "util/alloc.h"
 
 #define FIXTURE_DIR ZB_FIXTURES_DIR "/impala-v3-deletion-vectors"

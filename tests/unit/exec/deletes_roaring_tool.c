@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec/roaring.h"
+#include "exec/roaring/roaring.h"
 
 static unsigned char *slurp(const char *path, size_t *len)
 {

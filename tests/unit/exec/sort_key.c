@@ -13,7 +13,7 @@
 
 #include "zbtest.h"
 #include "sort_util.h"
-#include "exec/sortkey.h"
+#include "exec/sort/sortkey.h"
 #include "util/alloc.h"
 
 #define N 300

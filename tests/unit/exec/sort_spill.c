@@ -12,7 +12,7 @@
 
 #include "zbtest.h"
 #include "sort_util.h"
-#include "exec/arrow_spill.h"
+#include "exec/arrow/arrow_spill.h"
 #include "exec/spill.h"
 #include "util/alloc.h"
 

@@ -1,7 +1,7 @@
 /*
  * tests/unit/exec/sort_util.c - test array builders and the logical row
  * comparison (see sort_util.h). The comparison reads the formats itself
- * instead of using exec/arrow_spill.h's layouts.
+ * instead of using exec/arrow/arrow_spill.h's layouts.
  */
 #include <stdio.h>
 #include <stdlib.h>

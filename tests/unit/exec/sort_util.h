@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "exec/arrow.h"
+#include "exec/arrow/arrow.h"
 
 /* Deterministic random numbers (splitmix64). */
 uint64_t su_rand(uint64_t *state);

@@ -14,7 +14,7 @@
 
 #include "zbtest.h"
 #include "sort_util.h"
-#include "exec/xsort.h"
+#include "exec/sort/xsort.h"
 #include "exec/spill.h"
 #include "zamboni/budget.h"
 #include "util/alloc.h"

@@ -1,5 +1,5 @@
 /*
- * tests/unit/ops/add_files_test.c - zb_add_files (ops/add_files.h) on
+ * tests/unit/ops/add_files_test.c - zb_add_files (ops/add_files/add_files.h) on
  * files written by our Parquet writer without field ids (or with them),
  * into folder tables: partition values from key=value directories and
  * from column statistics (day(ts)), files spanning partitions, duplicates,
@@ -12,12 +12,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "exec/arrow.h"
+#include "exec/arrow/arrow.h"
 #include "format/parquet/parquet_write.h"
-#include "ops/add_files.h"
-#include "ops/table_write.h"
-#include "table/ice_value.h"
-#include "table/transform.h"
+#include "ops/add_files/add_files.h"
+#include "ops/ingest/table_write.h"
+#include "table/value/ice_value.h"
+#include "table/value/transform.h"
 #include "util/alloc.h"
 #include "zbtest.h"
 
@@ -977,7 +977,7 @@ static void test_ops_add_files__missing(void)
  * allocations a dry run makes, which a real run makes first): an error,
  * no commit, nothing leaked. The commit phase (table/commit, catalog) is
  * left out: a failed append inside jansson's json_dump_callback for an
- * object key is ignored by jansson, and table/metadata_json.c's dump then
+ * object key is ignored by jansson, and table/metadata/metadata_json.c's dump then
  * writes metadata without that key (seen as "transform" missing).
  */
 static void test_ops_add_files__alloc_faults(void)

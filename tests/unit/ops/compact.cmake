@@ -1,37 +1,31 @@
 # Tests of compaction (src/ops/compact*.c) on generated tables, with a
 # concurrent writer, and on copies of the fixture tables, through the
 # PATH catalog. The tidy suites' table helpers (tidy_util.c) are shared.
-if(TARGET zb_ops AND EXISTS ${PROJECT_SOURCE_DIR}/cmake/ops_compact.cmake)
-  add_executable(test_ops_compact unit/ops/compact_main.c
-    unit/ops/compact_util.c unit/ops/compact_gen.c unit/ops/compact_fixtures.c
-    unit/ops/compact_race.c unit/ops/compact_sort.c unit/ops/tidy_util.c
-    unit/ops/compact_lineage.c)
-  target_include_directories(test_ops_compact PRIVATE
-    ${CMAKE_CURRENT_SOURCE_DIR}/unit/ops)
-  target_link_libraries(test_ops_compact PRIVATE zbtest zb_ops zb_plan)
-  target_compile_definitions(test_ops_compact PRIVATE
-    ZB_FIXTURES_DIR="${PROJECT_SOURCE_DIR}/../shared/fixtures")
-  add_test(NAME test_ops_compact COMMAND test_ops_compact)
-  set_tests_properties(test_ops_compact PROPERTIES LABELS unit TIMEOUT 600)
-endif()
+add_executable(test_ops_compact unit/ops/compact_main.c
+  unit/ops/compact_util.c unit/ops/compact_gen.c unit/ops/compact_fixtures.c
+  unit/ops/compact_race.c unit/ops/compact_sort.c unit/ops/tidy_util.c
+  unit/ops/compact_lineage.c)
+target_include_directories(test_ops_compact PRIVATE
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit/ops)
+target_link_libraries(test_ops_compact PRIVATE zbtest zb_ops zb_plan)
+target_compile_definitions(test_ops_compact PRIVATE
+  ZB_FIXTURES_DIR="${PROJECT_SOURCE_DIR}/../shared/fixtures")
+add_test(NAME test_ops_compact COMMAND test_ops_compact)
+set_tests_properties(test_ops_compact PROPERTIES LABELS unit TIMEOUT 600)
 
-# Partition evolution by compaction (src/ops/compact_evolve.c): a day(ts)
+# Partition evolution by compaction (src/ops/compact/compact_evolve.c): a day(ts)
 # table evolved into a month spec, and the maintenance run's wiring.
-if(TARGET zb_ops AND EXISTS ${PROJECT_SOURCE_DIR}/src/ops/compact_evolve.c)
-  add_executable(test_ops_compact_evolve unit/ops/compact_evolve_test.c
-    unit/ops/tidy_util.c)
-  target_include_directories(test_ops_compact_evolve PRIVATE
-    ${CMAKE_CURRENT_SOURCE_DIR}/unit/ops)
-  target_link_libraries(test_ops_compact_evolve PRIVATE zbtest zb_ops zb_plan)
-  add_test(NAME test_ops_compact_evolve COMMAND test_ops_compact_evolve)
-  set_tests_properties(test_ops_compact_evolve PROPERTIES LABELS unit
-    TIMEOUT 300)
-endif()
+add_executable(test_ops_compact_evolve unit/ops/compact_evolve_test.c
+  unit/ops/tidy_util.c)
+target_include_directories(test_ops_compact_evolve PRIVATE
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit/ops)
+target_link_libraries(test_ops_compact_evolve PRIVATE zbtest zb_ops zb_plan)
+add_test(NAME test_ops_compact_evolve COMMAND test_ops_compact_evolve)
+set_tests_properties(test_ops_compact_evolve PROPERTIES LABELS unit
+  TIMEOUT 300)
 
 # The memory a sort group is planned with under a budget (dry runs).
-if(TARGET zb_ops AND EXISTS ${PROJECT_SOURCE_DIR}/tests/unit/ops/compact_mem_test.c)
-  add_executable(test_ops_compact_mem unit/ops/compact_mem_test.c)
-  target_link_libraries(test_ops_compact_mem PRIVATE zbtest zb_ops)
-  add_test(NAME test_ops_compact_mem COMMAND test_ops_compact_mem)
-  set_tests_properties(test_ops_compact_mem PROPERTIES LABELS unit TIMEOUT 120)
-endif()
+add_executable(test_ops_compact_mem unit/ops/compact_mem_test.c)
+target_link_libraries(test_ops_compact_mem PRIVATE zbtest zb_ops)
+add_test(NAME test_ops_compact_mem COMMAND test_ops_compact_mem)
+set_tests_properties(test_ops_compact_mem PROPERTIES LABELS unit TIMEOUT 120)

@@ -1,6 +1,6 @@
 /*
  * tests/unit/ops/compact_evolve_test.c - partition evolution by
- * compaction (ops/compact_evolve.h) on a generated table of (id long, ts
+ * compaction (ops/compact/compact_evolve.h) on a generated table of (id long, ts
  * timestamp, payload string) partitioned by day(ts), with days both old
  * and recent against a fixed clock:
  *   - the period arithmetic (hour, day, month, year ends);
@@ -25,13 +25,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "exec/arrow.h"
-#include "ops/compact_evolve.h"
-#include "ops/maintenance.h"
-#include "ops/table_write.h"
-#include "plan/scan_plan.h"
-#include "plan/scan_read.h"
-#include "table/transform.h"
+#include "exec/arrow/arrow.h"
+#include "ops/compact/compact_evolve.h"
+#include "ops/maintenance_run.h"
+#include "ops/ingest/table_write.h"
+#include "plan/scan/scan_plan.h"
+#include "plan/read/scan_read.h"
+#include "table/value/transform.h"
 #include "tidy_test.h"
 #include "util/alloc.h"
 

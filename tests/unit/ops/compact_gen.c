@@ -13,8 +13,8 @@
 
 #include "compact_test.h"
 #include "format/parquet/parquet.h"
-#include "plan/scan_plan.h"
-#include "table/transform.h"
+#include "plan/scan/scan_plan.h"
+#include "table/value/transform.h"
 #include "util/alloc.h"
 #include "zamboni/budget.h"
 

@@ -1,6 +1,6 @@
 /*
  * tests/unit/ops/compact_lineage.c - v3 row lineage through compaction
- * (ops/compact.h "Row lineage"): every live row's (_row_id,
+ * (ops/compact/compact.h "Row lineage"): every live row's (_row_id,
  * _last_updated_sequence_number), read with the row stream's lineage
  * option, must be the same before and after a compaction, for binpack
  * (streamed, and row-group copied), sort, a file whose lineage columns
@@ -21,11 +21,11 @@
 #include <jansson.h>
 
 #include "compact_test.h"
-#include "exec/arrow.h"
+#include "exec/arrow/arrow.h"
 #include "format/parquet/parquet.h"
-#include "ops/table_write.h"
-#include "plan/scan_plan.h"
-#include "plan/scan_read.h"
+#include "ops/ingest/table_write.h"
+#include "plan/scan/scan_plan.h"
+#include "plan/read/scan_read.h"
 #include "util/alloc.h"
 
 #define ROWS 50

@@ -1,6 +1,6 @@
 /*
  * tests/unit/ops/compact_mem_test.c - the memory a sort compaction group
- * is planned with under a byte budget (ops/compact.h sort_memory_bytes):
+ * is planned with under a byte budget (ops/compact/compact.h sort_memory_bytes):
  * the default sort memory gives way to the budget's limit (or
  * max_group_memory_bytes) so that the group fits instead of being refused;
  * an explicit sort memory is kept. Dry runs over a table whose four data
@@ -11,8 +11,8 @@
 
 #include <jansson.h>
 
-#include "ops/compact.h"
-#include "ops/table_write.h"
+#include "ops/compact/compact.h"
+#include "ops/ingest/table_write.h"
 #include "util/alloc.h"
 #include "zamboni/budget.h"
 #include "zbtest.h"

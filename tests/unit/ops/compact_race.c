@@ -21,11 +21,11 @@
 #include <jansson.h>
 
 #include "compact_test.h"
-#include "exec/arrow.h"
+#include "exec/arrow/arrow.h"
 #include "format/parquet/parquet.h"
-#include "ops/table_write.h"
-#include "plan/scan_plan.h"
-#include "table/commit.h"
+#include "ops/ingest/table_write.h"
+#include "plan/scan/scan_plan.h"
+#include "table/commit/commit.h"
 #include "util/alloc.h"
 
 #define PARTS 2

@@ -12,8 +12,8 @@
 
 #include "compact_test.h"
 #include "format/parquet/parquet.h"
-#include "plan/scan_plan.h"
-#include "table/commit.h"
+#include "plan/scan/scan_plan.h"
+#include "table/commit/commit.h"
 #include "util/alloc.h"
 
 typedef enum { BY_ID_DESC, BY_PART_ID, BY_ZORDER } order_kind;

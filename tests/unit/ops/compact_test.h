@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "ops/compact.h"
+#include "ops/compact/compact.h"
 #include "tidy_test.h"
 
 /* Position deletes of rows pos[0..n) of the nth live data file (returns

@@ -7,10 +7,10 @@
 #include <string.h>
 
 #include "compact_test.h"
-#include "exec/arrow.h"
-#include "ops/table_write.h"
-#include "plan/scan_plan.h"
-#include "plan/scan_read.h"
+#include "exec/arrow/arrow.h"
+#include "ops/ingest/table_write.h"
+#include "plan/scan/scan_plan.h"
+#include "plan/read/scan_read.h"
 #include "util/alloc.h"
 
 int ct_delete_pos_rc(tt_env *e, const char *path, const int64_t *pos,

@@ -45,12 +45,10 @@ endif()
 # test_ops_progress: compaction's progress series (ops/ops.h) on a
 # generated partitioned table, one and two threads (expire's and
 # remove-orphans' are in test_ops_expire, expire_meta.c).
-if(EXISTS ${PROJECT_SOURCE_DIR}/src/ops/compact.c)
-  add_executable(test_ops_progress unit/ops/progress_test.c
-    unit/ops/tidy_util.c)
-  target_include_directories(test_ops_progress PRIVATE
-    ${CMAKE_CURRENT_SOURCE_DIR}/unit/ops)
-  target_link_libraries(test_ops_progress PRIVATE zbtest zb_ops zb_plan)
-  add_test(NAME test_ops_progress COMMAND test_ops_progress)
-  set_tests_properties(test_ops_progress PROPERTIES LABELS unit TIMEOUT 300)
-endif()
+add_executable(test_ops_progress unit/ops/progress_test.c
+  unit/ops/tidy_util.c)
+target_include_directories(test_ops_progress PRIVATE
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit/ops)
+target_link_libraries(test_ops_progress PRIVATE zbtest zb_ops zb_plan)
+add_test(NAME test_ops_progress COMMAND test_ops_progress)
+set_tests_properties(test_ops_progress PROPERTIES LABELS unit TIMEOUT 300)

@@ -16,8 +16,8 @@
 #include <string.h>
 
 #include "expire_test.h"
-#include "ops/expire_int.h"
-#include "table/commit.h"
+#include "ops/expire/expire_int.h"
+#include "table/commit/commit.h"
 
 #define IDENT "db.events"
 

@@ -1,6 +1,6 @@
 /*
  * tests/unit/ops/expire_meta.c - expire deletes the metadata files older
- * than the metadata-log (src/ops/expire_meta.c), and expire and
+ * than the metadata-log (src/ops/expire/expire_meta.c), and expire and
  * remove-orphans report progress (ops/ops.h).
  *
  * A table of 30 commits with write.metadata.previous-versions-max=5
@@ -21,9 +21,9 @@
 #include <sys/stat.h>
 
 #include "expire_test.h"
-#include "ops/expire_int.h"
-#include "ops/orphans.h"
-#include "table/commit.h"
+#include "ops/expire/expire_int.h"
+#include "ops/orphans/remove_orphans.h"
+#include "table/commit/commit.h"
 
 #define IDENT "db.events"
 

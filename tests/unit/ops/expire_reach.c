@@ -1,5 +1,5 @@
 /*
- * tests/unit/ops/expire_reach.c - the reachable-file machinery (ops/reach.h):
+ * tests/unit/ops/expire_reach.c - the reachable-file machinery (ops/reachable/reachable_files.h):
  * path normalization (file:, s3a/s3n, hdfs authorities), sorted streams in
  * memory and spilled (the same output, sorted and distinct, tags merged),
  * under a budget, the merge join, allocation-failure torture, and
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "expire_test.h"
-#include "ops/reach.h"
+#include "ops/reachable/reachable_files.h"
 #include "util/alloc.h"
 #include "zamboni/budget.h"
 

@@ -1,7 +1,7 @@
 /*
  * tests/unit/ops/expire_test.h - helpers of the expire and remove-orphans
  * suites: a SQLite or PATH catalog in the case's temporary folder, tables
- * made of many small appends (ops/table_write.h), file removals and refs
+ * made of many small appends (ops/ingest/table_write.h), file removals and refs
  * committed directly, fingerprints of whole folder trees (path, size and
  * content hash of every file), and the checks that every snapshot of a
  * table still reads in full.
@@ -92,7 +92,7 @@ int64_t xp_now_ms(void);
  */
 long xp_check_snapshot(xp_env *e, const zb_table *t, const ice_snapshot *s,
                        int soft);
-/* The live rows of s through the row stream (plan/scan_read.h), or -1
+/* The live rows of s through the row stream (plan/read/scan_read.h), or -1
  * when the stream cannot read it (unsupported types, missing files). */
 int64_t xp_count_rows(xp_env *e, const zb_table *t, const ice_snapshot *s);
 

@@ -13,9 +13,9 @@
 #include <string.h>
 
 #include "expire_test.h"
-#include "ops/expire.h"
-#include "ops/orphans.h"
-#include "table/commit.h"
+#include "ops/expire/expire.h"
+#include "ops/orphans/remove_orphans.h"
+#include "table/commit/commit.h"
 #include "util/alloc.h"
 
 typedef int (*op_fn)(zb_op_target *t, zb_ctx *ctx);

@@ -12,10 +12,10 @@
 #include <unistd.h>
 
 #include "expire_test.h"
-#include "ops/table_write.h"
-#include "plan/scan_plan.h"
-#include "plan/scan_read.h"
-#include "table/commit.h"
+#include "ops/ingest/table_write.h"
+#include "plan/scan/scan_plan.h"
+#include "plan/read/scan_read.h"
+#include "table/commit/commit.h"
 #include "util/alloc.h"
 
 void xp_open(xp_env *e, int sqlite)

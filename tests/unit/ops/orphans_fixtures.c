@@ -19,8 +19,8 @@
 #include <string.h>
 
 #include "expire_test.h"
-#include "ops/expire.h"
-#include "ops/orphans.h"
+#include "ops/expire/expire.h"
+#include "ops/orphans/remove_orphans.h"
 
 #define FAR_FUTURE(now) ((now) + 3650 * DAY_MS)
 

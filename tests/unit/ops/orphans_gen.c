@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "expire_test.h"
-#include "ops/orphans.h"
-#include "table/commit.h"
+#include "ops/orphans/remove_orphans.h"
+#include "table/commit/commit.h"
 
 #define HOUR_MS ((int64_t)3600 * 1000)
 

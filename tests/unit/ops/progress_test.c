@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ops/compact.h"
+#include "ops/compact/compact.h"
 #include "tidy_test.h"
 
 typedef struct prog {

@@ -1,5 +1,5 @@
 # Tests of apply-properties, remove-dangling-deletes and rewrite-manifests
-# (src/ops/apply_props.c, dangling.c, rewrite_manifests.c) on generated
+# (src/ops/apply_properties.c, dangling.c, rewrite_manifests.c) on generated
 # tables and copies of the fixture tables, through the PATH catalog.
 add_executable(test_ops_tidy unit/ops/tidy_main.c unit/ops/tidy_util.c
   unit/ops/tidy_props.c unit/ops/tidy_dangling.c unit/ops/tidy_rewrite.c

@@ -16,11 +16,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "exec/arrow.h"
-#include "ops/dangling.h"
-#include "ops/table_write.h"
-#include "plan/scan_plan.h"
-#include "table/commit.h"
+#include "exec/arrow/arrow.h"
+#include "ops/remove_dangling_deletes.h"
+#include "ops/ingest/table_write.h"
+#include "plan/scan/scan_plan.h"
+#include "table/commit/commit.h"
 #include "tidy_test.h"
 #include "util/alloc.h"
 

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ops/apply_props.h"
-#include "ops/dangling.h"
+#include "ops/apply_properties.h"
+#include "ops/remove_dangling_deletes.h"
 #include "ops/rewrite_manifests.h"
 #include "tidy_test.h"
 #include "util/alloc.h"

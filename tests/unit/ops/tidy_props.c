@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ops/apply_props.h"
-#include "table/commit.h"
+#include "ops/apply_properties.h"
+#include "table/commit/commit.h"
 #include "tidy_test.h"
 #include "util/alloc.h"
 

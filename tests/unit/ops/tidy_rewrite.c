@@ -18,9 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ops/apply_props.h"
+#include "ops/apply_properties.h"
 #include "ops/rewrite_manifests.h"
-#include "ops/table_write.h"
+#include "ops/ingest/table_write.h"
 #include "tidy_test.h"
 #include "util/alloc.h"
 

@@ -12,8 +12,8 @@
 #include <stdint.h>
 
 #include "catalog/catalog.h"
-#include "exec/arrow.h"
-#include "plan/scan_task.h"
+#include "exec/arrow/arrow.h"
+#include "plan/scan/scan_task.h"
 #include "util/arena.h"
 #include "ops/ops.h"
 #include "zbtest.h"

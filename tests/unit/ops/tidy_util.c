@@ -8,10 +8,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "exec/arrow.h"
-#include "ops/table_write.h"
-#include "plan/scan_plan.h"
-#include "plan/scan_read.h"
+#include "exec/arrow/arrow.h"
+#include "ops/ingest/table_write.h"
+#include "plan/scan/scan_plan.h"
+#include "plan/read/scan_read.h"
 #include "tidy_test.h"
 #include "util/alloc.h"
 #include "util/arena.h"

@@ -1,5 +1,5 @@
 /*
- * The Parquet page codecs of format/parquet/pq_codec.h: round trips of
+ * The Parquet page codecs of format/codec/codec.h: round trips of
  * every codec that compresses at its default and edge levels; decoding
  * into a page of the wrong declared size, and of truncated and bit-flipped
  * input, always ZB_ECORRUPT and never a write or read out of bounds (every
@@ -18,7 +18,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "format/parquet/pq_codec.h"
+#include "format/codec/codec.h"
 #include "util/alloc.h"
 #include "zbtest.h"
 

@@ -5,7 +5,7 @@
 # tests/resources/codec (see make-samples.sh there).
 zb_add_unit_test(test_parquet_codec unit/parquet/codec_main.c
   unit/parquet/codec.c)
-target_link_libraries(test_parquet_codec PRIVATE zb_parquet_codec
+target_link_libraries(test_parquet_codec PRIVATE zb_codec
   PkgConfig::ZSTD PkgConfig::ZLIB PkgConfig::LZ4)
 target_compile_definitions(test_parquet_codec PRIVATE
   ZB_CODEC_SAMPLES="${PROJECT_SOURCE_DIR}/tests/resources/codec")

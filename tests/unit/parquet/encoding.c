@@ -1,5 +1,5 @@
 /*
- * The decoders of format/parquet/pq_encoding.h, checked three ways:
+ * The decoders of format/parquet/encoding/pq_encoding.h, checked three ways:
  *  - the worked examples of Encodings.md, byte for byte;
  *  - reference encoders written here from the specification (bit by bit,
  *    nothing shared with the decoders), over every bit width, run shape
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 
 #include "encoding_test.h"
-#include "format/parquet/pq_encoding.h"
+#include "format/parquet/encoding/pq_encoding.h"
 #include "util/alloc.h"
 #include "zbtest.h"
 

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 
 #include "encoding_test.h"
-#include "format/parquet/pq_encoding.h"
+#include "format/parquet/encoding/pq_encoding.h"
 #include "zbtest.h"
 
 static uint8_t *read_resource(const char *name, size_t *len)

@@ -16,8 +16,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "format/parquet/pq_meta.h"
-#include "format/parquet/pq_thrift.h"
+#include "format/parquet/thrift/pq_meta.h"
+#include "format/parquet/thrift/pq_thrift.h"
 #include "util/alloc.h"
 #include "zbtest.h"
 

@@ -12,10 +12,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "format/parquet/pq_meta.h"
-#include "format/parquet/pq_meta_write.h"
-#include "format/parquet/pq_thrift.h"
-#include "format/parquet/pq_thrift_write.h"
+#include "format/parquet/thrift/pq_meta.h"
+#include "format/parquet/thrift/pq_meta_write.h"
+#include "format/parquet/thrift/pq_thrift.h"
+#include "format/parquet/thrift/pq_thrift_write.h"
 #include "util/alloc.h"
 #include "zbtest.h"
 

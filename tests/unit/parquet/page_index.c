@@ -24,8 +24,8 @@
 
 #include "format/parquet/parquet.h"
 #include "format/parquet/parquet_write.h"
-#include "format/parquet/pq_meta_write.h"
-#include "format/parquet/pq_thrift.h"
+#include "format/parquet/thrift/pq_meta_write.h"
+#include "format/parquet/thrift/pq_thrift.h"
 #include "io/io.h"
 #include "zbtest.h"
 

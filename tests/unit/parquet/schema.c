@@ -5,7 +5,7 @@
  */
 #include <stdio.h>
 
-#include "format/parquet/pq_schema.h"
+#include "format/parquet/read/pq_schema.h"
 #include "zbtest.h"
 
 #define MAX_ELEMS 128

@@ -10,9 +10,9 @@
 
 #include "format/parquet/parquet.h"
 #include "format/parquet/parquet_write.h"
-#include "format/parquet/pq_dict.h"
-#include "format/parquet/pq_encode.h"
-#include "format/parquet/pq_encoding.h"
+#include "format/parquet/write/pq_dict.h"
+#include "format/parquet/write/pq_encode.h"
+#include "format/parquet/encoding/pq_encoding.h"
 #include "io/io.h"
 #include "util/alloc.h"
 #include "util/log.h"

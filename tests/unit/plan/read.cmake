@@ -1,4 +1,4 @@
-# Tests of the row stream (plan/scan_read.h): hand-made tables with every
+# Tests of the row stream (plan/read/scan_read.h): hand-made tables with every
 # kind of delete, spilling, schema evolution, name mapping and corrupt
 # delete files (read_deletes.c, read_schema.c), and fixture tables read
 # through the planner, checked against facts of their README and of the

@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec/roaring.h"
+#include "exec/roaring/roaring.h"
 #include "zamboni/budget.h"
 #include "read_util.h"
-#include "table/ice_value.h"
+#include "table/value/ice_value.h"
 #include "util/alloc.h"
 #include "util/buf.h"
 #include "zbtest.h"

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan/scan_plan.h"
+#include "plan/scan/scan_plan.h"
 #include "read_util.h"
 #include "util/alloc.h"
 #include "util/arena.h"

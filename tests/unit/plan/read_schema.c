@@ -12,7 +12,7 @@
 
 #include "format/parquet/parquet_write.h"
 #include "read_util.h"
-#include "table/ice_value.h"
+#include "table/value/ice_value.h"
 #include "util/alloc.h"
 #include "zbtest.h"
 

@@ -9,9 +9,9 @@
 
 #include <stdint.h>
 
-#include "exec/arrow.h"
-#include "plan/scan_read.h"
-#include "table/metadata.h"
+#include "exec/arrow/arrow.h"
+#include "plan/read/scan_read.h"
+#include "table/metadata/metadata.h"
 #include "zamboni/io.h"
 
 /* A column to write: name, field id (-1: none), format ("i", "l", "u",

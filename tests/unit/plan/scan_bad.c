@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "scan_test.h"
-#include "table/transform.h"
+#include "table/value/transform.h"
 #include "util/alloc.h"
 
 typedef struct synth {

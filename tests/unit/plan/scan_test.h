@@ -7,7 +7,7 @@
 #define ZB_TEST_PLAN_SCAN_H
 
 #include "io/io.h"
-#include "plan/scan_plan.h"
+#include "plan/scan/scan_plan.h"
 #include "zbtest.h"
 
 typedef struct sfx {

@@ -6,7 +6,7 @@
 
 #include <jansson.h>
 
-#include "table/commit.h"
+#include "table/commit/commit.h"
 #include "zbtest.h"
 
 /* A v2 table with two snapshots (1 <- 2, main at 2, tag t1 at 1),

@@ -5,7 +5,7 @@
 #ifndef ZB_TEST_MANIFEST_SAMPLE_H
 #define ZB_TEST_MANIFEST_SAMPLE_H
 
-#include "table/manifest.h"
+#include "table/manifest/manifest.h"
 
 typedef struct mfs_result {
     int n_manifests;

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "table/metadata.h"
+#include "table/metadata/metadata.h"
 #include "util/alloc.h"
 #include "zbtest.h"
 

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "table/metadata.h"
+#include "table/metadata/metadata.h"
 #include "util/alloc.h"
 #include "zbtest.h"
 

@@ -8,7 +8,7 @@
 
 #include <jansson.h>
 
-#include "table/metadata.h"
+#include "table/metadata/metadata.h"
 
 /* v2 with every nested form, a sort order, a tag, statistics and
  * unknown fields; v1 in the old form; v3 with the new types. */

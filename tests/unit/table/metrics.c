@@ -1,6 +1,6 @@
 /*
  * Iceberg data-file metrics from the Parquet writer's per-leaf metrics
- * (src/table/metrics.c): metrics modes and their table properties,
+ * (src/table/metrics/file_metrics.c): metrics modes and their table properties,
  * truncation of strings by code points and binary by bytes, the upper
  * bound's increment with its carry and the case where there is none,
  * NaN and -0.0, decimals, nanosecond timestamps, fields inside lists.
@@ -9,7 +9,7 @@
  */
 #include <string.h>
 
-#include "table/metrics.h"
+#include "table/metrics/file_metrics.h"
 #include "util/arena.h"
 #include "zbtest.h"
 

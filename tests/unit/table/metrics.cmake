@@ -1,4 +1,4 @@
-# Tests of Iceberg data-file metrics (src/table/metrics.c): metrics modes
+# Tests of Iceberg data-file metrics (src/table/metrics/file_metrics.c): metrics modes
 # and their properties, truncation and the upper bound's increment, NaN,
 # -0.0, decimals, timestamps, fields in lists. The writer's numbers
 # themselves are checked by DuckDB (tests/interop/compare_stats.mjs) and

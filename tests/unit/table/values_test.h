@@ -6,8 +6,8 @@
 
 #include <stdio.h>
 
-#include "table/ice_value.h"
-#include "table/transform.h"
+#include "table/value/ice_value.h"
+#include "table/value/transform.h"
 #include "zbtest.h"
 
 static inline ice_prim vt_prim(ice_type_id id)

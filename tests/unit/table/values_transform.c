@@ -6,7 +6,7 @@
  */
 #include <math.h>
 
-#include "table/murmur3.h"
+#include "table/value/murmur3.h"
 #include "values_test.h"
 
 static int32_t hash_of(const ice_value *v)

@@ -1,5 +1,5 @@
 #include "util/alloc.h"
-#include "util/metrics.h"
+#include "util/prometheus.h"
 #include "zbtest.h"
 
 static char *render(zb_metrics *m)

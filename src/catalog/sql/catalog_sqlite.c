@@ -1,0 +1,166 @@
+/*
+ * catalog/sql/catalog_sqlite.c - the SQL catalog's SQLite driver: the
+ * embedded default, one database file (callers pass its path; the CLI
+ * puts it under $ZAMBONI_ROOT).
+ *
+ * One connection per catalog handle, serialised by a mutex so that a
+ * handle may be shared by threads. WAL journal (readers never block the
+ * writer, and processes share the file), synchronous=NORMAL (durable at
+ * checkpoints, never corrupt), and a busy timeout so that writers from
+ * several processes wait for each other instead of failing: every
+ * statement is its own transaction, so waiting is always safe.
+ *
+ * The catalog's clock for the clock rule is the host's.
+ */
+#define ZB_MODULE "catalog"
+
+#include <pthread.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "catalog/sql/catalog_sql.h"
+#include "util/alloc.h"
+#include "util/err.h"
+
+#define SQLITE_BUSY_TIMEOUT_MS 30000
+#define SQLITE_MAX_COLS 16
+
+typedef struct sqlite_db {
+    sqlite3 *db;
+    char *path;
+    pthread_mutex_t lock;
+} sqlite_db;
+
+static int sqlite_rc(zb_ctx *ctx, sqlite_db *d, int src, const char *what)
+{
+    int ext = sqlite3_extended_errcode(d->db);
+
+    if (src == SQLITE_CONSTRAINT &&
+        (ext == SQLITE_CONSTRAINT_PRIMARYKEY || ext == SQLITE_CONSTRAINT_UNIQUE))
+        return zb_fail(ctx, ZB_EEXISTS, "sqlite %s: %s: %s", d->path, what,
+                       sqlite3_errmsg(d->db));
+    if (src == SQLITE_NOMEM)
+        return zb_fail_oom(ctx);
+    /* SQLITE_BUSY after the busy timeout: the statement did not run. */
+    return zb_fail(ctx, ZB_EIO, "sqlite %s: %s: %s", d->path, what,
+                   sqlite3_errmsg(d->db));
+}
+
+static int sqlite_exec(void *db, zb_ctx *ctx, int mode, const char *sql,
+                       int n, const char *const *params, zb_sql_row_cb fn,
+                       void *payload, int64_t *changes_out)
+{
+    sqlite_db *d = db;
+    sqlite3_stmt *st = NULL;
+    const char *vals[SQLITE_MAX_COLS];
+    int i, src, rc = ZB_OK;
+
+    ZB_UNUSED(mode);
+    if (changes_out != NULL)
+        *changes_out = 0;
+    pthread_mutex_lock(&d->lock);
+    src = sqlite3_prepare_v2(d->db, sql, -1, &st, NULL);
+    if (src != SQLITE_OK) {
+        rc = sqlite_rc(ctx, d, src, "preparing a statement");
+        goto done;
+    }
+    for (i = 0; i < n; i++) {
+        src = params[i] ? sqlite3_bind_text(st, i + 1, params[i], -1,
+                                            SQLITE_TRANSIENT)
+                        : sqlite3_bind_null(st, i + 1);
+        if (src != SQLITE_OK) {
+            rc = sqlite_rc(ctx, d, src, "binding a parameter");
+            goto done;
+        }
+    }
+    for (;;) {
+        src = sqlite3_step(st);
+        if (src == SQLITE_DONE)
+            break;
+        if (src != SQLITE_ROW) {
+            rc = sqlite_rc(ctx, d, src, "running a statement");
+            goto done;
+        }
+        if (fn != NULL) {
+            int cols = sqlite3_column_count(st);
+            if (cols > SQLITE_MAX_COLS)
+                cols = SQLITE_MAX_COLS;
+            for (i = 0; i < cols; i++)
+                vals[i] = (const char *)sqlite3_column_text(st, i);
+            if ((rc = fn(payload, cols, vals)) != 0)
+                goto done;
+        }
+    }
+    if (changes_out != NULL)
+        *changes_out = sqlite3_changes(d->db);
+done:
+    sqlite3_finalize(st);
+    pthread_mutex_unlock(&d->lock);
+    return rc;
+}
+
+static int sqlite_now_ms(void *db, zb_ctx *ctx, int64_t *out)
+{
+    ZB_UNUSED(db);
+    ZB_UNUSED(ctx);
+    *out = zb_catalog__now_ms();
+    return ZB_OK;
+}
+
+static void sqlite_close(void *db)
+{
+    sqlite_db *d = db;
+
+    if (d == NULL)
+        return;
+    sqlite3_close_v2(d->db);
+    pthread_mutex_destroy(&d->lock);
+    zb_free(d->path);
+    zb_free(d);
+}
+
+static const zb_sql_driver sqlite_driver = {
+    "sqlite", sqlite_exec, sqlite_now_ms, sqlite_close
+};
+
+int zb_catalog__sqlite_open(zb_catalog *c, zb_ctx *ctx,
+                            const zb_catalog_config *cfg)
+{
+    sqlite_db *d = NULL;
+    char *errmsg = NULL;
+    int src;
+
+    if (cfg->sqlite_path == NULL || cfg->sqlite_path[0] == '\0')
+        return zb_fail(ctx, ZB_EUSAGE, "no SQLite database file given");
+    if ((d = zb_calloc(1, sizeof(*d))) == NULL)
+        return zb_fail_oom(ctx);
+    if ((d->path = zb_strdup(cfg->sqlite_path)) == NULL) {
+        zb_free(d);
+        return zb_fail_oom(ctx);
+    }
+    pthread_mutex_init(&d->lock, NULL);
+    src = sqlite3_open_v2(d->path, &d->db,
+                          SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+                              SQLITE_OPEN_NOMUTEX, NULL);
+    if (src != SQLITE_OK) {
+        zb_fail(ctx, ZB_EIO, "opening SQLite database %s: %s", d->path,
+                d->db ? sqlite3_errmsg(d->db) : sqlite3_errstr(src));
+        sqlite_close(d);
+        return ZB_EIO;
+    }
+    sqlite3_busy_timeout(d->db, SQLITE_BUSY_TIMEOUT_MS);
+    /* synchronous=FULL: a commit's pointer swap must survive a power
+     * loss, since files may be deleted on the strength of it; commits
+     * are few, so the extra sync costs little. */
+    src = sqlite3_exec(d->db, "PRAGMA journal_mode=WAL; "
+                       "PRAGMA synchronous=FULL;", NULL, NULL, &errmsg);
+    if (src != SQLITE_OK) {
+        zb_fail(ctx, ZB_EIO, "SQLite database %s: setting WAL mode: %s",
+                d->path, errmsg ? errmsg : sqlite3_errstr(src));
+        sqlite3_free(errmsg);
+        sqlite_close(d);
+        return ZB_EIO;
+    }
+    return zb_catalog__sql_open(c, ctx, cfg, &sqlite_driver, d);
+}

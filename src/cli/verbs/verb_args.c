@@ -1,0 +1,781 @@
+/*
+ * cli/verbs/verb_args.c - the flags of the operation verbs, maintenance and
+ * the read-only verbs: one table (which verbs take a flag, its value,
+ * default and meaning), the parser over it, the help printed from it,
+ * and the run environment (settings, table config, catalogs) every verb
+ * opens the same way.
+ *
+ * Order of a run: zb_verb_parse, zb_verb_env_open (settings from the five
+ * sources of cli/config/settings.h; the table config from --table-config or
+ * $ZAMBONI_ROOT/configs/<W>/table-config.json, whose warehouse must be
+ * W: exit 3 before anything is touched), then zb_verb_catalog per table.
+ */
+#define ZB_MODULE "cli"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli/exit.h"
+#include "cli/verbs/verbs.h"
+#include "util/alloc.h"
+#include "util/err.h"
+
+#define OPS (ZB_VERB_MAINTENANCE | ZB_VERB_COMPACT | ZB_VERB_APPLY |      \
+             ZB_VERB_DANGLING | ZB_VERB_MANIFESTS | ZB_VERB_EXPIRE |      \
+             ZB_VERB_ORPHANS)
+#define COMPACTION (ZB_VERB_MAINTENANCE | ZB_VERB_COMPACT |               \
+                    ZB_VERB_DESCRIBE | ZB_VERB_PLAN)
+#define CATALOG (OPS | ZB_VERB_DESCRIBE | ZB_VERB_PLAN | ZB_VERB_WAREHOUSES | \
+                 ZB_VERB_TABLE_CONFIG | ZB_VERB_DOCTOR)
+
+typedef enum flag_id {
+    F_DRY_RUN, F_YES, F_TABLE_CONFIG, F_STATUS, F_VERBOSE, F_PROFILE, F_ENV,
+    F_SETTING, /* --uri, --warehouse/--db, ... through settings.h */
+    F_TARGET, F_MIN_FILES, F_REWRITE_ALL, F_PARTIAL, F_MEMORY_MODE,
+    F_MEMORY_BUDGET, F_READ_AHEAD, F_READ_AHEAD_FILES, F_TEMP_DIR,
+    F_SORT_BY, F_SORT_TABLE, F_BRANCH, F_SNAP_OP, F_DANGLING_POLICY,
+    F_MAX_AGE, F_MIN_KEEP, F_OLDER_THAN, F_MIN_MANIFESTS, F_TABLE, F_FORCE, F_JSON, F_OUTPUT, F_NAMESPACE, F_OVERWRITE,
+    F_NO_EVOLUTION
+} flag_id;
+
+typedef struct flag_def {
+    const char *name;
+    flag_id id;
+    const char *metavar;       /* NULL: no value */
+    unsigned verbs;
+    const char *help;          /* with the default */
+} flag_def;
+
+static const flag_def flags[] = {
+    { "--dry-run", F_DRY_RUN, NULL, OPS,
+      "preview with real counts (the plan, the files that would go);\n"
+      "change nothing: no commit, no file written or deleted" },
+    { "--yes", F_YES, NULL, OPS,
+      "accepted for scripts written for the Python tool; changes nothing\n"
+      "(the work is done by default, without it)" },
+    { "--status", F_STATUS, NULL, ZB_VERB_MAINTENANCE,
+      "print the warehouse before and after (tables, data files, data\n"
+      "bytes, metadata bytes, delete files, snapshots), what was\n"
+      "reclaimed, and one line per table" },
+    { "--json", F_JSON, NULL, ZB_VERB_MAINTENANCE,
+      "print one JSON document for the run (tables, each operation's\n"
+      "status, exit code, report lines and timing; --status counts)\n"
+      "instead of the lines (default: lines)" },
+    { "--json", F_JSON, NULL, ZB_VERB_DOCTOR,
+      "print one JSON document (each check, usable, reason) instead of\n"
+      "the lines (default: lines)" },
+    { "--memory-budget-bytes", F_MEMORY_BUDGET, "N", ZB_VERB_DOCTOR,
+      "the memory budget to check against the memory limit (cgroup v2\n"
+      "memory.max, else physical memory); default: none set" },
+    { "--temp-directory", F_TEMP_DIR, "DIR", ZB_VERB_DOCTOR,
+      "the spill folder to check; default $TMPDIR, else /tmp" },
+    { "--verbose", F_VERBOSE, NULL, ZB_VERB_MAINTENANCE,
+      "print each operation's timing and the settings' origins" },
+    { "--table-config", F_TABLE_CONFIG, "FILE",
+      OPS | COMPACTION | ZB_VERB_TABLE_CONFIG | ZB_VERB_DOCTOR,
+      "per-table settings (table-config.json version 2); default:\n"
+      "$ZAMBONI_ROOT/configs/<warehouse>/table-config.json when it exists.\n"
+      "Its \"warehouse\" must equal --warehouse (exit 3 otherwise)" },
+    { "--table", F_TABLE, "T", ZB_VERB_TABLE_CONFIG,
+      "summary: only this table (default: the defaults and every table)" },
+    { "--output", F_OUTPUT, "FILE", ZB_VERB_TABLE_CONFIG,
+      "generate: the file to write (alias -o); default table-config.json" },
+    { "--namespace", F_NAMESPACE, "NS", ZB_VERB_TABLE_CONFIG,
+      "generate: only this namespace's tables (default: every namespace)" },
+    { "--force", F_OVERWRITE, NULL, ZB_VERB_TABLE_CONFIG,
+      "generate: replace an existing output file (default: exit 2)" },
+    { "--no-evolution", F_NO_EVOLUTION, NULL, ZB_VERB_TABLE_CONFIG,
+      "from-catalog: disable partition evolution in the defaults\n"
+      "(default: day -> month after 90 days, spelled out)" },
+    { "--warehouse", F_SETTING, "W", CATALOG | ZB_VERB_TABLE_CONFIG,
+      "the warehouse (alias --db); default ZAMBONI_WAREHOUSE, then\n"
+      "warehouse: in zamboni.yml; selects\n"
+      "$ZAMBONI_ROOT/configs/W/table-config.json" },
+    { "--uri", F_SETTING, "URI", CATALOG,
+      "catalog: http(s):// REST, sqlite:PATH or postgresql://... SQL;\n"
+      "default ZAMBONI_URI, then uri: in zamboni.yml, else SQLite at\n"
+      "$ZAMBONI_ROOT/catalog.db" },
+    { "--engine", F_SETTING, "ENGINE", OPS | ZB_VERB_ENGINES,
+      "local (default; ZAMBONI_ENGINE, engine: in zamboni.yml); spark and\n"
+      "trino are not available in this build (exit 3)" },
+    { "--local-warehouse", F_SETTING, "PATH", CATALOG,
+      "where the SQL catalog puts new tables; default\n"
+      "$ZAMBONI_ROOT/warehouses/<warehouse>" },
+    { "--oauth2-server-uri", F_SETTING, "URI", CATALOG,
+      "REST OAuth2 token endpoint; default <uri>/v1/oauth/tokens" },
+    { "--scope", F_SETTING, "SCOPE", CATALOG, "REST OAuth2 scope; default catalog" },
+    { "--s3-endpoint", F_SETTING, "URL", CATALOG, "S3 endpoint; default none" },
+    { "--s3-region", F_SETTING, "REGION", CATALOG, "S3 region; default us-east-1" },
+    { "--s3-access-key-id", F_SETTING, "ID", CATALOG,
+      "S3 access key id (the secret comes from ZAMBONI_S3_SECRET_ACCESS_KEY)" },
+    { "--trino-host", F_SETTING, "HOST", OPS, "Trino engine (not in this build)" },
+    { "--trino-port", F_SETTING, "PORT", OPS, "Trino engine (not in this build)" },
+    { "--trino-user", F_SETTING, "USER", OPS, "Trino engine (not in this build)" },
+    { "--trino-version", F_SETTING, "V", OPS, "Trino engine (not in this build)" },
+    { "--trino-catalog", F_SETTING, "NAME", OPS, "Trino engine (not in this build)" },
+    { "--spark-remote", F_SETTING, "URL", OPS, "Spark engine (not in this build)" },
+    { "--spark-master", F_SETTING, "URL", OPS, "Spark engine (not in this build)" },
+    { "--spark-catalog", F_SETTING, "NAME", OPS, "Spark engine (not in this build)" },
+    { "--profile", F_PROFILE, "FILE", CATALOG | ZB_VERB_ENGINES,
+      "zamboni.yml to read; default ./zamboni.yml, then\n"
+      "$ZAMBONI_ROOT/zamboni.yml" },
+    { "--env", F_ENV, "FILE", CATALOG,
+      ".env with secrets (mode 600); default ./.env, then $ZAMBONI_ROOT/.env" },
+    { "--target-file-size-bytes", F_TARGET, "N", COMPACTION,
+      "compaction target (>= 100); default: the table config, then the\n"
+      "table's write.parquet.target-file-size-bytes,\n"
+      "write.target-file-size-bytes, else 134217728. The flag beats the file" },
+    { "--min-input-files", F_MIN_FILES, "N", COMPACTION,
+      "a group needs this many files to be rewritten (>= 1); default: the\n"
+      "table config, else 2" },
+    { "--rewrite-all", F_REWRITE_ALL, NULL, COMPACTION,
+      "every live data file is a candidate, not only small ones" },
+    { "--partial-progress", F_PARTIAL, NULL, COMPACTION,
+      "commit groups as they finish (default: one snapshot for the run)" },
+    { "--memory-mode", F_MEMORY_MODE, "MODE", COMPACTION,
+      "auto (default), in_memory or chunked; accepted for compatibility:\n"
+      "this engine always streams within --memory-budget-bytes" },
+    { "--memory-budget-bytes", F_MEMORY_BUDGET, "N", COMPACTION,
+      "largest memory one compaction group may need (a larger group\n"
+      "fails before writing); default: the process's byte budget" },
+    { "--read-ahead-bytes", F_READ_AHEAD, "N", COMPACTION,
+      "accepted for compatibility (default 67108864); reads are planned\n"
+      "per group" },
+    { "--max-read-ahead-files", F_READ_AHEAD_FILES, "N", COMPACTION,
+      "accepted for compatibility (default 8)" },
+    { "--temp-directory", F_TEMP_DIR, "DIR", COMPACTION,
+      "where spill files go; default $TMPDIR, else /tmp" },
+    { "--sort-by", F_SORT_BY, "EXPR", COMPACTION,
+      "sort rows while compacting: \"col [asc|desc] [nulls first|last],\n"
+      "...\" (top-level columns; nulls last by default; the files'\n"
+      "sort_order_id stays null); default: the table config's ordering,\n"
+      "else no sort (binpack)" },
+    { "--sort-by-table-order", F_SORT_TABLE, NULL, COMPACTION,
+      "sort by the table's default sort order (identity fields), and\n"
+      "stamp its id on the new files" },
+    { "--branch", F_BRANCH, "NAME", COMPACTION, "branch to compact; default main" },
+    { "--snapshot-operation", F_SNAP_OP, "OP", COMPACTION,
+      "replace (default); overwrite is not in this build (exit 3)" },
+    { "--dangling-delete-policy", F_DANGLING_POLICY, "POLICY", COMPACTION,
+      "report (default): delete files left dangling are reported and\n"
+      "removed by remove-dangling-deletes; block is not in this build" },
+    { "--max-snapshot-age-days", F_MAX_AGE, "N", ZB_VERB_EXPIRE | ZB_VERB_MAINTENANCE,
+      "expire snapshots older than N days (>= 0); default: the table\n"
+      "config, then history.expire.max-snapshot-age-ms, else 5" },
+    { "--min-snapshots-to-keep", F_MIN_KEEP, "N", ZB_VERB_EXPIRE | ZB_VERB_MAINTENANCE,
+      "keep at least N snapshots per branch (>= 1); default: the table\n"
+      "config, then history.expire.min-snapshots-to-keep, else 1" },
+    { "--older-than-days", F_OLDER_THAN, "N", ZB_VERB_ORPHANS | ZB_VERB_MAINTENANCE,
+      "delete unreferenced files older than N days (the age guard; below\n"
+      "1 only with --force);\n"
+      "default: the table config, else 3" },
+    { "--force", F_FORCE, NULL, ZB_VERB_ORPHANS | ZB_VERB_MAINTENANCE,
+      "allow an age guard below 1 day (default: refused, exit 3: files a\n"
+      "running job wrote but has not committed yet would go)" },
+    { "--min-input-manifests", F_MIN_MANIFESTS, "N",
+      ZB_VERB_MANIFESTS | ZB_VERB_MAINTENANCE,
+      "rewrite only when there are at least N data manifests (>= 2);\n"
+      "default: the table config, else 2" },
+};
+
+#define N_FLAGS (sizeof flags / sizeof flags[0])
+
+typedef struct verb_doc {
+    unsigned bit;
+    const char *name;
+    const char *usage;
+    const char *text;
+} verb_doc;
+
+static const verb_doc docs[] = {
+    { ZB_VERB_MAINTENANCE, "maintenance", "[TABLE...] [options]",
+      "Runs compact, apply-properties, remove-dangling-deletes,\n"
+      "rewrite-manifests, expire and remove-orphans, in that order, on each\n"
+      "table: the TABLEs given, else the profile's tables:, else every table\n"
+      "of the table config (sorted). Each table is isolated: one that fails\n"
+      "or aborts does not stop the others. After a safety abort (exit 4) the\n"
+      "rest of that table is skipped. A profile's operations: list runs a\n"
+      "subset, always in this order. The work is done by default.\n"
+      "Exit code: the worst any table produced." },
+    { ZB_VERB_COMPACT, "compact", "TABLE [options]",
+      "Rewrites small and delete-laden data files into files of the target\n"
+      "size and commits one replace snapshot." },
+    { ZB_VERB_APPLY, "apply-properties", "TABLE [options]",
+      "Sets the table properties and sort order its table-config entry\n"
+      "declares (target file size, metadata and expiry settings)." },
+    { ZB_VERB_DANGLING, "remove-dangling-deletes", "TABLE [options]",
+      "Removes the delete files that apply to no live data file." },
+    { ZB_VERB_MANIFESTS, "rewrite-manifests", "TABLE [options]",
+      "Regroups the current snapshot's manifests by partition." },
+    { ZB_VERB_EXPIRE, "expire", "TABLE [options]",
+      "Expires snapshots by the retention rules and deletes the files only\n"
+      "they reached." },
+    { ZB_VERB_ORPHANS, "remove-orphans", "TABLE [options]",
+      "Deletes files under the table's location that no metadata references\n"
+      "and that are older than the age guard. Aborts (exit 4, nothing\n"
+      "deleted) when a referenced file is missing from the listing or\n"
+      "another table lies inside this one." },
+    { ZB_VERB_DESCRIBE, "describe", "TABLE [options]",
+      "Shows the table's format, snapshot, live data files (count, bytes,\n"
+      "rows, size histogram), partition specs, sort order, delete files and\n"
+      "findings. Read-only." },
+    { ZB_VERB_PLAN, "plan", "TABLE [options]",
+      "Shows the compaction plan: the groups that would be rewritten and\n"
+      "the partitions skipped. Read-only." },
+    { ZB_VERB_WAREHOUSES, "warehouses", "[options]",
+      "Lists the catalog's warehouses, one name a line (for generating cron\n"
+      "lines). Read-only." },
+    { ZB_VERB_ENGINES, "engines", "[options]",
+      "Lists each engine, each operation, what it supports and whether it\n"
+      "previews. Read-only." },
+    { ZB_VERB_TABLE_CONFIG, "table-config",
+      "validate|summary FILE, generate, from-catalog CAT",
+      "validate: checks a table-config.json (exit 0 valid, 2 invalid with the\n"
+      "key path and rule); --warehouse W also checks its warehouse (exit 3).\n"
+      "summary: every effective setting, \"(default)\" for built-in values.\n"
+      "generate: writes a table-config.json for the tables of the configured\n"
+      "catalog (needs --warehouse): the built-in values spelled out as its\n"
+      "defaults, each table's partition spec; format version 1 tables are\n"
+      "skipped. from-catalog CAT: generate from the catalog CAT (a URI as\n"
+      "--uri takes, or a SQLite database file) instead of the configured\n"
+      "one, with the partition evolution rule spelled out in the defaults\n"
+      "(--no-evolution: disabled). Validate and summary read no catalog." },
+    { ZB_VERB_DOCTOR, "doctor", "[TABLE] [options]",
+      "Checks what Zamboni needs, one line each: the configuration resolves\n"
+      "(flags, ZAMBONI_*, .env, zamboni.yml, table config), the catalog is\n"
+      "reachable, the temporary folder is writable (free space), the memory\n"
+      "limit against --memory-budget-bytes, the build's Parquet codecs.\n"
+      "With TABLE also: the table loads, its format version is supported,\n"
+      "its current snapshot plans (every manifest read) and it uses no\n"
+      "feature this build lacks (encryption, unknown transforms, ...).\n"
+      "Ends with \"usable: True|False\" and \"reason: ...\" (the first\n"
+      "blocking problem). Read-only (the temporary-folder check writes and\n"
+      "removes one empty file). Exit 0 usable, 1 not usable, 2 usage." },
+    { ZB_VERB_DEMO, "demo", "[DIR]",
+      "Creates a demo under DIR (default ./zamboni-demo): a warehouse \"demo\"\n"
+      "in an embedded SQLite catalog (DIR/catalog.db), DIR/zamboni.yml,\n"
+      "DIR/configs/demo/table-config.json, and tables written the way\n"
+      "streaming ingest writes them: hundreds of small appends, position\n"
+      "deletes, equality deletes (upserts), a partitioned and an\n"
+      "unpartitioned table, a schema change. Running it again rebuilds the\n"
+      "demo from scratch (only in a folder an earlier demo made). Then:\n"
+      "  ZAMBONI_ROOT=DIR zamboni maintenance --warehouse demo --status" },
+};
+
+static const verb_doc *doc_of(unsigned bit)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof docs / sizeof docs[0]; i++)
+        if (docs[i].bit == bit)
+            return &docs[i];
+    return &docs[0];
+}
+
+static const char *trailer_of(unsigned bit)
+{
+    switch (bit) {
+    case ZB_VERB_COMPACT:
+        return "rewrite and commit.";
+    case ZB_VERB_EXPIRE:
+        return "expire and delete.";
+    case ZB_VERB_ORPHANS:
+        return "delete.";
+    case ZB_VERB_DANGLING:
+        return "commit the removal.";
+    case ZB_VERB_MANIFESTS:
+        return "commit the rewrite.";
+    case ZB_VERB_APPLY:
+        return "set them.";
+    default:
+        return "commit every operation above.";
+    }
+}
+
+void zb_verb_help(FILE *out, unsigned bit)
+{
+    const verb_doc *d = doc_of(bit);
+    size_t i;
+
+    fprintf(out, "Usage: zamboni %s %s\n\n%s\n", d->name, d->usage, d->text);
+    if (bit & OPS)
+        fprintf(out, "\nWith --dry-run it previews and ends with\n"
+                     "  dry run -- nothing changed; re-run without --dry-run to %s\n",
+                trailer_of(bit));
+    if (bit & (OPS | ZB_VERB_DESCRIBE | ZB_VERB_PLAN | ZB_VERB_DOCTOR))
+        fputs("\nTABLE is namespace.table in the configured catalog, or the path\n"
+              "or file: URI of a table folder (a name holding a slash, starting\n"
+              "with file:, or an existing directory).\n",
+              out);
+    fputs("\nOptions:\n", out);
+    for (i = 0; i < N_FLAGS; i++) {
+        const flag_def *f = &flags[i];
+        char head[64];
+        const char *h, *nl;
+
+        if (!(f->verbs & bit))
+            continue;
+        snprintf(head, sizeof head, "%s%s%s", f->name, f->metavar ? " " : "",
+                 f->metavar ? f->metavar : "");
+        fprintf(out, "  %s\n", head);
+        for (h = f->help; (nl = strchr(h, '\n')) != NULL; h = nl + 1)
+            fprintf(out, "      %.*s\n", (int)(nl - h), h);
+        fprintf(out, "      %s\n", h);
+    }
+    fputs("  -h, --help\n      show this help\n", out);
+    if (bit & CATALOG)
+        fputs("\nSettings resolve flag > ZAMBONI_* variable (real, then .env) >\n"
+              "./zamboni.yml > $ZAMBONI_ROOT/zamboni.yml > default; ZAMBONI_ROOT\n"
+              "defaults to ~/.zamboni. Secrets come from the environment or .env.\n",
+              out);
+    fputs("\nExit codes: 0 success, 1 failed, 2 usage or configuration error,\n"
+          "3 refused (unsupported, wrong warehouse), 4 a safety check aborted\n"
+          "and nothing was deleted.\n",
+          out);
+}
+
+const char *zb_verb_trailer(unsigned bit)
+{
+    return trailer_of(bit);
+}
+
+int zb_verb_usage(const char *verb, const char *fmt, ...)
+{
+    va_list ap;
+
+    fprintf(stderr, "zamboni %s: ", verb);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nTry 'zamboni %s --help'.\n", verb);
+    return ZB_EXIT_USAGE;
+}
+
+static int parse_i64(int64_t *out, const char *v, int64_t min)
+{
+    char *end;
+    long long x;
+
+    errno = 0;
+    x = strtoll(v, &end, 10);
+    if (errno || end == v || *end != '\0' || x < min)
+        return -1;
+    *out = (int64_t)x;
+    return 0;
+}
+
+static const flag_def *find_flag(const char *name, unsigned bit)
+{
+    size_t i;
+
+    for (i = 0; i < N_FLAGS; i++)
+        if ((flags[i].verbs & bit) && strcmp(flags[i].name, name) == 0)
+            return &flags[i];
+    if (strcmp(name, "--db") == 0)
+        return find_flag("--warehouse", bit);
+    if (strcmp(name, "-o") == 0)
+        return find_flag("--output", bit);
+    return NULL;
+}
+
+static int one_of(const char *v, const char *a, const char *b, const char *c)
+{
+    return strcmp(v, a) == 0 || strcmp(v, b) == 0 ||
+           (c != NULL && strcmp(v, c) == 0);
+}
+
+/*
+ * --sort-by "col [asc|desc] [nulls first|last], col2 ...": the columns
+ * into a->sort_keys (strings point into a->sort_text). Nulls last by
+ * default, as the table config's ordering.
+ */
+static int parse_sort_by(zb_verb_args *a, const char *v)
+{
+    char *p, *item, *save = NULL;
+    size_t n = 0;
+
+    if (strlen(v) >= sizeof a->sort_text)
+        return zb_verb_usage(a->verb, "--sort-by is too long");
+    memcpy(a->sort_text, v, strlen(v) + 1);
+    for (item = strtok_r(a->sort_text, ",", &save); item != NULL;
+         item = strtok_r(NULL, ",", &save)) {
+        zb_tc_sort_key *k;
+        char *w, *wsave = NULL;
+        int words = 0;
+
+        if (n >= sizeof a->sort_keys / sizeof a->sort_keys[0])
+            return zb_verb_usage(a->verb, "--sort-by: at most 16 columns");
+        k = &a->sort_keys[n];
+        memset(k, 0, sizeof *k);
+        for (w = strtok_r(item, " \t", &wsave); w != NULL;
+             w = strtok_r(NULL, " \t", &wsave), words++) {
+            if (words == 0) {
+                k->column = w;
+            } else if (strcmp(w, "asc") == 0) {
+                k->descending = 0;
+            } else if (strcmp(w, "desc") == 0) {
+                k->descending = 1;
+            } else if (strcmp(w, "nulls") == 0 &&
+                       (p = strtok_r(NULL, " \t", &wsave)) != NULL &&
+                       (strcmp(p, "first") == 0 || strcmp(p, "last") == 0)) {
+                k->nulls_first = strcmp(p, "first") == 0;
+            } else {
+                return zb_verb_usage(a->verb, "invalid value '%s' for "
+                                     "--sort-by (COLUMN [asc|desc] [nulls "
+                                     "first|last], ...)", v);
+            }
+        }
+        if (words == 0)
+            return zb_verb_usage(a->verb, "invalid value '%s' for --sort-by",
+                                 v);
+        n++;
+    }
+    if (n == 0)
+        return zb_verb_usage(a->verb, "invalid value '%s' for --sort-by", v);
+    a->mo.sort_by = a->sort_keys;
+    a->mo.n_sort_by = n;
+    return 0;
+}
+
+static int set_value(zb_verb_args *a, const flag_def *f, const char *name,
+                     const char *v)
+{
+    int64_t x;
+    int id;
+
+    switch (f->id) {
+    case F_TABLE_CONFIG:
+        a->table_config = v;
+        return 0;
+    case F_TABLE:
+        a->table_filter = v;
+        return 0;
+    case F_OUTPUT:
+        a->output = v;
+        return 0;
+    case F_NAMESPACE:
+        a->namespace_filter = v;
+        return 0;
+    case F_PROFILE:
+        a->profile_path = v;
+        return 0;
+    case F_ENV:
+        a->env_path = v;
+        return 0;
+    case F_SETTING:
+        id = zb_settings_id_for_flag(name);
+        if (id < 0 || id >= ZB_SET_COUNT)
+            return -1;
+        a->setting_flags[id] = v;
+        return 0;
+    case F_TARGET:
+        if (parse_i64(&x, v, 100) < 0)
+            return zb_verb_usage(a->verb, "invalid value '%s' for %s "
+                                 "(bytes, at least 100)", v, name);
+        a->mo.target_file_size_bytes = x;
+        return 0;
+    case F_MIN_FILES:
+        if (parse_i64(&x, v, 1) < 0 || x > 1000000)
+            return zb_verb_usage(a->verb, "invalid value '%s' for %s "
+                                 "(at least 1)", v, name);
+        a->mo.min_input_files = (int)x;
+        return 0;
+    case F_MEMORY_BUDGET:
+        if (parse_i64(&x, v, 1) < 0)
+            return zb_verb_usage(a->verb, "invalid value '%s' for %s", v, name);
+        a->mo.max_group_memory_bytes = (uint64_t)x;
+        return 0;
+    case F_READ_AHEAD:
+    case F_READ_AHEAD_FILES:
+        if (parse_i64(&x, v, 0) < 0)
+            return zb_verb_usage(a->verb, "invalid value '%s' for %s", v, name);
+        return 0;
+    case F_MEMORY_MODE:
+        if (!one_of(v, "auto", "in_memory", "chunked"))
+            return zb_verb_usage(a->verb, "invalid value '%s' for %s "
+                                 "(auto, in_memory or chunked)", v, name);
+        a->memory_mode = v;
+        return 0;
+    case F_TEMP_DIR:
+        a->temp_directory = v;
+        return 0;
+    case F_SORT_BY:
+        a->sort_by = v;
+        return parse_sort_by(a, v);
+    case F_BRANCH:
+        a->mo.branch = v;
+        return 0;
+    case F_SNAP_OP:
+        if (!one_of(v, "replace", "overwrite", NULL))
+            return zb_verb_usage(a->verb, "invalid value '%s' for %s "
+                                 "(replace or overwrite)", v, name);
+        a->snapshot_operation = v;
+        return 0;
+    case F_DANGLING_POLICY:
+        if (!one_of(v, "report", "block", NULL))
+            return zb_verb_usage(a->verb, "invalid value '%s' for %s "
+                                 "(report or block)", v, name);
+        a->dangling_delete_policy = v;
+        return 0;
+    case F_MAX_AGE:
+        if (parse_i64(&x, v, 0) < 0)
+            return zb_verb_usage(a->verb, "invalid value '%s' for %s "
+                                 "(days, at least 0)", v, name);
+        a->mo.max_snapshot_age_days = x;
+        return 0;
+    case F_MIN_KEEP:
+        if (parse_i64(&x, v, 1) < 0 || x > 1000000)
+            return zb_verb_usage(a->verb, "invalid value '%s' for %s "
+                                 "(at least 1)", v, name);
+        a->mo.min_snapshots_to_keep = x;
+        return 0;
+    case F_OLDER_THAN:
+        if (parse_i64(&x, v, 0) < 0)
+            return zb_verb_usage(a->verb, "invalid value '%s' for %s "
+                                 "(days, at least 0)", v, name);
+        a->mo.older_than_days = x;
+        return 0;
+    case F_MIN_MANIFESTS:
+        if (parse_i64(&x, v, 2) < 0 || x > 1000000)
+            return zb_verb_usage(a->verb, "invalid value '%s' for %s "
+                                 "(at least 2)", v, name);
+        a->mo.min_input_manifests = x;
+        return 0;
+    default:
+        return -1;
+    }
+}
+
+int zb_verb_parse(zb_verb_args *a, unsigned bit, int argc, char **argv,
+                  size_t min_pos, size_t max_pos, int *help)
+{
+    zb_maint_opts mo = ZB_MAINT_OPTS_INIT;
+    int i, options_done = 0;
+
+    memset(a, 0, sizeof *a);
+    a->mo = mo;
+    a->verb = argv[0];
+    a->bit = bit;
+    *help = 0;
+    for (i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        const flag_def *f;
+        char name[64];
+        size_t nl = strcspn(arg, "=");
+        const char *v = NULL;
+        zb_ctx fctx;
+        int rc;
+
+        if (options_done || arg[0] != '-' || strcmp(arg, "-") == 0) {
+            if (a->n_pos >= max_pos || a->n_pos >= ZB_VERB_MAX_TABLES)
+                return zb_verb_usage(a->verb, "unexpected argument '%s'", arg);
+            a->pos[a->n_pos++] = arg;
+            continue;
+        }
+        if (strcmp(arg, "--") == 0) {
+            options_done = 1;
+            continue;
+        }
+        if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+            *help = 1;
+            return ZB_EXIT_OK;
+        }
+        if ((bit & ZB_VERB_MAINTENANCE) && strcmp(arg, "-v") == 0) {
+            a->verbose = 1;
+            continue;
+        }
+        zb_ctx_init(&fctx);
+        if (zb_settings_removed_flag(&fctx, arg) < 0) {
+            fprintf(stderr, "zamboni %s: %s\n", a->verb, fctx.err.msg);
+            return ZB_EXIT_USAGE;
+        }
+        if (nl >= sizeof name)
+            return zb_verb_usage(a->verb, "unknown option '%s'", arg);
+        memcpy(name, arg, nl);
+        name[nl] = '\0';
+        if ((f = find_flag(name, bit)) == NULL)
+            return zb_verb_usage(a->verb, "unknown option '%s'", arg);
+        if (f->metavar == NULL) {
+            if (arg[nl] == '=')
+                return zb_verb_usage(a->verb, "option '%s' takes no value",
+                                     name);
+            switch (f->id) {
+            case F_DRY_RUN: a->dry_run = 1; break;
+            case F_YES: a->yes = 1; break;
+            case F_STATUS: a->status = 1; break;
+            case F_VERBOSE: a->verbose = 1; break;
+            case F_REWRITE_ALL: a->mo.rewrite_all = 1; break;
+            case F_PARTIAL: a->mo.partial_progress = 1; break;
+            case F_SORT_TABLE:
+                a->sort_by_table_order = 1;
+                a->mo.sort_by_table_order = 1;
+                break;
+            case F_FORCE: a->mo.orphans_force = 1; break;
+            case F_JSON: a->json = 1; break;
+            case F_OVERWRITE: a->overwrite = 1; break;
+            case F_NO_EVOLUTION: a->no_evolution = 1; break;
+            default: break;
+            }
+            continue;
+        }
+        if (arg[nl] == '=')
+            v = arg + nl + 1;
+        else if (i + 1 < argc)
+            v = argv[++i];
+        if (v == NULL)
+            return zb_verb_usage(a->verb, "option '%s' needs a value", name);
+        if ((rc = set_value(a, f, name, v)) != 0)
+            return rc < 0 ? zb_verb_usage(a->verb, "unknown option '%s'", name)
+                          : rc;
+    }
+    if (a->sort_by != NULL && a->sort_by_table_order)
+        return zb_verb_usage(a->verb, "--sort-by and --sort-by-table-order "
+                             "exclude each other");
+    if (a->n_pos < min_pos)
+        return zb_verb_usage(a->verb, "%s",
+                             bit == ZB_VERB_TABLE_CONFIG
+                                 ? "missing validate, summary, generate "
+                                   "or from-catalog"
+                                 : "missing TABLE (a table folder or "
+                                   "namespace.table)");
+    return ZB_EXIT_OK;
+}
+
+/* ------------------------------------------------------------ the run */
+
+int zb_verb_names_folder(const char *table)
+{
+    struct stat st;
+
+    if (strncmp(table, "file:", 5) == 0 || strchr(table, '/') != NULL)
+        return 1;
+    if (stat(table, &st) == 0 && S_ISDIR(st.st_mode))
+        return 1;
+    return strchr(table, '.') == NULL;
+}
+
+const char *zb_verb_engine(const zb_verb_env *env)
+{
+    const char *e = env->settings ? zb_settings_get(env->settings,
+                                                    ZB_SET_ENGINE)
+                                  : NULL;
+    return e ? e : "local";
+}
+
+const char *zb_verb_warehouse(const zb_verb_env *env)
+{
+    const char *w = env->settings ? zb_settings_get(env->settings,
+                                                    ZB_SET_WAREHOUSE)
+                                  : NULL;
+    return w ? w : "tables";
+}
+
+int zb_verb_env_open(zb_verb_env *env, zb_ctx *ctx, const zb_verb_args *a)
+{
+    zb_settings_input in = ZB_SETTINGS_INPUT_INIT;
+    const char *wh;
+    struct stat st;
+    size_t k;
+    int rc;
+
+    env->args = a;
+    for (k = 0; k < ZB_SET_COUNT; k++)
+        in.flags[k] = a->setting_flags[k];
+    in.profile_path = a->profile_path;
+    in.env_path = a->env_path;
+    in.cwd = ".";
+    if ((rc = zb_settings_load(&env->settings, ctx, &in)) < 0)
+        return rc;
+    if ((rc = zb_io_new(&env->io, ctx)) < 0)
+        return rc;
+    wh = zb_settings_get(env->settings, ZB_SET_WAREHOUSE);
+    env->tc_path[0] = '\0';
+    if (a->table_config != NULL) {
+        snprintf(env->tc_path, sizeof env->tc_path, "%s", a->table_config);
+    } else if (wh != NULL) {
+        zb_buf p;
+
+        zb_buf_init(&p, sizeof env->tc_path - 1);
+        rc = zb_settings_table_config_path(&p, ctx, env->settings);
+        if (rc == ZB_OK)
+            snprintf(env->tc_path, sizeof env->tc_path, "%s",
+                     zb_buf_cstr(&p));
+        zb_buf_free(&p);
+        if (rc < 0)
+            return rc;
+        if (stat(env->tc_path, &st) != 0 && !env->need_tc)
+            env->tc_path[0] = '\0';
+    }
+    if (env->tc_path[0] == '\0')
+        return ZB_OK;
+    rc = zb_table_config_load(&env->tc, ctx, env->tc_path);
+    if (rc == ZB_ENOTFOUND)
+        return zb_fail(ctx, ZB_EUSAGE, "no table config at %s%s",
+                       env->tc_path,
+                       a->table_config ? "" : " (selected by the warehouse)");
+    if (rc < 0)
+        return rc;
+    if (wh != NULL &&
+        (rc = zb_table_config_check_warehouse(ctx, env->tc, wh)) < 0)
+        return rc;
+    return ZB_OK;
+}
+
+void zb_verb_env_close(zb_verb_env *env)
+{
+    zb_catalog_free(env->catalog);
+    zb_table_config_free(env->tc);
+    zb_settings_free(env->settings);
+    zb_io_free(env->io);
+    env->catalog = NULL;
+    env->tc = NULL;
+    env->settings = NULL;
+    env->io = NULL;
+}
+
+int zb_verb_configured_catalog(zb_catalog **out, zb_verb_env *env,
+                               zb_ctx *ctx)
+{
+    zb_catalog_config cfg;
+    struct stat st;
+    int rc;
+
+    *out = NULL;
+    if (env->catalog == NULL) {
+        memset(&cfg, 0, sizeof cfg);
+        if ((rc = zb_settings_catalog_config(&cfg, ctx, env->settings)) < 0)
+            return rc;
+        if (cfg.kind == ZB_CATALOG_SQLITE && cfg.sqlite_path &&
+            stat(cfg.sqlite_path, &st) != 0)
+            return zb_fail(ctx, ZB_ENOTFOUND,
+                           "no catalog database at %s; set ZAMBONI_URI or "
+                           "ZAMBONI_ROOT, or give the table's folder",
+                           cfg.sqlite_path);
+        if ((rc = zb_catalog_open(&env->catalog, ctx, env->io, &cfg)) < 0)
+            return rc;
+    }
+    *out = env->catalog;
+    return ZB_OK;
+}
+
+int zb_verb_catalog(zb_catalog **out, int *owned, zb_verb_env *env,
+                    zb_ctx *ctx, const char *table)
+{
+    zb_catalog_config cfg = ZB_CATALOG_CONFIG_INIT;
+    int rc;
+
+    *out = NULL;
+    *owned = 0;
+    if (zb_verb_names_folder(table)) {
+        cfg.kind = ZB_CATALOG_PATH;
+        cfg.name = "folder";
+        if ((rc = zb_catalog_open(out, ctx, env->io, &cfg)) < 0)
+            return rc;
+        *owned = 1;
+        return ZB_OK;
+    }
+    return zb_verb_configured_catalog(out, env, ctx);
+}

@@ -1,0 +1,264 @@
+/*
+ * cli/verbs/verb_describe.c - `zamboni describe TABLE` and `zamboni plan TABLE`,
+ * read-only (ZAMBONI-INTERFACE.md section 5).
+ *
+ * describe walks the live entries of the current snapshot once and prints
+ *     T  (format-version V, snapshot S)
+ *       live data files : N  (SIZE, R rows)
+ *       file sizes      : < 1MiB: a, 1-16MiB: b, 16-64MiB: c, ...
+ *       partition specs : 0 [day(ts)] (default)
+ *       sort order id   : 0
+ *       delete files    : P position, E equality
+ *       snapshots       : K
+ *       findings        : one line each
+ * The small-file threshold of the findings is the compaction target
+ * (--target-file-size-bytes, the table config, the table's properties,
+ * 128 MiB).
+ *
+ * plan prints the compaction plan (ops/compact/compact.h) without writing:
+ * "T: G group(s), F file(s), target B bytes, snapshot S", one line per
+ * group and per skipped partition. It needs compaction in the build.
+ */
+#define ZB_MODULE "cli"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/exit.h"
+#include "cli/verbs/verbs.h"
+#include "util/alloc.h"
+#include "util/err.h"
+#include "util/str.h"
+#include "ops/compact/compact.h"
+
+#define MiB ((uint64_t)1 << 20)
+
+typedef struct describe_counts {
+    uint64_t files, bytes, rows, small;
+    uint64_t hist[5];
+    uint64_t pos, eq, dv, del_bytes;
+} describe_counts;
+
+static int64_t target_of(const zb_verb_env *env, const zb_verb_args *a,
+                         const ice_metadata *m, const char *ident)
+{
+    const char *p;
+    zb_tc_effective eff;
+
+    if (a->mo.target_file_size_bytes > 0)
+        return a->mo.target_file_size_bytes;
+    if (env->tc != NULL) {
+        zb_table_config_effective(&eff, env->tc, ident);
+        if (eff.block.target_file_size_bytes > 0)
+            return eff.block.target_file_size_bytes;
+    }
+    if ((p = ice_metadata_property(m, "write.parquet.target-file-size-bytes")) ||
+        (p = ice_metadata_property(m, "write.target-file-size-bytes"))) {
+        long long v = strtoll(p, NULL, 10);
+        if (v >= 100)
+            return (int64_t)v;
+    }
+    return (int64_t)128 << 20;
+}
+
+static int count(describe_counts *c, zb_io *io, zb_ctx *ctx,
+                 const zb_table *t, int64_t target)
+{
+    const ice_snapshot *snap = ice_metadata_current_snapshot(t->meta);
+    ice_snapshot_iter *it = NULL;
+    const ice_manifest_entry *e;
+    const ice_manifest_file *mf;
+    int rc;
+
+    if (snap == NULL)
+        return ZB_OK;
+    if ((rc = ice_snapshot_iter_open(&it, io, ctx, t->meta, snap,
+                                     &t->paths)) < 0)
+        return rc;
+    while ((rc = ice_snapshot_iter_next(it, ctx, &e, &mf)) > 0) {
+        const ice_data_file *f = &e->data_file;
+        /* A deletion vector counts its blob: one Puffin file holds many. */
+        uint64_t sz = (uint64_t)(f->content_offset != ICE_NULL_LONG &&
+                                         f->content_size_in_bytes >= 0
+                                     ? f->content_size_in_bytes
+                                     : f->file_size_in_bytes);
+
+        if (f->content == ICE_CONTENT_DATA) {
+            c->files++;
+            c->bytes += sz;
+            c->rows += (uint64_t)f->record_count;
+            if ((int64_t)sz < target)
+                c->small++;
+            c->hist[sz < MiB ? 0 : sz < 16 * MiB ? 1 : sz < 64 * MiB ? 2
+                     : sz < 128 * MiB ? 3 : 4]++;
+        } else if (f->content == ICE_CONTENT_EQUALITY_DELETES) {
+            c->eq++;
+            c->del_bytes += sz;
+        } else if (f->file_format && strcmp(f->file_format, "PUFFIN") == 0) {
+            c->dv++;
+            c->del_bytes += sz;
+        } else {
+            c->pos++;
+            c->del_bytes += sz;
+        }
+    }
+    ice_snapshot_iter_free(it);
+    return rc < 0 ? rc : ZB_OK;
+}
+
+static void print_describe(const zb_table *t, const char *ident,
+                           const describe_counts *c, int64_t target)
+{
+    const ice_metadata *m = t->meta;
+    const ice_snapshot *snap = ice_metadata_current_snapshot(m);
+    char sz[32], tg[32];
+    size_t i, k;
+
+    printf("%s  (format-version %d, snapshot ", ident, m->format_version);
+    if (snap)
+        printf("%lld)\n", (long long)snap->snapshot_id);
+    else
+        printf("none)\n");
+    zb_str_format_bytes(sz, sizeof sz, c->bytes);
+    printf("  live data files : %llu  (%s, %llu rows)\n",
+           (unsigned long long)c->files, sz, (unsigned long long)c->rows);
+    printf("  file sizes      : <1MiB %llu, 1-16MiB %llu, 16-64MiB %llu, "
+           "64-128MiB %llu, >=128MiB %llu\n",
+           (unsigned long long)c->hist[0], (unsigned long long)c->hist[1],
+           (unsigned long long)c->hist[2], (unsigned long long)c->hist[3],
+           (unsigned long long)c->hist[4]);
+    printf("  partition specs :");
+    for (i = 0; i < m->n_specs; i++) {
+        const ice_partition_spec *s = &m->specs[i];
+
+        printf("%s %d [", i ? "," : "", (int)s->spec_id);
+        for (k = 0; k < s->n_fields; k++)
+            printf("%s%s(%s)", k ? ", " : "", s->fields[k].transform,
+                   s->fields[k].name);
+        printf("]%s", s->spec_id == m->default_spec_id ? " (default)" : "");
+    }
+    printf("\n  sort order id   : %d\n", (int)m->default_sort_order_id);
+    printf("  delete files    : %llu position, %llu equality",
+           (unsigned long long)c->pos, (unsigned long long)c->eq);
+    if (c->dv)
+        printf(", %llu deletion vector(s)", (unsigned long long)c->dv);
+    printf("\n  snapshots       : %zu\n", m->n_snapshots);
+    printf("  findings        :");
+    zb_str_format_bytes(tg, sizeof tg, (uint64_t)target);
+    if (c->small > 1)
+        printf("\n    %llu data file(s) below the %s target: compaction "
+               "candidates",
+               (unsigned long long)c->small, tg);
+    if (c->pos + c->eq + c->dv > 0)
+        printf("\n    %llu delete file(s) applied on every read: compaction "
+               "applies them",
+               (unsigned long long)(c->pos + c->eq + c->dv));
+    if (m->n_snapshots > 1)
+        printf("\n    %zu snapshots: expire keeps what the retention rules "
+               "ask",
+               m->n_snapshots);
+    if (m->format_version < 2)
+        printf("\n    format version 1: no row-level deletes");
+    if (c->small <= 1 && c->pos + c->eq + c->dv == 0 && m->n_snapshots <= 1)
+        printf(" none");
+    printf("\n");
+}
+
+static int run_read_only(int argc, char **argv, unsigned bit)
+{
+    zb_verb_args *a = zb_calloc(1, sizeof *a);
+    zb_verb_env env;
+    zb_catalog *cat = NULL;
+    zb_table *t = NULL;
+    describe_counts c;
+    zb_ctx ctx;
+    int owned = 0, help, code, rc = ZB_OK;
+
+    memset(&env, 0, sizeof env);
+    memset(&c, 0, sizeof c);
+    zb_ctx_init(&ctx);
+    if (a == NULL) {
+        fputs("zamboni: out of memory\n", stderr);
+        return ZB_EXIT_FAILED;
+    }
+    if ((code = zb_verb_parse(a, bit, argc, argv, 1, 1, &help)) != 0 ||
+        help) {
+        if (help)
+            zb_verb_help(stdout, bit);
+        goto done;
+    }
+    if ((rc = zb_verb_env_open(&env, &ctx, a)) < 0)
+        goto fail;
+    if (bit == ZB_VERB_DESCRIBE) {
+        int64_t target;
+
+        if ((rc = zb_verb_catalog(&cat, &owned, &env, &ctx, a->pos[0])) < 0 ||
+            (rc = zb_catalog_load_table(cat, &ctx, a->pos[0], &t)) < 0)
+            goto fail;
+        target = target_of(&env, a, t->meta, a->pos[0]);
+        if ((rc = count(&c, env.io, &ctx, t, target)) < 0)
+            goto fail;
+        print_describe(t, a->pos[0], &c, target);
+    } else {
+        zb_compact_opts co = ZB_COMPACT_OPTS_INIT;
+        zb_compact_plan plan;
+        zb_op_target tg;
+        zb_buf out;
+        zb_tc_effective eff;
+
+        memset(&plan, 0, sizeof plan);
+        memset(&tg, 0, sizeof tg);
+        if ((rc = zb_verb_catalog(&cat, &owned, &env, &ctx, a->pos[0])) < 0)
+            goto fail;
+        tg.catalog = cat;
+        tg.io = env.io;
+        tg.ident = a->pos[0];
+        tg.dry_run = 1;
+        if (env.tc != NULL) {
+            zb_table_config_effective(&eff, env.tc, a->pos[0]);
+            if (eff.block.target_file_size_bytes > 0)
+                co.target_file_bytes = eff.block.target_file_size_bytes;
+            if (eff.block.min_input_files > 0)
+                co.min_input_files = (int)eff.block.min_input_files;
+        }
+        if (a->mo.target_file_size_bytes > 0)
+            co.target_file_bytes = a->mo.target_file_size_bytes;
+        if (a->mo.min_input_files > 0)
+            co.min_input_files = a->mo.min_input_files;
+        co.rewrite_all = a->mo.rewrite_all;
+        co.branch = a->mo.branch;
+        rc = zb_compact_plan_table(&plan, NULL, &tg, &ctx, &co);
+        zb_buf_init(&out, (size_t)256 << 20);
+        if (rc == ZB_OK)
+            rc = zb_compact_plan_report(&out, a->pos[0], &plan);
+        if (rc == ZB_OK)
+            fputs(zb_buf_cstr(&out), stdout);
+        zb_buf_free(&out);
+        zb_compact_plan_free(&plan);
+        if (rc < 0)
+            goto fail;
+    }
+    code = fflush(stdout) == 0 ? ZB_EXIT_OK : ZB_EXIT_FAILED;
+    goto done;
+fail:
+    fprintf(stderr, "zamboni %s: %s: %s\n", a->verb, a->pos[0],
+            ctx.err.msg[0] ? ctx.err.msg : zb_rc_name(rc));
+    code = zb_cli_exit_code(rc);
+done:
+    zb_table_free(t);
+    if (owned)
+        zb_catalog_free(cat);
+    zb_verb_env_close(&env);
+    zb_free(a);
+    return code;
+}
+
+int zb_cli_describe_run(int argc, char **argv)
+{
+    return run_read_only(argc, argv, ZB_VERB_DESCRIBE);
+}
+
+int zb_cli_plan_run(int argc, char **argv)
+{
+    return run_read_only(argc, argv, ZB_VERB_PLAN);
+}

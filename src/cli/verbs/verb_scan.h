@@ -1,0 +1,13 @@
+/*
+ * cli/verbs/verb_scan.h - `zamboni scan`: a table's live rows, or their count.
+ */
+#ifndef ZB_CLI_SCAN_H
+#define ZB_CLI_SCAN_H
+
+/* The command's help text (zamboni help scan). */
+extern const char zb_cli_scan_help[];
+
+/* argv[0] is "scan"; returns an exit code (cli/exit.h). */
+int zb_cli_scan_run(int argc, char **argv);
+
+#endif

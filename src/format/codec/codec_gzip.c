@@ -1,0 +1,182 @@
+/*
+ * format/codec/codec_gzip.c - the GZIP codec through zlib.
+ *
+ * Decompression: inflate with windowBits 32+15, which detects a gzip
+ * (RFC 1952) or a zlib (RFC 1950) header by itself; Parquet requires gzip
+ * but some old writers wrote zlib streams. When a member ends and input
+ * remains, the stream is reset and the next member decoded: Compression.md
+ * asks readers to accept several members. Bytes after the last member that
+ * are not a member are corrupt. Output goes into out until it is full;
+ * after that into a small scratch buffer, only to learn whether the stream
+ * holds more than the page declares.
+ *
+ * Compression: one gzip member (windowBits 16+15), levels 1..9, 0 meaning
+ * zlib's default (6).
+ *
+ * zlib's state is allocated through zb_malloc (zalloc/zfree), so it is
+ * counted and fault-injectable.
+ */
+#define ZB_MODULE "parquet"
+
+#include <limits.h>
+#include <string.h>
+
+#include <zlib.h>
+
+#include "format/codec/codec_int.h"
+#include "util/alloc.h"
+
+/* gzip header (10) and trailer (8) instead of zlib's 2 and 4. */
+#define GZIP_WRAPPER_EXTRA (18 - 6)
+
+static voidpf gz_alloc(voidpf opaque, uInt items, uInt size)
+{
+    size_t bytes;
+
+    ZB_UNUSED(opaque);
+    if (zb_mul_overflow(&bytes, items, size))
+        return Z_NULL;
+    return zb_malloc(bytes);
+}
+
+static void gz_free(voidpf opaque, voidpf p)
+{
+    ZB_UNUSED(opaque);
+    zb_free(p);
+}
+
+static void gz_init_stream(z_stream *zs)
+{
+    memset(zs, 0, sizeof *zs);
+    zs->zalloc = gz_alloc;
+    zs->zfree = gz_free;
+    zs->opaque = Z_NULL;
+}
+
+static int gz_error(zb_ctx *ctx, int zrc, const z_stream *zs, size_t in_len,
+                    size_t out_len)
+{
+    if (zrc == Z_MEM_ERROR)
+        return zb_fail_oom(ctx);
+    return zb_fail(ctx, ZB_ECORRUPT,
+                   "gzip: %s at compressed byte %zu of %zu, page declares "
+                   "%zu bytes", zs->msg ? zs->msg : "malformed stream",
+                   in_len - (size_t)zs->avail_in, in_len, out_len);
+}
+
+int pq_codec__gzip_decompress(zb_ctx *ctx, const uint8_t *in, size_t in_len,
+                              uint8_t *out, size_t out_len)
+{
+    uint8_t scratch[64];
+    z_stream zs;
+    int spill = 0; /* out is full; output goes to scratch */
+    int zrc, rc = ZB_OK;
+
+    /* Sizes are <= INT32_MAX (codec.c), so they fit zlib's uInt. */
+    gz_init_stream(&zs);
+    zs.next_in = (Bytef *)(uintptr_t)in;
+    zs.avail_in = (uInt)in_len;
+    zs.next_out = out;
+    zs.avail_out = (uInt)out_len;
+    if ((zrc = inflateInit2(&zs, 32 + MAX_WBITS)) != Z_OK)
+        return zrc == Z_MEM_ERROR ? zb_fail_oom(ctx)
+                                  : zb_fail(ctx, ZB_ERROR,
+                                            "gzip: inflateInit2 failed (%d)",
+                                            zrc);
+    for (;;) {
+        if (zs.avail_out == 0 && !spill) {
+            spill = 1;
+            zs.next_out = scratch;
+            zs.avail_out = sizeof scratch;
+        }
+        zrc = inflate(&zs, Z_NO_FLUSH);
+        if (spill && zs.avail_out != sizeof scratch) {
+            rc = zb_fail(ctx, ZB_ECORRUPT,
+                         "gzip: decompresses to more than %zu bytes, page "
+                         "declares %zu", out_len, out_len);
+            goto done;
+        }
+        if (zrc == Z_OK)
+            continue;
+        if (zrc == Z_STREAM_END) {
+            if (zs.avail_in == 0)
+                break;
+            /* Another member follows (or trailing bytes: corrupt). */
+            if ((zrc = inflateReset(&zs)) != Z_OK) {
+                rc = gz_error(ctx, zrc, &zs, in_len, out_len);
+                goto done;
+            }
+            continue;
+        }
+        if (zrc == Z_BUF_ERROR && zs.avail_in == 0) {
+            /* There is always room for output, so input ran out. */
+            rc = zb_fail(ctx, ZB_ECORRUPT,
+                         "gzip: truncated: %zu compressed bytes end after "
+                         "%zu decompressed, page declares %zu", in_len,
+                         spill ? out_len : out_len - zs.avail_out, out_len);
+            goto done;
+        }
+        rc = gz_error(ctx, zrc, &zs, in_len, out_len);
+        goto done;
+    }
+    if (!spill && zs.avail_out != 0)
+        rc = zb_fail(ctx, ZB_ECORRUPT,
+                     "gzip: decompressed %zu bytes, page declares %zu",
+                     out_len - zs.avail_out, out_len);
+done:
+    inflateEnd(&zs);
+    return rc;
+}
+
+size_t pq_codec__gzip_bound(size_t in_len)
+{
+    size_t bound;
+
+    /* compressBound is for the zlib wrapper at any level. */
+    if (in_len > ULONG_MAX ||
+        zb_add_overflow(&bound, (size_t)compressBound((uLong)in_len),
+                        GZIP_WRAPPER_EXTRA))
+        return 0;
+    return bound;
+}
+
+int pq_codec__gzip_compress(zb_ctx *ctx, int level, const uint8_t *in,
+                            size_t in_len, uint8_t *out, size_t out_cap,
+                            size_t *out_len)
+{
+    z_stream zs;
+    int zrc, rc = ZB_OK;
+
+    if (level == 0)
+        level = Z_DEFAULT_COMPRESSION;
+    else if (level < Z_BEST_SPEED || level > Z_BEST_COMPRESSION)
+        return zb_fail(ctx, ZB_EINVAL,
+                       "gzip: level %d is outside 1..9 (0: default)", level);
+    if (out_cap > UINT_MAX)
+        out_cap = UINT_MAX;
+    gz_init_stream(&zs);
+    zs.next_in = (Bytef *)(uintptr_t)in;
+    zs.avail_in = (uInt)in_len;
+    zs.next_out = out;
+    zs.avail_out = (uInt)out_cap;
+    zrc = deflateInit2(&zs, level, Z_DEFLATED, 16 + MAX_WBITS, 8,
+                       Z_DEFAULT_STRATEGY);
+    if (zrc != Z_OK)
+        return zrc == Z_MEM_ERROR ? zb_fail_oom(ctx)
+                                  : zb_fail(ctx, ZB_ERROR,
+                                            "gzip: deflateInit2 failed (%d)",
+                                            zrc);
+    zrc = deflate(&zs, Z_FINISH);
+    if (zrc == Z_STREAM_END)
+        *out_len = out_cap - zs.avail_out;
+    else if (zrc == Z_OK || zrc == Z_BUF_ERROR)
+        rc = zb_fail(ctx, ZB_ENOMEM,
+                     "gzip: %zu bytes do not compress into the %zu offered",
+                     in_len, out_cap);
+    else if (zrc == Z_MEM_ERROR)
+        rc = zb_fail_oom(ctx);
+    else
+        rc = zb_fail(ctx, ZB_ERROR, "gzip: deflate failed (%d)", zrc);
+    deflateEnd(&zs);
+    return rc;
+}

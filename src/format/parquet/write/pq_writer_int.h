@@ -1,0 +1,184 @@
+/*
+ * format/parquet/write/pq_writer_int.h - the writer's state, shared by its
+ * files: pq_writer.c (batches to pages) and pq_writer_copy.c (row groups
+ * copied as they are).
+ */
+#ifndef ZB_FORMAT_PARQUET_PQ_WRITER_INT_H
+#define ZB_FORMAT_PARQUET_PQ_WRITER_INT_H
+
+#include "format/parquet/parquet_write.h"
+#include "format/parquet/write/pq_dict.h"
+#include "format/parquet/write/pq_write_schema.h"
+#include "util/arena.h"
+#include "util/buf.h"
+
+#define STAT_MAX_BYTES 64   /* longer byte-array bounds are not written */
+
+typedef struct stats {
+    int has;                 /* a non-null value was seen */
+    int skip_bounds;         /* a value too long for bounds */
+    uint8_t min[STAT_MAX_BYTES], max[STAT_MAX_BYTES];
+    size_t min_len, max_len;
+    int64_t nulls;
+} stats;
+
+/* The whole file's view of a leaf, for Iceberg metrics
+ * (pq_write_metrics.c): counts over every row group, and bounds kept as
+ * prefixes of at most PQ_METRICS_BOUND_BYTES. */
+typedef struct fstats {
+    int has;                 /* a non-NaN, non-null value was seen */
+    int lost;                /* a copied chunk had values but no bounds */
+    uint8_t min[PQ_METRICS_BOUND_BYTES], max[PQ_METRICS_BOUND_BYTES];
+    size_t min_len, max_len;
+    int min_trunc, max_trunc;    /* the bound is a prefix of the value */
+    int64_t values, nulls, nans;
+    int nulls_unknown, nans_unknown;
+    uint64_t bytes;
+} fstats;
+
+/* A data page of the current chunk, for the page index (page_index on). */
+typedef struct page_rec {
+    uint64_t off;            /* where its header starts in the chunk */
+    uint32_t size;           /* its bytes, header included */
+    int64_t first_row;       /* row-group index of its first row */
+    int64_t nulls;
+    uint8_t null_page;       /* no non-null value */
+    uint8_t has_bounds;      /* min and max are known */
+    uint8_t min_len, max_len;
+    uint8_t min[STAT_MAX_BYTES], max[STAT_MAX_BYTES];
+} page_rec;
+
+/* A column chunk's finished pages, in blocks that never move (a growing
+ * buffer would copy them at each doubling); kept for the next row group. */
+typedef struct spool_block {
+    struct spool_block *next;
+    size_t len, cap;
+    uint8_t data[];
+} spool_block;
+
+typedef struct spool {
+    spool_block *head, *cur;     /* cur: the block appended to; NULL: none */
+    size_t len;                  /* bytes in all blocks */
+} spool;
+
+typedef struct leaf {
+    const pw_node *node;
+    const pw_node **path;    /* root's child .. the leaf */
+    size_t *path_child;      /* child index taken at each step */
+    size_t depth;
+    /* current page */
+    zb_buf defs, reps;       /* uint16_t each */
+    zb_buf values;           /* PLAIN bytes (booleans: one byte each),
+                                past a gap of gap bytes where a v1 page's
+                                levels go, so that the page is compressed
+                                in place (sized by the pages before) */
+    size_t gap;
+    zb_buf indices;          /* uint32_t dictionary indices, when use_dict */
+    size_t page_levels, page_values;
+    uint64_t page_plain_bytes;   /* what PLAIN would take for this page */
+    /* dictionary of the current chunk */
+    pq_dict dict;
+    int use_dict;            /* values still go through the dictionary */
+    int dict_pages;          /* data pages of this chunk that use it */
+    /* current row group */
+    spool chunk;             /* finished pages */
+    uint64_t chunk_uncompressed;
+    int64_t chunk_values;
+    int64_t chunk_rows;      /* rows that start in its finished pages */
+    zb_buf pages;            /* page_rec each, when page_index is on */
+    /* PLAIN values of a byte-ordered leaf (PW_ORDER_BYTES): where the
+     * page's least and greatest value sit in values, so that the page's
+     * and the file's bounds take those two at flush instead of every
+     * value (both are functions of the set of values: the same result). */
+    int pext_has, pext_long;     /* a value seen; one over STAT_MAX_BYTES */
+    size_t pmin_off, pmin_len, pmax_off, pmax_len;
+    uint64_t pmin_key, pmax_key; /* their first 8 bytes, big-endian */
+    stats st;                /* the current chunk's statistics */
+    stats pst;               /* the current page's */
+    fstats fs;               /* the file so far */
+} leaf;
+
+struct pq_writer {
+    zb_arena *arena;
+    zb_io_writer *out;
+    char *uri;
+    pq_writer_opts opts;
+    pw_schema schema;
+    leaf *leaves;
+    uint64_t file_pos;
+    uint64_t rows_in_group, rows_total;
+    pq_row_group *groups;
+    size_t n_groups, cap_groups;
+    zb_buf page;             /* scratch: an uncompressed page body */
+    zb_buf compressed;       /* scratch */
+    zb_buf header;           /* scratch */
+    pq_codec_state *codec;   /* compression contexts, reused */
+    /* page_index: the ColumnIndex and OffsetIndex structs of every chunk
+     * written so far, encoded; the footer's offsets into them are made
+     * file offsets at close, where they are written before the footer */
+    zb_buf col_index, off_index;
+};
+
+
+/* Takes value v (PLAIN bytes of len) into the chunk's min and max. */
+void pq_write_stats_update(stats *s, pw_order order, const uint8_t *v,
+                           size_t len);
+
+/* The byte width of values whose page statistics are taken in one pass
+ * over the page at flush (pq_write_stats_scan), or 0 for the orders
+ * taken value by value. */
+int pq_write_stats_fixed_width(pw_order order);
+
+/* Takes n PLAIN values of that width into s, skipping NaN. */
+void pq_write_stats_scan(stats *s, pw_order order, const uint8_t *vals,
+                         size_t n);
+
+/* The type-defined order of two PLAIN values: <0, 0, >0 (floats: NaN
+ * must not be passed; -0 == +0). */
+int pq_write_stats__cmp(pw_order order, const uint8_t *a, size_t al,
+                        const uint8_t *b, size_t bl);
+
+/* ---- Iceberg metrics (pq_write_metrics.c) ---- */
+
+/* Takes a value (PLAIN bytes of len) into the file's bounds when the
+ * pages cannot carry it whole (byte arrays); NaN takes no part. */
+void pq_write_metrics__value(leaf *l, const uint8_t *v, size_t len);
+
+/* Takes a flushed page's bounds into the file's, where the pages bound
+ * every value whole (fixed-size types). */
+void pq_write_metrics__page(leaf *l, const stats *page);
+
+/* Counts value v of a FLOAT or DOUBLE leaf if it is NaN (every value,
+ * repeats included). */
+void pq_write_metrics__nan(leaf *l, const uint8_t *v);
+
+/* Counts a chunk just written (m: its footer entry; nulls: its nulls). */
+void pq_write_metrics__chunk(fstats *f, const pq_column_meta *m,
+                             int64_t nulls);
+
+/* Counts a chunk copied from another file, from what its footer says. */
+void pq_write_metrics__copied_chunk(fstats *f, pw_order order,
+                                    const pq_column_meta *m);
+
+/* Fills r's metrics and split offsets from the writer at close. */
+int pq_write_metrics__result(pq_write_result *r, const pq_writer *w,
+                             zb_ctx *ctx);
+
+/* Takes from's bounds into into's (null counts are kept apart). */
+void pq_write_stats_merge(stats *into, const stats *from, pw_order order);
+
+/* Appends bytes to the file, advancing file_pos. */
+int pq_writer__write_bytes(pq_writer *w, zb_ctx *ctx, const void *p,
+                           size_t n);
+
+/* Ends the current row group (if it has rows): its chunks go to the file. */
+int pq_writer__flush_row_group(pq_writer *w, zb_ctx *ctx);
+
+/* Sets m's path_in_schema to leaf l's path in the writer's schema. */
+int pq_writer__set_path(pq_writer *w, zb_ctx *ctx, const leaf *l,
+                        pq_column_meta *m);
+
+/* A zeroed row group at the end of the footer's list; NULL on ENOMEM. */
+pq_row_group *pq_writer__new_row_group(pq_writer *w, zb_ctx *ctx);
+
+#endif

@@ -1,0 +1,313 @@
+/*
+ * ops/compact/compact.h - compaction (issue 8; ZAMBONI-INTERFACE.md sections 1,
+ * 3, 4, 5): small and delete-laden data files of a table rewritten into
+ * files of the target size, committed as one "replace" snapshot.
+ *
+ *     zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
+ *     o.target_file_bytes = 64 << 20;
+ *     zb_compact_result r;
+ *     rc = zb_compact(&target, ctx, &o, &r);
+ *     zb_compact_report(&out, target.ident, &r, target.dry_run);
+ *     zb_compact_result_free(&r);
+ *
+ * Plan (zb_compact_plan; compact_plan.c). The live data files of the
+ * branch head, each with the delete files that apply (plan/scan/scan_plan.h),
+ * grouped by (spec id, partition tuple). A file is a candidate when it
+ * is below the target size (every file with rewrite_all), when at least
+ * delete_file_threshold delete files apply to it, or when the rows its
+ * position deletes and deletion vectors name exceed delete_ratio of its
+ * record count. A partition's candidates are taken largest first and
+ * cut into groups of at most max_group_bytes, so that neither the
+ * memory nor the work of one group scales with the partition. A group
+ * runs when it has min_input_files files, or when one of its files
+ * carries deletes; otherwise it is skipped with the reason. Each group
+ * gets a memory estimate: zb_scan_estimate_bytes (the row stream) plus
+ * the writer's buffered row group.
+ *
+ * Rewrite (compact_rewrite.c). The group's live rows (deletes applied)
+ * are streamed into Parquet files under the table's data location
+ * (write.data.path, else <root>/data, then the partition's folder),
+ * with the table's write.parquet.* options, rolled when a file reaches
+ * the target; the metrics come from the writer. When the group has no
+ * deletes, a file whose row groups average at least copy_min_rows rows
+ * and whose Parquet schema equals the output schema is copied row group
+ * by row group (pq_writer_copy_row_groups) instead of decoded.
+ * Verification: rows written must equal the rows the stream read minus
+ * the rows deletes removed, and the rows read must equal the record
+ * counts the manifests give; a mismatch aborts the group with ZB_EUNSAFE
+ * (the message names the table, the partition and both counts) and its
+ * files are deleted: nothing of it reaches the table.
+ *
+ * Memory. Each group reserves its estimate from ctx->budget before it
+ * reads and releases it when its files are written (the commit holds no
+ * row data; holding the reservations of finished groups until a single
+ * final commit would deadlock a run whose groups do not fit at once).
+ * Before anything is written, every group's estimate is checked against
+ * max_group_memory_bytes (0: the budget's limit; no budget: no limit): a
+ * group above it fails the run with ZB_ENOMEM naming the memory it needs.
+ * Groups run max_concurrent at a time on a thread pool (exec/pool.h).
+ *
+ * Commit (compact_commit.c). One ICE_OP_REPLACE snapshot for the run,
+ * or with partial_progress one per group as groups finish (at most
+ * max_commits: groups are batched into that many commits), through
+ * zb_catalog_commit_retry. With use_starting_sequence_number (default)
+ * the new files carry the data sequence number of the snapshot the plan
+ * read, so equality deletes committed since then still apply to the
+ * rewritten rows. Each attempt first validates against every snapshot
+ * committed since the plan's: a position delete file or deletion vector
+ * added against a file being replaced (or, without a referenced data
+ * file, in its partition), an equality delete added in its partition when
+ * the starting sequence number is not used, or a delete file that
+ * applied to it removed: that group is dropped (its files deleted) and
+ * the others commit. A data file removed concurrently is the producer's
+ * validation conflict: the groups of that commit are dropped. Files are
+ * deleted only when the failure is certain; after ZB_ETIMEOUT (unknown
+ * outcome) nothing is deleted. Summary: zamboni.operation=compaction,
+ * zamboni.removed-data-files, zamboni.added-data-files.
+ *
+ * Stop: with ctx's stop flag raised no new group starts; groups already
+ * written are committed when drain_timeout_ms > 0 (and the commit ends
+ * within it), otherwise their files are deleted. Not a failure: ZB_OK
+ * with result.stopped set.
+ *
+ * Sort and z-order (strategy): each group's live rows go through the
+ * external merge sort (exec/sort/xsort.h) within sort_memory_bytes of the
+ * group's reservation, spilling sorted runs to TMPDIR, and the sorted
+ * stream is cut into files at the target: every output file is sorted,
+ * and the files of a group cover disjoint key ranges. The table's sort
+ * order takes identity fields only (other transforms: ZB_EUNSUPPORTED).
+ *
+ * Partition evolution: the output spec is output_spec_id, else the
+ * table's default spec. Files of another spec are always candidates (a
+ * single one runs too); their rows get their partition values under the
+ * output spec from the source columns and transforms (compact_repart.c)
+ * and go to one output per partition met, each rolled at the target.
+ *
+ * Row lineage (v3; format/spec.md "Row Lineage"): each output row keeps
+ * its _row_id and _last_updated_sequence_number, written as the columns
+ * of field ids 2147483540 and 2147483539 after the schema's fields: the
+ * input file's value when it has a non-null one, else the value the row
+ * inherited there (the file's first_row_id + its position; the file's
+ * data sequence number), as the row stream's lineage option reads them
+ * (plan/read/scan_read.h, ZB_LINEAGE_REWRITE); a file without a first_row_id
+ * (from before an upgrade to v3, no snapshot since) has no _row_id, so
+ * its rows get ids of the new file, but keeps its data sequence number
+ * as their _last_updated_sequence_number (what they inherit after any
+ * later commit; the spec's readers give null while it lacks one). Rows
+ * deleted are not written: their ids are gone. The sort strategies carry
+ * both columns through the sort. A file is copied row group by row group
+ * only when it has both columns with no null in any row group (by the
+ * footer's null counts), the output schema checked as for any copy. The
+ * new files are added with a null first_row_id, so the replace snapshot
+ * assigns the new manifests first_row_ids from next-row-id and advances
+ * it as any commit does (table/commit/commit.h); the rows' ids are the written
+ * ones. reset_row_lineage skips all this (no lineage columns: the rows
+ * get new ids, and _last_updated_sequence_number that of the new files).
+ *
+ * The partition_evolution rules of the table config are ops/compact/compact_evolve.h:
+ * it adds the coarser spec and runs this with output_spec_id and a
+ * file_filter that keeps only the old partitions.
+ *
+ * Codes: ZB_EUNSAFE (a row-count mismatch), ZB_ENOMEM (a group above the
+ * memory allowed), ZB_EUNSUPPORTED (a sort order), ZB_ECONFLICT (every
+ * group dropped by conflicts), ZB_ETIMEOUT (unknown commit outcome), the
+ * catalog's, planner's, reader's and FileIO codes.
+ */
+#ifndef ZB_OPS_COMPACT_H
+#define ZB_OPS_COMPACT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ops/ops.h"
+#include "plan/scan/scan_task.h"
+#include "table/value/ice_value.h"
+#include "util/arena.h"
+#include "util/buf.h"
+
+#define ZB_COMPACT_TARGET_DEFAULT ((int64_t)128 << 20)
+#define ZB_COMPACT_MAX_GROUP_DEFAULT ((uint64_t)100 << 30)
+
+typedef enum zb_compact_strategy {
+    ZB_COMPACT_BINPACK = 0,        /* rows in stream order */
+    ZB_COMPACT_SORT,               /* by columns or the table's order */
+    ZB_COMPACT_ZORDER              /* by the Morton order of columns */
+} zb_compact_strategy;
+
+/* One sort column: a field id of the table's current schema (a
+ * primitive, top-level or inside structs). */
+typedef struct zb_compact_sort_field {
+    int32_t field_id;
+    int descending;
+    int nulls_first;               /* 0: nulls last */
+} zb_compact_sort_field;
+
+typedef struct zb_compact_opts {
+    unsigned version;
+    int64_t target_file_bytes;     /* <= 0: write.parquet.target-file-size-
+                                      bytes, write.target-file-size-bytes,
+                                      else 128 MiB; at least 100 */
+    int min_input_files;           /* <= 0: 2 */
+    int rewrite_all;               /* every live file is a candidate */
+    int delete_file_threshold;     /* <= 0: off */
+    double delete_ratio;           /* <= 0: off; default 0.3 */
+    uint64_t max_group_bytes;      /* 0: 100 GiB */
+    int32_t output_spec_id;        /* < 0: the table's default spec */
+    int partial_progress;          /* commit groups as they finish */
+    int max_commits;               /* partial progress; <= 0: 10 */
+    int max_concurrent;            /* groups at once; <= 0: 1 */
+    int use_starting_seq;          /* 1 (default) or 0 */
+    uint64_t max_group_memory_bytes; /* 0: the budget's limit */
+    long drain_timeout_ms;         /* after a stop; 0: abandon at once */
+    const char *branch;            /* NULL: "main" */
+    uint64_t copy_min_rows;        /* row-group copy; 0: 100000 */
+    int reset_row_lineage;         /* v3: do not keep row lineage (the
+                                      rows get new row ids) */
+    size_t batch_rows;             /* 0: from the target, <= 65536 */
+    /* Testing only: added to the rows a group counts as written; and
+     * called after the groups of a commit are written, before it. */
+    int64_t test_row_skew;
+    void (*test_before_commit)(void *payload);
+    void *test_payload;
+    zb_compact_strategy strategy;  /* binpack (default), sort, zorder */
+    /* SORT: the columns (NULL: the table's default sort order, whose
+     * order id then stamps the new files); ZORDER: 2..16 columns. */
+    const zb_compact_sort_field *sort_fields;
+    size_t n_sort_fields;
+    unsigned zorder_bits;          /* 0: 16; columns * bits <= 62 */
+    uint64_t sort_memory_bytes;    /* a group's sort; 0: 128 MiB, less
+                                      where the group would not fit
+                                      max_group_memory_bytes (or the
+                                      budget's limit), down to 16 MiB */
+    /* A group's equality-delete key sets before they spill to TMPDIR
+     * (plan/read/scan_read.h eq_memory_bytes); 0: 64 MiB. */
+    uint64_t eq_memory_bytes;
+    /* Which live data files may be planned at all (NULL: every one): a
+     * file for which this returns 0 is neither a candidate nor counted
+     * against min_input_files; it stays as it is. spec_id: the spec of
+     * f's partition values. Partition evolution (ops/compact/compact_evolve.h)
+     * restricts a run to old partitions with it. */
+    int (*file_filter)(int32_t spec_id, const ice_data_file *f,
+                       void *payload);
+    void *file_filter_payload;
+} zb_compact_opts;
+
+#define ZB_COMPACT_OPTS_VERSION 1
+#define ZB_COMPACT_OPTS_INIT                                               \
+    { ZB_COMPACT_OPTS_VERSION, 0, 2, 0, 0, 0.3, 0, -1, 0, 10, 1, 1, 0, 0, \
+      NULL, 0, 0, 0, 0, NULL, NULL, ZB_COMPACT_BINPACK, NULL, 0, 0, 0, 0, \
+      NULL, NULL }
+
+/* Group states after a run. */
+typedef enum zb_compact_state {
+    ZB_GROUP_PLANNED = 0,
+    ZB_GROUP_WRITTEN,              /* files written, not committed */
+    ZB_GROUP_COMMITTED,
+    ZB_GROUP_DROPPED,              /* conflict or stop: files deleted */
+    ZB_GROUP_FAILED
+} zb_compact_state;
+
+typedef struct zb_compact_group {
+    int32_t spec_id;
+    int32_t out_spec_id;           /* the outputs' (the rows repartitioned
+                                      when it differs) */
+    const char *partition;         /* "(20671)", "()" when unpartitioned */
+    size_t n_tasks;
+    zb_scan_task *tasks;           /* copies, in the plan's arena */
+    uint64_t bytes;                /* file_size_in_bytes of the inputs */
+    uint64_t rows;                 /* their record counts */
+    uint64_t delete_files;         /* delete files applying (with repeats) */
+    uint64_t est_memory_bytes;
+    uint64_t est_out_files;        /* ceil(bytes / target) */
+    /* After a run. */
+    zb_compact_state state;
+    uint64_t out_files, out_bytes, out_rows;
+    uint64_t rows_read, rows_deleted;
+    uint64_t copied_files;         /* inputs taken by row-group copy */
+    uint64_t sort_runs, sort_spilled_bytes; /* the sort's (exec/sort/xsort.h) */
+    uint64_t eq_spilled;           /* equality key sets that spilled */
+    ice_data_file *outputs;        /* n = out_files, in the run's arena */
+} zb_compact_group;
+
+typedef struct zb_compact_skip {
+    int32_t spec_id;
+    const char *partition;
+    size_t candidates;
+    const char *reason;            /* "< min_input_files=2", "single..." */
+} zb_compact_skip;
+
+typedef struct zb_compact_plan {
+    const char *ident;
+    int64_t snapshot_id;           /* planned from; -1: empty table */
+    int64_t sequence_number;       /* of that snapshot */
+    int format_version;
+    int64_t target_file_bytes;
+    size_t n_groups;
+    zb_compact_group *groups;
+    size_t n_skipped;
+    zb_compact_skip *skipped;
+    uint64_t live_files;           /* live data files seen */
+    uint64_t files, bytes, rows;   /* of the groups */
+    uint64_t est_out_files;
+    uint64_t est_peak_memory_bytes;/* largest group estimate */
+    zb_arena *arena;               /* owns everything above */
+} zb_compact_plan;
+
+typedef struct zb_compact_result {
+    zb_compact_plan plan;
+    uint64_t groups_committed, groups_dropped, groups_failed;
+    uint64_t files_removed, bytes_removed;
+    uint64_t files_added, bytes_added;
+    uint64_t rows_written;
+    uint64_t commits;
+    int64_t snapshot_id;           /* last committed, or -1 */
+    int stopped;                   /* a stop request ended the run early */
+    uint64_t dangling_deletes;     /* delete files that applied only to
+                                      removed files (not removed here) */
+} zb_compact_result;
+
+/*
+ * Plans t's table: fills *plan (free with zb_compact_plan_free). The
+ * table is loaded from t->catalog; *table_out (may be NULL) gets it.
+ */
+int zb_compact_plan_table(zb_compact_plan *plan, zb_table **table_out,
+                          const zb_op_target *t, zb_ctx *ctx,
+                          const zb_compact_opts *o);
+
+/* The same on a loaded table (borrowed; must outlive the plan). */
+int zb_compact_plan_build(zb_compact_plan *plan, zb_io *io, zb_ctx *ctx,
+                          const zb_table *table, const zb_compact_opts *o);
+
+void zb_compact_plan_free(zb_compact_plan *plan);
+
+/* The target size o and the table's properties give (see opts). */
+int64_t zb_compact_target_bytes(const zb_compact_opts *o,
+                                const ice_metadata *m);
+
+/*
+ * Plans, and (without t->dry_run) rewrites and commits. r is filled in
+ * every case (free with zb_compact_result_free).
+ */
+int zb_compact(const zb_op_target *t, zb_ctx *ctx, const zb_compact_opts *o,
+               zb_compact_result *r);
+
+void zb_compact_result_free(zb_compact_result *r);
+
+/*
+ * The plan lines (section 5 "plan"): "T: G group(s), F file(s), target B
+ * bytes, snapshot S", "  group i: spec=0 partition=(20671) files=4
+ * bytes=3768 rows=2000 est-files=1 est-memory=..." and the skipped ones.
+ */
+int zb_compact_plan_report(zb_buf *out, const char *table,
+                           const zb_compact_plan *p);
+
+/*
+ * The compact lines (section 5 "compact"): "T: rewrote N file(s) (B
+ * bytes) into M (B bytes) across K compaction group(s)" or "T: no
+ * groups", then skipped and warnings; with dry_run the plan lines and
+ * the trailer-free "  would rewrite ..." line.
+ */
+int zb_compact_report(zb_buf *out, const char *table,
+                      const zb_compact_result *r, int dry_run);
+
+#endif

@@ -1,0 +1,625 @@
+/*
+ * ops/compact/compact_commit.c - the replace commit of written compaction groups
+ * (ops/compact/compact.h "Commit").
+ *
+ * zb_compact__commit runs zb_catalog_commit_retry with build(): each
+ * attempt, on the table as just loaded,
+ *   1. validates: walks the branch from its head back to the snapshot
+ *      the plan read (not found: every group conflicts) and reads the
+ *      manifests each newer snapshot wrote; an ADDED position delete or
+ *      DV naming a replaced file (or, without a referenced file, in a
+ *      group's spec and partition), an ADDED equality delete in a group's
+ *      partition (or unpartitioned) when the starting sequence number is
+ *      not used, or any when it is but the group changes partition spec,
+ *      a DELETED delete file a group applied, or a DELETED data
+ *      file a group replaces: that group is dropped from this commit;
+ *   2. builds a fresh ICE_OP_REPLACE producer from the groups left:
+ *      remove the inputs, and the DVs and file-scoped position delete
+ *      files that applied only to them (dangling after the commit), add
+ *      the outputs with the plan's sequence number (table/commit/commit_seq.h),
+ *      the zamboni.* summary keys, and ice_commit_op_build.
+ * A failed attempt's manifests are deleted by cleanup(); the groups'
+ * data files by the caller's outcome rules (below).
+ */
+#define ZB_MODULE "compact"
+
+/* Iceberg's reserved field id of file_path in position delete files. */
+#define POS_FILE_PATH_ID 2147483546
+/* Larger position delete files are not read to find what they name. */
+#define POS_READ_MAX ((int64_t)64 << 20)
+
+#include <stdio.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "catalog/catalog_retry.h"
+#include "ops/compact/compact_int.h"
+#include "table/commit/commit.h"
+#include "format/parquet/parquet.h"
+#include "plan/scan/scan_plan.h"
+#include "table/commit/commit_seq.h"
+#include "util/alloc.h"
+#include "util/err.h"
+#include "util/log.h"
+
+typedef struct cst {
+    zb_compact_group **groups;
+    size_t n;
+    char *drop;                    /* per group: dropped by validation */
+    const zb_op_target *t;
+    const zb_compact_plan *plan;
+    const zb_compact_opts *o;
+    ice_commit_op *op;
+    ice_commit_result r;
+    json_t *removed;               /* data file path -> group index */
+    json_t *removed_stripped;      /* the same, scheme and authority
+                                      stripped */
+    json_t *applied;               /* delete file path -> [group index] */
+    int none_left;
+} cst;
+
+static int same_partition(const zb_compact_group *g, int32_t spec_id,
+                          const ice_data_file *f)
+{
+    const ice_data_file *x = g->tasks[0].data.file;
+    size_t i;
+
+    if (g->spec_id != spec_id || x->n_partition != f->n_partition)
+        return 0;
+    for (i = 0; i < f->n_partition; i++) {
+        const ice_value *a = &x->partition[i], *b = &f->partition[i];
+
+        if (a->is_null != b->is_null ||
+            (!a->is_null && ice_value_cmp(a, b) != 0))
+            return 0;
+    }
+    return 1;
+}
+
+/* The data file a position delete file names in every row, from its
+ * file_path bounds (lower == upper, as the planner reads them); NULL
+ * when they differ or are absent. zb_free the result. */
+static char *single_path(const ice_data_file *f)
+{
+    const ice_metric_bytes *lo = NULL, *hi = NULL;
+    char *p;
+    size_t i;
+
+    for (i = 0; f->lower_bounds.has && i < f->lower_bounds.n; i++)
+        if (f->lower_bounds.items[i].field_id == POS_FILE_PATH_ID)
+            lo = &f->lower_bounds.items[i];
+    for (i = 0; f->upper_bounds.has && i < f->upper_bounds.n; i++)
+        if (f->upper_bounds.items[i].field_id == POS_FILE_PATH_ID)
+            hi = &f->upper_bounds.items[i];
+    if (lo == NULL || hi == NULL || lo->len != hi->len ||
+        memcmp(lo->ptr, hi->ptr, lo->len) != 0 ||
+        memchr(lo->ptr, 0, lo->len) != NULL)
+        return NULL;
+    if ((p = zb_malloc(lo->len + 1)) == NULL)
+        return NULL;               /* conservative: the partition rule */
+    memcpy(p, lo->ptr, lo->len);
+    p[lo->len] = '\0';
+    return p;
+}
+
+static void drop_group(cst *s, size_t i, zb_ctx *ctx, const char *why,
+                       const char *path, int64_t snap)
+{
+    if (s->drop[i])
+        return;
+    s->drop[i] = 1;
+    zb_log_warn(ctx, "%s: dropping compaction group %s: snapshot %lld %s "
+                "%s", s->plan->ident, s->groups[i]->partition,
+                (long long)snap, why, path);
+}
+
+/*
+ * A position delete file that names no single data file: reads its
+ * file_path column and answers 0 when no row names a file of group gi
+ * (the group may stay), 1 when one does or when it cannot tell (too
+ * large, unreadable: the conservative answer).
+ */
+static int read_paths(cst *s, zb_ctx *ctx, const zb_table *t,
+                      const ice_data_file *f, size_t gi, int64_t snap)
+{
+    pq_reader_opts ro = PQ_READER_OPTS_INIT;
+    pq_reader *r = NULL;
+    struct ArrowArray b;
+    zb_buf uri = ZB_BUF_INIT(1 << 16);
+    zb_err saved;
+    int32_t fid = POS_FILE_PATH_ID;
+    int rc, hit = 0;
+
+    (void)snap;
+    if (f->file_size_in_bytes > POS_READ_MAX)
+        return 1;
+    zb_err_copy(&saved, &ctx->err);
+    ro.field_ids = &fid;
+    ro.n_field_ids = 1;
+    if (zb_table_resolve(&uri, ctx, t, f->file_path) < 0 ||
+        pq_reader_open(&r, s->t->io, ctx, zb_buf_cstr(&uri), &ro) < 0) {
+        hit = 1;
+        goto done;
+    }
+    while (!hit && (rc = pq_reader_next(r, ctx, &b)) == 1) {
+        const struct ArrowArray *c = b.n_children == 1 ? b.children[0] : NULL;
+        int64_t i;
+
+        for (i = 0; c != NULL && !hit && i < b.length; i++) {
+            const int32_t *off = c->buffers[1];
+            const char *data = c->buffers[2];
+            int64_t k = i + b.offset + c->offset;
+            char path[4096];
+            size_t len;
+            json_t *g;
+
+            if (c->null_count != 0 && c->buffers[0] != NULL &&
+                !zb_arrow_bit(c->buffers[0], k))
+                continue;
+            len = (size_t)(off[k + 1] - off[k]);
+            if (len >= sizeof path) {
+                hit = 1;
+                break;
+            }
+            memcpy(path, data + off[k], len);
+            path[len] = '\0';
+            g = json_object_get(s->removed, path);
+            if (g == NULL)
+                g = json_object_get(s->removed_stripped,
+                                    zb_scan_path_strip(path));
+            hit = g != NULL && (size_t)json_integer_value(g) == gi;
+        }
+        if (c == NULL)
+            hit = 1;
+        b.release(&b);
+    }
+    if (rc < 0)
+        hit = 1;
+done:
+    pq_reader_free(r);
+    zb_buf_free(&uri);
+    zb_err_copy(&ctx->err, &saved);
+    return hit;
+}
+
+/*
+ * The outputs get the plan's sequence number (make_op): only a v2+ table
+ * whose planned snapshot has one (an upgraded v1 head has 0, below every
+ * sequence number a commit may assign).
+ */
+static int uses_starting_seq(const cst *s)
+{
+    return s->o->use_starting_seq && s->plan->format_version >= 2 &&
+           s->plan->sequence_number > 0;
+}
+
+/* One entry written by a snapshot committed since the plan. */
+static void check_entry(cst *s, zb_ctx *ctx, const zb_table *t,
+                        const ice_manifest_entry *e, int32_t spec_id,
+                        int64_t snap)
+{
+    const ice_data_file *f = &e->data_file;
+    json_t *hit;
+    size_t i, k;
+
+    if (e->status == ICE_STATUS_DELETED) {
+        if (f->content == ICE_CONTENT_DATA) {
+            hit = json_object_get(s->removed, f->file_path);
+            if (hit != NULL)
+                drop_group(s, (size_t)json_integer_value(hit), ctx,
+                           "removed data file", f->file_path, snap);
+            return;
+        }
+        hit = json_object_get(s->applied, f->file_path);
+        for (k = 0; hit != NULL && k < json_array_size(hit); k++)
+            drop_group(s, (size_t)json_integer_value(json_array_get(hit, k)),
+                       ctx, "removed delete file", f->file_path, snap);
+        return;
+    }
+    if (e->status != ICE_STATUS_ADDED || f->content == ICE_CONTENT_DATA)
+        return;
+    if (f->content == ICE_CONTENT_POSITION_DELETES) {
+        const char *ref = f->referenced_data_file;
+        char *bound = ref == NULL ? single_path(f) : NULL;
+
+        if (bound != NULL)
+            ref = bound;
+        if (ref != NULL) {
+            hit = json_object_get(s->removed, ref);
+            if (hit == NULL)   /* hdfs://nn/a vs /a: compare stripped */
+                hit = json_object_get(s->removed_stripped,
+                                      zb_scan_path_strip(ref));
+            if (hit != NULL)
+                drop_group(s, (size_t)json_integer_value(hit), ctx,
+                           "added deletes against", ref, snap);
+            zb_free(bound);
+            return;
+        }
+        for (i = 0; i < s->n; i++)
+            if (same_partition(s->groups[i], spec_id, f) &&
+                !s->drop[i] && read_paths(s, ctx, t, f, i, snap) != 0)
+                drop_group(s, i, ctx, "added position deletes against "
+                           "its files:", f->file_path, snap);
+        return;
+    }
+    for (i = 0; i < s->n; i++) {
+        const zb_compact_group *g = s->groups[i];
+
+        if (uses_starting_seq(s)) {
+            /* The outputs keep the plan's sequence number, so the new
+             * deletes apply to them as they did to the inputs; unless the
+             * rows move to another spec, where a delete of the old spec
+             * stops applying and one of the new spec starts to. */
+            if (g->out_spec_id != g->spec_id)
+                drop_group(s, i, ctx, "added equality deletes while its "
+                           "rows change partition spec:", f->file_path,
+                           snap);
+        } else if (f->n_partition == 0 || same_partition(g, spec_id, f)) {
+            drop_group(s, i, ctx, "added equality deletes:", f->file_path,
+                       snap);
+        }
+    }
+}
+
+static int check_snapshot(cst *s, zb_ctx *ctx, const zb_table *t,
+                          const ice_snapshot *snap)
+{
+    ice_manifest_list_reader *lr = NULL;
+    ice_manifest_reader *r = NULL;
+    const ice_manifest_file *mf;
+    const ice_manifest_entry *e;
+    int rc;
+
+    if (snap->manifest_list == NULL)
+        return ZB_OK;
+    if ((rc = ice_manifest_list_open(&lr, s->t->io, ctx,
+                                     snap->manifest_list,
+                                     t->meta->format_version,
+                                     &t->paths)) < 0)
+        return rc;
+    while ((rc = ice_manifest_list_next(lr, ctx, &mf)) > 0) {
+        if (mf->added_snapshot_id != snap->snapshot_id)
+            continue;
+        if ((rc = ice_manifest_open(&r, s->t->io, ctx, mf, NULL,
+                                    t->meta->format_version,
+                                    &t->paths)) < 0)
+            break;
+        while ((rc = ice_manifest_next(r, ctx, &e)) > 0)
+            if (e->snapshot_id == snap->snapshot_id)
+                check_entry(s, ctx, t, e, mf->partition_spec_id,
+                            snap->snapshot_id);
+        ice_manifest_free(r);
+        r = NULL;
+        if (rc < 0)
+            break;
+    }
+    ice_manifest_list_free(lr);
+    return rc;
+}
+
+static int validate(cst *s, zb_ctx *ctx, const zb_table *t)
+{
+    const ice_snapshot *head = NULL, **chain = NULL;
+    size_t n, i;
+    int rc;
+
+    if ((rc = zb_compact__head(&head, ctx, t->meta, s->o->branch)) < 0)
+        return rc;
+    if (head == NULL || s->plan->snapshot_id < 0) {
+        memset(s->drop, 1, s->n);
+        return ZB_OK;
+    }
+    if (head->snapshot_id == s->plan->snapshot_id)
+        return ZB_OK;
+    n = ice_metadata_ancestors(NULL, 0, t->meta, head->snapshot_id);
+    if ((chain = zb_calloc(n + 1, sizeof *chain)) == NULL)
+        return zb_fail_oom(ctx);
+    n = ice_metadata_ancestors(chain, n, t->meta, head->snapshot_id);
+    for (i = 0; i < n; i++)
+        if (chain[i]->snapshot_id == s->plan->snapshot_id)
+            break;
+    if (i == n) {
+        zb_log_warn(ctx, "%s: snapshot %lld that compaction planned from "
+                    "is no longer an ancestor of the branch: every group "
+                    "dropped", s->plan->ident,
+                    (long long)s->plan->snapshot_id);
+        memset(s->drop, 1, s->n);
+        zb_free(chain);
+        return ZB_OK;
+    }
+    n = i;
+    for (i = 0; i < n && rc == ZB_OK; i++)
+        rc = check_snapshot(s, ctx, t, chain[i]);
+    zb_free(chain);
+    return rc;
+}
+
+static int add_summary(cst *s, zb_ctx *ctx, uint64_t removed, uint64_t added)
+{
+    char num[24];
+    int rc;
+
+    if ((rc = ice_commit_op_set_summary(s->op, ctx, "zamboni.operation",
+                                        "compaction")) < 0)
+        return rc;
+    snprintf(num, sizeof num, "%llu", (unsigned long long)removed);
+    if ((rc = ice_commit_op_set_summary(s->op, ctx,
+                                        "zamboni.removed-data-files",
+                                        num)) < 0)
+        return rc;
+    snprintf(num, sizeof num, "%llu", (unsigned long long)added);
+    return ice_commit_op_set_summary(s->op, ctx, "zamboni.added-data-files",
+                                     num);
+}
+
+/*
+ * Marks in shared the Puffin files of candidates that also hold a live
+ * deletion vector of a data file this commit keeps: removal goes by file
+ * path, and would take that vector with the others.
+ */
+static int find_shared_puffins(json_t *shared, zb_ctx *ctx, const cst *s,
+                               const zb_table *t, const json_t *candidates)
+{
+    const ice_snapshot *snap = NULL;
+    ice_snapshot_iter *it = NULL;
+    const ice_manifest_entry *e;
+    const ice_manifest_file *mf;
+    json_t *hit;
+    int rc;
+
+    if (json_object_size(candidates) == 0)
+        return ZB_OK;
+    if ((rc = zb_compact__head(&snap, ctx, t->meta, s->o->branch)) < 0)
+        return rc;
+    if (snap == NULL)
+        return ZB_OK;
+    if ((rc = ice_snapshot_iter_open(&it, s->t->io, ctx, t->meta, snap,
+                                     &t->paths)) < 0)
+        return rc;
+    while ((rc = ice_snapshot_iter_next(it, ctx, &e, &mf)) > 0) {
+        const ice_data_file *d = &e->data_file;
+        if (d->content != ICE_CONTENT_POSITION_DELETES ||
+            d->referenced_data_file == NULL ||
+            json_object_get(candidates, d->file_path) == NULL)
+            continue;
+        /* A vector of a file this commit replaces goes with it; one of a
+         * file that stays (never planned, or its group dropped) keeps
+         * the Puffin file. */
+        hit = json_object_get(s->removed, d->referenced_data_file);
+        if (hit != NULL && !s->drop[(size_t)json_integer_value(hit)])
+            continue;
+        if (json_object_set_new(shared, d->file_path, json_true()) < 0) {
+            rc = zb_fail_oom(ctx);
+            break;
+        }
+    }
+    ice_snapshot_iter_free(it);
+    return rc < 0 ? rc : ZB_OK;
+}
+
+/* The producer for the groups validation left. */
+static int make_op(cst *s, zb_ctx *ctx, const zb_table *t)
+{
+    ice_commit_op_opts oo = ICE_COMMIT_OP_OPTS_INIT;
+    json_t *dangling = NULL, *shared = NULL;
+    uint64_t removed = 0, added = 0;
+    size_t i, j, k;
+    int rc;
+
+    oo.kind = ICE_OP_REPLACE;
+    oo.io = s->t->io;
+    oo.root = t->root;
+    oo.paths = &t->paths;
+    oo.branch = s->o->branch;
+    if ((rc = ice_commit_op_new(&s->op, ctx, &oo)) < 0)
+        return rc;
+    if (uses_starting_seq(s) &&
+        (rc = ice_commit_op_set_data_sequence_number(
+             s->op, ctx, ICE_OP_REPLACE, s->plan->sequence_number)) < 0)
+        return rc;
+    if ((dangling = json_object()) == NULL ||
+        (shared = json_object()) == NULL) {
+        json_decref(dangling);
+        return zb_fail_oom(ctx);
+    }
+    /* Delete files scoped to replaced files, then those of them whose
+     * Puffin file must stay for the sake of another vector. */
+    for (i = 0; i < s->n && rc == ZB_OK; i++)
+        for (j = 0; !s->drop[i] && j < s->groups[i]->n_tasks && rc == ZB_OK;
+             j++) {
+            const zb_scan_task *tk = &s->groups[i]->tasks[j];
+            for (k = 0; k < tk->n_deletes && rc == ZB_OK; k++) {
+                const ice_data_file *d = tk->deletes[k].file;
+                if (d->content == ICE_CONTENT_POSITION_DELETES &&
+                    d->referenced_data_file != NULL &&
+                    json_object_get(s->removed, d->referenced_data_file) &&
+                    json_object_set_new(dangling, d->file_path,
+                                        json_false()) < 0)
+                    rc = zb_fail_oom(ctx);
+            }
+        }
+    if (rc == ZB_OK)
+        rc = find_shared_puffins(shared, ctx, s, t, dangling);
+    json_object_clear(dangling);
+    for (i = 0; i < s->n && rc == ZB_OK; i++) {
+        const zb_compact_group *g = s->groups[i];
+
+        if (s->drop[i])
+            continue;
+        for (j = 0; j < g->n_tasks && rc == ZB_OK; j++) {
+            const zb_scan_task *tk = &g->tasks[j];
+
+            rc = ice_commit_op_remove_file(s->op, ctx,
+                                           tk->data.file->file_path);
+            removed++;
+            /* A DV or a position delete file scoped to this file applies
+             * to nothing once it is replaced: remove it with it. */
+            for (k = 0; k < tk->n_deletes && rc == ZB_OK; k++) {
+                const ice_data_file *d = tk->deletes[k].file;
+
+                if (d->content != ICE_CONTENT_POSITION_DELETES ||
+                    d->referenced_data_file == NULL ||
+                    json_object_get(s->removed,
+                                    d->referenced_data_file) == NULL ||
+                    json_object_get(dangling, d->file_path) != NULL ||
+                    json_object_get(shared, d->file_path) != NULL)
+                    continue;
+                if (json_object_set_new(dangling, d->file_path,
+                                        json_true()) < 0)
+                    rc = zb_fail_oom(ctx);
+                else
+                    rc = ice_commit_op_remove_file(s->op, ctx, d->file_path);
+            }
+        }
+        for (j = 0; j < g->out_files && rc == ZB_OK; j++) {
+            rc = ice_commit_op_add_file(s->op, ctx, g->out_spec_id,
+                                        &g->outputs[j]);
+            added++;
+        }
+    }
+    json_decref(dangling);
+    json_decref(shared);
+    if (rc == ZB_OK)
+        rc = add_summary(s, ctx, removed, added);
+    return rc;
+}
+
+static int build(json_t **reqs, json_t **updates, zb_ctx *ctx,
+                 const zb_table *t, void *payload)
+{
+    cst *s = payload;
+    size_t i, left = 0;
+    int rc;
+
+    ice_commit_op_free(s->op);
+    s->op = NULL;
+    ice_commit_result_free(&s->r);
+    if ((rc = validate(s, ctx, t)) < 0)
+        return rc;
+    for (i = 0; i < s->n; i++)
+        left += !s->drop[i];
+    if (left == 0) {
+        s->none_left = 1;
+        return zb_err__set(&ctx->err, ZB_ECONFLICT,
+                           ICE_COMMIT_VALIDATE_MODULE, "%s: every "
+                           "compaction group conflicts with a concurrent "
+                           "commit", s->plan->ident);
+    }
+    if ((rc = make_op(s, ctx, t)) < 0 ||
+        (rc = ice_commit_op_build(s->op, ctx, t->meta, &s->r)) < 0)
+        return rc;
+    *reqs = json_incref(s->r.requirements);
+    *updates = json_incref(s->r.updates);
+    return ZB_OK;
+}
+
+static void cleanup(zb_ctx *ctx, const zb_table *t, void *payload)
+{
+    cst *s = payload;
+
+    (void)t;
+    ice_commit_result_delete_files(&s->r, s->t->io, ctx);
+    ice_commit_result_free(&s->r);
+}
+
+static int index_groups(cst *s, zb_ctx *ctx)
+{
+    size_t i, j, k;
+
+    for (i = 0; i < s->n; i++) {
+        const zb_compact_group *g = s->groups[i];
+
+        for (j = 0; j < g->n_tasks; j++) {
+            const zb_scan_task *tk = &g->tasks[j];
+
+            if (json_object_set_new(s->removed, tk->data.file->file_path,
+                                    json_integer((json_int_t)i)) < 0 ||
+                json_object_set_new(s->removed_stripped,
+                                    zb_scan_path_strip(
+                                        tk->data.file->file_path),
+                                    json_integer((json_int_t)i)) < 0)
+                return zb_fail_oom(ctx);
+            for (k = 0; k < tk->n_deletes; k++) {
+                const char *p = tk->deletes[k].file->file_path;
+                json_t *a = json_object_get(s->applied, p);
+
+                if (a == NULL &&
+                    (json_object_set_new(s->applied, p, json_array()) < 0 ||
+                     (a = json_object_get(s->applied, p)) == NULL))
+                    return zb_fail_oom(ctx);
+                if (json_array_append_new(a, json_integer((json_int_t)i)) < 0)
+                    return zb_fail_oom(ctx);
+            }
+        }
+    }
+    return ZB_OK;
+}
+
+int zb_compact__commit(zb_compact_group **groups, size_t n,
+                       const zb_op_target *t, zb_ctx *ctx,
+                       const zb_compact_plan *plan, const zb_compact_opts *o,
+                       int64_t *snapshot_id)
+{
+    zb_catalog_retry_opts ro = ZB_CATALOG_RETRY_OPTS_INIT;
+    zb_table *next = NULL;
+    cst s;
+    size_t i;
+    int rc;
+
+    *snapshot_id = -1;
+    memset(&s, 0, sizeof s);
+    s.groups = groups;
+    s.n = n;
+    s.t = t;
+    s.plan = plan;
+    s.o = o;
+    if (n == 0)
+        return ZB_OK;
+    if ((s.drop = zb_calloc(n, 1)) == NULL ||
+        (s.removed = json_object()) == NULL ||
+        (s.removed_stripped = json_object()) == NULL ||
+        (s.applied = json_object()) == NULL) {
+        rc = zb_fail_oom(ctx);
+        goto done;
+    }
+    if ((rc = index_groups(&s, ctx)) < 0)
+        goto done;
+    ro.cleanup = cleanup;
+    if (o->drain_timeout_ms > 0 && zb_ctx_stopped(ctx))
+        ro.total_timeout_ms = o->drain_timeout_ms;
+    rc = zb_catalog_commit_retry(t->catalog, ctx, plan->ident, build, &s,
+                                 &ro, &next);
+    if (rc == ZB_OK) {
+        *snapshot_id = s.r.snapshot_id;
+        for (i = 0; i < n; i++)
+            groups[i]->state = s.drop[i] ? ZB_GROUP_DROPPED
+                                         : ZB_GROUP_COMMITTED;
+    } else if (rc == ZB_ETIMEOUT) {
+        /* Unknown outcome: the files may be referenced now. */
+        goto done;
+    } else if (rc == ZB_ECONFLICT) {
+        for (i = 0; i < n; i++)
+            groups[i]->state = ZB_GROUP_DROPPED;
+        if (s.none_left) {
+            zb_err_clear(&ctx->err);
+            rc = ZB_OK;
+        }
+    } else {
+        for (i = 0; i < n; i++)
+            groups[i]->state = ZB_GROUP_FAILED;
+    }
+    for (i = 0; i < n; i++)
+        if (groups[i]->state == ZB_GROUP_DROPPED ||
+            groups[i]->state == ZB_GROUP_FAILED)
+            zb_compact__drop_outputs(groups[i], t->io, ctx);
+done:
+    ice_commit_op_free(s.op);
+    ice_commit_result_free(&s.r);
+    zb_table_free(next);
+    json_decref(s.removed);
+    json_decref(s.removed_stripped);
+    json_decref(s.applied);
+    zb_free(s.drop);
+    return rc;
+}

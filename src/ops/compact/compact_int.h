@@ -1,0 +1,109 @@
+/*
+ * ops/compact/compact_int.h - private to compact*.c: what the plan, rewrite,
+ * commit and run parts share.
+ */
+#ifndef ZB_OPS_COMPACT_INT_H
+#define ZB_OPS_COMPACT_INT_H
+
+#include <stdatomic.h>
+
+#include "catalog/catalog.h"
+#include "exec/sort/xsort.h"
+#include "ops/compact/compact.h"
+#include "zamboni/budget.h"
+
+/* The snapshot branch (NULL: main) points at; NULL when it has none. */
+int zb_compact__head(const ice_snapshot **out, zb_ctx *ctx,
+                     const ice_metadata *m, const char *branch);
+
+/* The estimate of a group: the row stream's plus the writer's. */
+uint64_t zb_compact__group_memory(const zb_compact_group *g,
+                                  int64_t target, size_t batch_rows,
+                                  uint64_t eq_memory_bytes);
+
+/* o's equality key-set cap (0: 64 MiB). */
+uint64_t zb_compact__eq_memory(const zb_compact_opts *o);
+
+/* Rows per batch for a group (opts, else from the target and widths). */
+size_t zb_compact__batch_rows(const zb_compact_opts *o, int64_t target,
+                              const zb_compact_group *g);
+
+/*
+ * Rewrites group g of table: writes its output files (into g->outputs,
+ * in arena, which must be thread-safe: one arena per group), verifies the
+ * row counts. ctx is the group's own (its budget unused: the caller
+ * reserved; res, its reservation or an empty one, is lent to the sort).
+ * On failure every file written is deleted.
+ */
+int zb_compact__rewrite(zb_compact_group *g, zb_arena *arena, zb_io *io,
+                        zb_ctx *ctx, const zb_table *table,
+                        const zb_compact_opts *o, int64_t target,
+                        zb_reservation *res);
+
+/*
+ * The sort part of g's estimate (0 for binpack); g NULL: the cap. With
+ * the default sort memory and max_bytes (a group's allowed memory, 0:
+ * none) it is cut so that the group's estimate fits max_bytes, down to
+ * ZB_COMPACT_SORT_MIN_BYTES.
+ */
+#define ZB_COMPACT_SORT_MIN_BYTES ((uint64_t)16 << 20)
+uint64_t zb_compact__sort_memory(const zb_compact_opts *o,
+                                 const zb_compact_group *g, int64_t target,
+                                 uint64_t max_bytes);
+
+/* The memory a group may have: max_group_memory_bytes, else budget's
+ * limit (budget may be NULL); 0: no limit. */
+uint64_t zb_compact__max_group_memory(const zb_compact_opts *o,
+                                      zb_budget *budget);
+
+/* Deletes g's output files, best effort, keeping ctx->err. */
+void zb_compact__drop_outputs(zb_compact_group *g, zb_io *io, zb_ctx *ctx);
+
+/*
+ * Commits groups[0..n) (those in state WRITTEN) as one replace snapshot:
+ * validates each attempt against the snapshots committed since the plan
+ * (start snapshot id, sequence number); groups found in conflict become
+ * DROPPED (their files deleted), the others COMMITTED. *snapshot_id gets
+ * the snapshot committed. ZB_OK (also when every group was dropped: then
+ * *snapshot_id is -1), ZB_ETIMEOUT (unknown: nothing deleted, groups stay
+ * WRITTEN), or another failure (groups FAILED, files deleted).
+ */
+int zb_compact__commit(zb_compact_group **groups, size_t n,
+                       const zb_op_target *t, zb_ctx *ctx,
+                       const zb_compact_plan *plan, const zb_compact_opts *o,
+                       int64_t *snapshot_id);
+
+/*
+ * The sort columns of o against m: o's, or (SORT without columns) the
+ * table's default sort order, whose id goes to *order_id (else -1).
+ * *out (zb_free) is NULL for binpack. ZB_EINVAL (no columns, bad
+ * z-order column count), ZB_EUNSUPPORTED (a non-identity sort field).
+ */
+int zb_compact__sort_fields(zb_compact_sort_field **out, size_t *n,
+                            int32_t *order_id, zb_ctx *ctx,
+                            const ice_metadata *m, const zb_compact_opts *o);
+
+/* A group's external sort over schema by fields, in res (may be empty). */
+int zb_compact__xsort_new(zb_xsort **out, zb_ctx *ctx,
+                          const struct ArrowSchema *schema,
+                          const zb_compact_opts *o,
+                          const zb_compact_sort_field *fields, size_t n,
+                          uint64_t sort_bytes, size_t out_batch_rows,
+                          zb_reservation *res, const char *table);
+
+/* Partition values of rows under another spec (compact_repart.c). */
+typedef struct zb_repart zb_repart;
+int zb_compact__repart_new(zb_repart **out, zb_ctx *ctx,
+                           const ice_metadata *m,
+                           const ice_partition_spec *spec,
+                           const struct ArrowSchema *schema);
+void zb_compact__repart_free(zb_repart *p);
+size_t zb_compact__repart_fields(const zb_repart *p);
+/* vals[0..fields) of logical row of batch; strings borrowed. */
+int zb_compact__repart_row(ice_value *vals, zb_ctx *ctx, const zb_repart *p,
+                           const struct ArrowArray *batch, int64_t row);
+/* "a=1/b=x" of vals (out cleared first). */
+int zb_compact__repart_folder(zb_buf *out, zb_ctx *ctx, const zb_repart *p,
+                              const ice_value *vals);
+
+#endif

@@ -1,0 +1,526 @@
+/*
+ * ops/compact/compact_plan.c - compaction planning (ops/compact/compact.h "Plan").
+ *
+ * zb_compact_plan_build streams the planner's tasks (plan/scan/scan_plan.h)
+ * once. Each task is classified (candidate or not); candidates are
+ * deep-copied into the plan's arena and appended to the bin of their
+ * (spec id, partition tuple), found through a JSON object keyed by the
+ * spec id and the partition values' binary serialization. Then each bin
+ * is sorted by file size, largest first, and cut into groups of at most
+ * max_group_bytes (a file larger than that is a group alone); each group
+ * runs or is skipped by the min_input_files rule and gets its memory
+ * estimate. Memory: the copied candidate tasks (their entries, metrics
+ * and delete lists), never the data.
+ */
+#define ZB_MODULE "compact"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "format/parquet/parquet_write.h"
+#include "ops/compact/compact_int.h"
+#include "plan/scan/scan_plan.h"
+#include "plan/read/scan_read.h"
+#include "util/alloc.h"
+#include "util/err.h"
+#include "util/str.h"
+#include "util/vec.h"
+
+#define PLAN_ARENA_MAX ((size_t)4 << 30)
+#define KEY_MAX ((size_t)1 << 20)
+
+/* One (spec, partition) bin of candidates. */
+typedef struct bin {
+    int32_t spec_id;
+    const char *partition;         /* display text, in the plan's arena */
+    zb_vec tasks;                  /* cand */
+} bin;
+
+typedef struct cand {
+    zb_scan_task task;
+    int laden;                     /* deletes made it a candidate */
+} cand;
+
+int64_t zb_compact_target_bytes(const zb_compact_opts *o,
+                                const ice_metadata *m)
+{
+    static const char *const keys[] = {
+        "write.parquet.target-file-size-bytes",
+        "write.target-file-size-bytes"
+    };
+    uint64_t v;
+    size_t i;
+
+    if (o != NULL && o->target_file_bytes > 0)
+        return o->target_file_bytes < 100 ? 100 : o->target_file_bytes;
+    for (i = 0; m != NULL && i < sizeof keys / sizeof keys[0]; i++) {
+        const char *s = ice_metadata_property(m, keys[i]);
+
+        if (s != NULL && zb_str_to_u64(&v, s) == 0 && v >= 100 &&
+            v <= (uint64_t)INT64_MAX)
+            return (int64_t)v;
+    }
+    return ZB_COMPACT_TARGET_DEFAULT;
+}
+
+/* "(v1,v2)" in JSON single-value form, and the bin key. */
+static int partition_text(char **text, zb_buf *key, zb_ctx *ctx,
+                          zb_arena *arena, int32_t spec_id,
+                          const ice_data_file *f)
+{
+    zb_buf t = ZB_BUF_INIT(KEY_MAX);
+    size_t i;
+    int rc = ZB_OK;
+
+    zb_buf_clear(key);
+    if (zb_buf_appendf(key, "%d|", (int)spec_id) < 0 ||
+        zb_buf_putc(&t, '(') < 0) {
+        rc = zb_fail_oom(ctx);
+        goto done;
+    }
+    for (i = 0; i < f->n_partition; i++) {
+        const ice_value *v = &f->partition[i];
+
+        if ((i > 0 && zb_buf_putc(&t, ',') < 0) ||
+            zb_buf_putc(key, v->is_null ? 'N' : 'V') < 0) {
+            rc = zb_fail_oom(ctx);
+            goto done;
+        }
+        if (!v->is_null) {
+            /* Hex of the binary form (a JSON key must be UTF-8 without
+             * NULs), ended by ';' so that keys cannot run together. */
+            zb_buf raw = ZB_BUF_INIT(KEY_MAX);
+            size_t k;
+
+            if ((rc = ice_value_to_bytes(&raw, ctx, v)) < 0) {
+                zb_buf_free(&raw);
+                goto done;
+            }
+            for (k = 0; k < raw.len && rc == ZB_OK; k++)
+                if (zb_buf_appendf(key, "%02x",
+                                   ((const uint8_t *)raw.ptr)[k]) < 0)
+                    rc = zb_fail_oom(ctx);
+            zb_buf_free(&raw);
+            if (rc < 0 || zb_buf_putc(key, ';') < 0) {
+                rc = zb_fail_oom(ctx);
+                goto done;
+            }
+        }
+        if (ice_value_to_json(&t, ctx, v) < 0) {
+            zb_err_clear(&ctx->err);
+            if ((rc = ice_value_to_human(&t, ctx, v)) < 0)
+                goto done;
+        }
+    }
+    if (zb_buf_putc(&t, ')') < 0 ||
+        (*text = zb_arena_strdup(arena, zb_buf_cstr(&t))) == NULL)
+        rc = zb_fail_oom(ctx);
+done:
+    zb_buf_free(&t);
+    return rc;
+}
+
+/* Rows that DVs and file-scoped position deletes name in this file. */
+static uint64_t known_deleted(const zb_scan_task *t)
+{
+    uint64_t n = 0;
+    size_t i;
+
+    for (i = 0; i < t->n_deletes; i++) {
+        const ice_data_file *d = t->deletes[i].file;
+
+        if (d->content == ICE_CONTENT_POSITION_DELETES &&
+            d->referenced_data_file != NULL && d->record_count > 0)
+            n += (uint64_t)d->record_count;
+    }
+    return n;
+}
+
+static int is_laden(const zb_compact_opts *o, const zb_scan_task *t)
+{
+    const ice_data_file *f = t->data.file;
+
+    if (t->n_deletes == 0)
+        return 0;
+    if (o->delete_file_threshold > 0 &&
+        t->n_deletes >= (size_t)o->delete_file_threshold)
+        return 1;
+    return o->delete_ratio > 0 && f->record_count > 0 &&
+           (double)known_deleted(t) / (double)f->record_count >
+               o->delete_ratio;
+}
+
+static int cmp_size_desc(const void *pa, const void *pb)
+{
+    const cand *a = pa, *b = pb;
+    int64_t x = a->task.data.file->file_size_in_bytes;
+    int64_t y = b->task.data.file->file_size_in_bytes;
+
+    if (x != y)
+        return x > y ? -1 : 1;
+    return strcmp(a->task.data.file->file_path, b->task.data.file->file_path);
+}
+
+uint64_t zb_compact__max_group_memory(const zb_compact_opts *o,
+                                      zb_budget *budget)
+{
+    if (o != NULL && o->max_group_memory_bytes > 0)
+        return o->max_group_memory_bytes;
+    return budget != NULL ? zb_budget_limit_bytes(budget) : 0;
+}
+
+uint64_t zb_compact__eq_memory(const zb_compact_opts *o)
+{
+    return o != NULL && o->eq_memory_bytes ? o->eq_memory_bytes
+                                           : (uint64_t)64 << 20;
+}
+
+uint64_t zb_compact__group_memory(const zb_compact_group *g,
+                                  int64_t target, size_t batch_rows,
+                                  uint64_t eq_memory_bytes)
+{
+    /* With a cap the key sets spill past it: the estimate is capped. */
+    uint64_t est = zb_scan_estimate_bytes(g->tasks, g->n_tasks, batch_rows,
+                                          eq_memory_bytes, NULL);
+    uint64_t rg = (uint64_t)128 << 20;   /* PQ_WRITER_OPTS_INIT's row group */
+
+    /* The writer buffers at most a row group of encoded pages (a file
+     * ends at the target first when that is smaller), plus the page
+     * being built and the codec's output: a few MiB. */
+    if ((uint64_t)target < rg)
+        rg = (uint64_t)target;
+    /* ...and never more than the group's rows decoded (compressed bytes
+     * times a generous expansion). */
+    if (g->bytes < rg / 8)
+        rg = g->bytes * 8 + ((uint64_t)1 << 20);
+    return est + rg + ((uint64_t)8 << 20);
+}
+
+uint64_t zb_compact__sort_memory(const zb_compact_opts *o,
+                                 const zb_compact_group *g, int64_t target,
+                                 uint64_t max_bytes)
+{
+    uint64_t cap, base;
+
+    if (o == NULL || o->strategy == ZB_COMPACT_BINPACK)
+        return 0;
+    cap = o->sort_memory_bytes ? o->sort_memory_bytes : (uint64_t)128 << 20;
+    /* No more than the group's rows decoded, generously. */
+    if (g != NULL && g->bytes < cap / 8)
+        cap = g->bytes * 8 + ((uint64_t)1 << 20);
+    /* The default gives way to the memory a group may have: the sort
+     * spills sooner instead of the group being refused. */
+    if (o->sort_memory_bytes == 0 && g != NULL && max_bytes > 0) {
+        base = zb_compact__group_memory(g, target,
+                                        zb_compact__batch_rows(o, target, g),
+                                        zb_compact__eq_memory(o));
+        if (base + cap > max_bytes)
+            cap = max_bytes > base + ZB_COMPACT_SORT_MIN_BYTES
+                      ? max_bytes - base : ZB_COMPACT_SORT_MIN_BYTES;
+    }
+    return cap;
+}
+
+size_t zb_compact__batch_rows(const zb_compact_opts *o, int64_t target,
+                              const zb_compact_group *g)
+{
+    uint64_t width = 64, rows;
+
+    if (o != NULL && o->batch_rows > 0)
+        return o->batch_rows;
+    if (g != NULL && g->rows > 0 && g->bytes / g->rows > 0)
+        width = g->bytes / g->rows;
+    /* A batch is written whole before the file can roll: keep one
+     * batch to about a quarter of the target so files end near it. */
+    rows = (uint64_t)target / 4 / width;
+    if (rows < 1024)
+        rows = 1024;
+    if (rows > 65536)
+        rows = 65536;
+    return (size_t)rows;
+}
+
+/* Cuts a bin into groups; appends them (or a skip) to the plan. */
+static int cut_bin(zb_compact_plan *p, zb_vec *groups, zb_vec *skips,
+                   zb_ctx *ctx, const zb_compact_opts *o, bin *b,
+                   int32_t out_spec)
+{
+    cand *c = b->tasks.items;
+    size_t n = b->tasks.len, i = 0;
+    uint64_t max_bytes = o->max_group_bytes ? o->max_group_bytes
+                                            : ZB_COMPACT_MAX_GROUP_DEFAULT;
+    int min_files = o->min_input_files > 0 ? o->min_input_files : 2;
+
+    qsort(c, n, sizeof *c, cmp_size_desc);
+    while (i < n) {
+        size_t j = i, k, laden = 0;
+        uint64_t bytes = 0;
+        zb_compact_group *g;
+        zb_compact_skip *s;
+
+        while (j < n && (j == i ||
+                         bytes + (uint64_t)c[j].task.data.file
+                                     ->file_size_in_bytes <= max_bytes)) {
+            bytes += (uint64_t)c[j].task.data.file->file_size_in_bytes;
+            laden += c[j].laden || c[j].task.n_deletes > 0;
+            j++;
+        }
+        if (j - i < (size_t)min_files && laden == 0) {
+            if (zb_vec_push(skips, (void **)&s) < 0)
+                return zb_fail_oom(ctx);
+            s->spec_id = b->spec_id;
+            s->partition = b->partition;
+            s->candidates = j - i;
+            s->reason = j - i == 1 ? "single candidate file"
+                        : zb_arena_sprintf(p->arena,
+                                           "%zu candidate file(s) < "
+                                           "min_input_files=%d",
+                                           j - i, min_files);
+            if (s->reason == NULL)
+                return zb_fail_oom(ctx);
+            i = j;
+            continue;
+        }
+        if (zb_vec_push(groups, (void **)&g) < 0 ||
+            (g->tasks = zb_arena_calloc(p->arena, j - i,
+                                        sizeof *g->tasks)) == NULL)
+            return zb_fail_oom(ctx);
+        g->spec_id = b->spec_id;
+        g->out_spec_id = out_spec;
+        g->partition = b->partition;
+        g->n_tasks = j - i;
+        for (k = i; k < j; k++) {
+            const ice_data_file *f = c[k].task.data.file;
+
+            g->tasks[k - i] = c[k].task;
+            g->bytes += (uint64_t)f->file_size_in_bytes;
+            g->rows += f->record_count > 0 ? (uint64_t)f->record_count : 0;
+            g->delete_files += c[k].task.n_deletes;
+        }
+        g->est_out_files = (g->bytes + (uint64_t)p->target_file_bytes - 1) /
+                           (uint64_t)p->target_file_bytes;
+        if (g->est_out_files == 0 && g->rows > 0)
+            g->est_out_files = 1;
+        g->est_memory_bytes = zb_compact__group_memory(
+            g, p->target_file_bytes,
+            zb_compact__batch_rows(o, p->target_file_bytes, g),
+            zb_compact__eq_memory(o)) +
+            zb_compact__sort_memory(o, g, p->target_file_bytes,
+                                    zb_compact__max_group_memory(
+                                        o, ctx->budget));
+        i = j;
+    }
+    return ZB_OK;
+}
+
+typedef struct pstate {
+    zb_compact_plan *p;
+    zb_ctx *ctx;
+    const zb_compact_opts *o;
+    const ice_metadata *m;
+    json_t *index;                 /* key -> bin index */
+    int32_t out_spec;              /* the outputs' spec */
+    zb_vec bins;                   /* bin */
+    zb_buf key;
+} pstate;
+
+static int add_task(pstate *s, const zb_scan_task *t)
+{
+    const zb_compact_opts *o = s->o;
+    const ice_data_file *f = t->data.file;
+    int laden = is_laden(o, t);
+    json_t *hit;
+    bin *b;
+    cand *c;
+    char *text = NULL;
+    int rc;
+
+    s->p->live_files++;
+    if (o->file_filter != NULL && !o->file_filter(t->data.spec_id, f,
+                                                  o->file_filter_payload))
+        return ZB_OK;
+    /* A file of another spec is rewritten into the output spec. */
+    if (t->data.spec_id != s->out_spec)
+        laden = 1;
+    if (!o->rewrite_all && !laden &&
+        f->file_size_in_bytes >= s->p->target_file_bytes)
+        return ZB_OK;
+    if ((rc = partition_text(&text, &s->key, s->ctx, s->p->arena,
+                             t->data.spec_id, f)) < 0)
+        return rc;
+    hit = json_object_get(s->index, zb_buf_cstr(&s->key));
+    if (hit != NULL) {
+        b = zb_vec_at(&s->bins, (size_t)json_integer_value(hit));
+    } else {
+        if (json_object_set_new(s->index, zb_buf_cstr(&s->key),
+                                json_integer((json_int_t)s->bins.len)) < 0 ||
+            zb_vec_push(&s->bins, (void **)&b) < 0)
+            return zb_fail_oom(s->ctx);
+        b->spec_id = t->data.spec_id;
+        b->partition = text;
+        zb_vec_init(&b->tasks, sizeof(cand), SIZE_MAX / 2);
+    }
+    if (zb_vec_push(&b->tasks, (void **)&c) < 0)
+        return zb_fail_oom(s->ctx);
+    c->laden = laden;
+    if ((rc = zb_scan_task_copy(&c->task, s->ctx, s->p->arena, t)) < 0) {
+        b->tasks.len--;
+        return rc;
+    }
+    return ZB_OK;
+}
+
+int zb_compact__head(const ice_snapshot **out, zb_ctx *ctx,
+                     const ice_metadata *m, const char *branch)
+{
+    const ice_ref *ref = ice_metadata_ref(m, branch ? branch : "main");
+
+    *out = NULL;
+    if (ref == NULL)
+        return ZB_OK;
+    if (ref->type != ICE_REF_BRANCH)
+        return zb_fail(ctx, ZB_EINVAL, "%s: %s is a tag, not a branch",
+                       m->location, branch);
+    if ((*out = ice_metadata_snapshot(m, ref->snapshot_id)) == NULL)
+        return zb_fail(ctx, ZB_ECORRUPT, "%s: branch %s points at missing "
+                       "snapshot %lld", m->location, branch ? branch : "main",
+                       (long long)ref->snapshot_id);
+    return ZB_OK;
+}
+
+int zb_compact_plan_build(zb_compact_plan *p, zb_io *io, zb_ctx *ctx,
+                          const zb_table *table, const zb_compact_opts *o)
+{
+    zb_compact_opts dflt = ZB_COMPACT_OPTS_INIT;
+    zb_scan_plan_opts so = ZB_SCAN_PLAN_OPTS_INIT;
+    const ice_metadata *m = table->meta;
+    const ice_snapshot *snap = NULL;
+    zb_scan_plan *sp = NULL;
+    const zb_scan_task *t;
+    zb_vec groups, skips;
+    pstate s;
+    size_t i;
+    int rc;
+
+    ZB_ASSERT_ARG(p && io && ctx && table);
+    if (o == NULL)
+        o = &dflt;
+    memset(p, 0, sizeof *p);
+    memset(&s, 0, sizeof s);
+    zb_vec_init(&s.bins, sizeof(bin), SIZE_MAX / 2);
+    zb_vec_init(&groups, sizeof(zb_compact_group), SIZE_MAX / 2);
+    zb_vec_init(&skips, sizeof(zb_compact_skip), SIZE_MAX / 2);
+    zb_buf_init(&s.key, KEY_MAX);
+    s.p = p;
+    s.ctx = ctx;
+    s.o = o;
+    s.m = m;
+    p->snapshot_id = -1;
+    p->format_version = m->format_version;
+    p->target_file_bytes = zb_compact_target_bytes(o, m);
+    if (zb_arena_new(&p->arena, PLAN_ARENA_MAX) < 0 ||
+        (p->ident = zb_arena_strdup(p->arena, table->ident)) == NULL ||
+        (s.index = json_object()) == NULL) {
+        rc = zb_fail_oom(ctx);
+        goto done;
+    }
+    if (o->output_spec_id >= 0 &&
+        ice_metadata_spec(m, o->output_spec_id) == NULL) {
+        rc = zb_fail(ctx, ZB_EINVAL, "%s: output spec %d does not exist",
+                     table->ident, (int)o->output_spec_id);
+        goto done;
+    }
+    s.out_spec = o->output_spec_id >= 0 ? o->output_spec_id
+                                        : m->default_spec_id;
+    if ((rc = zb_compact__head(&snap, ctx, m, o->branch)) < 0 || snap == NULL)
+        goto done;
+    p->snapshot_id = snap->snapshot_id;
+    p->sequence_number = snap->sequence_number;
+    so.manifest = &table->paths;
+    if ((rc = zb_scan_plan_open(&sp, io, ctx, m, snap, &so)) < 0)
+        goto done;
+    while ((rc = zb_scan_plan_next(sp, ctx, &t)) > 0)
+        if ((rc = add_task(&s, t)) < 0)
+            break;
+    if (rc < 0)
+        goto done;
+    for (i = 0; i < s.bins.len; i++)
+        if ((rc = cut_bin(p, &groups, &skips, ctx, o,
+                          zb_vec_at(&s.bins, i), s.out_spec)) < 0)
+            goto done;
+    for (i = 0; i < groups.len; i++) {
+        zb_compact_group *g = zb_vec_at(&groups, i);
+
+        p->files += g->n_tasks;
+        p->bytes += g->bytes;
+        p->rows += g->rows;
+        p->est_out_files += g->est_out_files;
+        if (g->est_memory_bytes > p->est_peak_memory_bytes)
+            p->est_peak_memory_bytes = g->est_memory_bytes;
+    }
+    /* Move the arrays into the arena: one owner for everything. */
+    if ((groups.len > 0 &&
+         (p->groups = zb_arena_calloc(p->arena, groups.len,
+                                      sizeof *p->groups)) == NULL) ||
+        (skips.len > 0 &&
+         (p->skipped = zb_arena_calloc(p->arena, skips.len,
+                                       sizeof *p->skipped)) == NULL)) {
+        rc = zb_fail_oom(ctx);
+        goto done;
+    }
+    if (groups.len > 0)
+        memcpy(p->groups, groups.items, groups.len * sizeof *p->groups);
+    if (skips.len > 0)
+        memcpy(p->skipped, skips.items, skips.len * sizeof *p->skipped);
+    p->n_groups = groups.len;
+    p->n_skipped = skips.len;
+    rc = ZB_OK;
+done:
+    zb_scan_plan_free(sp);
+    for (i = 0; i < s.bins.len; i++)
+        zb_vec_free(&((bin *)zb_vec_at(&s.bins, i))->tasks);
+    zb_vec_free(&s.bins);
+    zb_vec_free(&groups);
+    zb_vec_free(&skips);
+    zb_buf_free(&s.key);
+    json_decref(s.index);
+    if (rc < 0) {
+        zb_err_prefix(ctx, "planning compaction of %s", table->ident);
+        zb_compact_plan_free(p);
+    }
+    return rc;
+}
+
+int zb_compact_plan_table(zb_compact_plan *p, zb_table **table_out,
+                          const zb_op_target *t, zb_ctx *ctx,
+                          const zb_compact_opts *o)
+{
+    zb_table *table = NULL;
+    int rc;
+
+    ZB_ASSERT_ARG(p && t && t->catalog && t->io && t->ident && ctx);
+    memset(p, 0, sizeof *p);
+    if (table_out != NULL)
+        *table_out = NULL;
+    if ((rc = zb_catalog_load_table(t->catalog, ctx, t->ident, &table)) < 0)
+        return rc;
+    if ((rc = zb_compact_plan_build(p, t->io, ctx, table, o)) < 0) {
+        zb_table_free(table);
+        return rc;
+    }
+    if (table_out != NULL)
+        *table_out = table;
+    else
+        zb_table_free(table);
+    return ZB_OK;
+}
+
+void zb_compact_plan_free(zb_compact_plan *p)
+{
+    if (p == NULL)
+        return;
+    zb_arena_free(p->arena);
+    memset(p, 0, sizeof *p);
+}

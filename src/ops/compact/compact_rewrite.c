@@ -1,0 +1,741 @@
+/*
+ * ops/compact/compact_rewrite.c - the binpack rewrite of one compaction group
+ * (ops/compact/compact.h "Rewrite").
+ *
+ * zb_compact__rewrite: the output schema is the row stream's (the
+ * table's current schema, field ids in the Arrow metadata), taken from a
+ * stream over no task. Then, when the group has no deletes, each input
+ * whose row groups are worth copying and whose Parquet schema equals the
+ * output's is appended row group by row group (the writer checks the
+ * schema before it writes; a mismatch returns ZB_EINVAL and that file
+ * joins the streamed ones; v3 inputs qualify only with both row lineage
+ * columns free of nulls, lineage_copyable). The rest are read through one
+ * row stream (deletes applied; in v3 with the lineage columns unless
+ * reset_row_lineage) and written batch by batch (through the external
+ * sort first for the sort strategies). A file rolls when the writer's
+ * size (scaled by the compressed/estimated ratio of the last file) passes
+ * the target; each closed file becomes a data_file (metrics from the
+ * writer, the group's partition). When the output spec differs from the
+ * group's, each batch is split by its rows' partition values
+ * (compact_repart.c, exec zb_arrow_take) and each partition has an open
+ * output of its own (the one in use is swapped into rw). Last, the counts are
+ * checked: rows read = the manifests' record counts, rows written =
+ * rows read - rows deleted; a mismatch is ZB_EUNSAFE. Any failure deletes
+ * every file the group wrote.
+ */
+#define ZB_MODULE "compact"
+
+#include <string.h>
+
+#include "exec/arrow/arrow_spill.h"
+#include "format/parquet/parquet.h"
+#include "format/parquet/parquet_write.h"
+#include "ops/compact/compact_int.h"
+#include "ops/ingest/table_write.h"
+#include "plan/read/scan_read.h"
+#include "table/commit/commit.h"
+#include "table/metrics/file_metrics.h"
+#include "table/value/transform.h"
+#include "util/alloc.h"
+#include "util/err.h"
+#include "util/vec.h"
+
+#define URI_MAX ((size_t)16 << 10)
+#define COPY_MIN_ROWS_DEFAULT 100000
+
+typedef struct rw {
+    zb_compact_group *g;
+    zb_arena *arena;
+    zb_io *io;
+    zb_ctx *ctx;
+    const zb_table *table;
+    const zb_compact_opts *o;
+    int64_t target;
+    pq_writer_opts wo;
+    struct ArrowSchema schema;     /* the output schema */
+    int have_schema;
+    pq_writer *w;                  /* the open output, or NULL */
+    char *w_uri;
+    zb_buf folder;                 /* "a=1/b=x" or empty */
+    zb_vec outs;                   /* ice_data_file */
+    ice_metrics_config mcfg;
+    uint64_t rows_written, rows_copied;
+    double ratio;                  /* file size / writer's estimate */
+    int lineage;                   /* v3: rows keep _row_id and
+                                      _last_updated_sequence_number */
+    zb_xsort *xs;                  /* sort strategies */
+    int32_t stamp;                 /* sort_order_id of outputs, or -1 */
+    /* Rows going into another spec: one open output per partition met;
+     * the one in use is loaded into w, w_uri, folder and ratio above. */
+    zb_repart *rp;
+    zb_vec parts;                  /* part */
+    json_t *index;                 /* partition key -> part index */
+    size_t cur;                    /* the loaded part; SIZE_MAX: none */
+    const char **out_names;        /* the output spec's field names */
+    int32_t *out_ids;              /* and ids */
+    zb_buf key;
+} rw;
+
+typedef struct part {
+    pq_writer *w;
+    char *w_uri;
+    char *folder;
+    double ratio;
+    ice_value *values;             /* in the group's arena */
+} part;
+
+/* "name=value/..." of the group's partition, as Java names folders. */
+static int make_folder(rw *s)
+{
+    const ice_partition_spec *spec = ice_metadata_spec(s->table->meta,
+                                                       s->g->spec_id);
+    const ice_data_file *f = s->g->tasks[0].data.file;
+    size_t i;
+    int rc;
+
+    if (spec == NULL || spec->n_fields != f->n_partition)
+        return ZB_OK;              /* files straight under data/ */
+    for (i = 0; i < spec->n_fields; i++) {
+        ice_transform tr;
+
+        if (ice_transform_parse(&tr, s->ctx, spec->fields[i].transform) < 0) {
+            zb_err_clear(&s->ctx->err);
+            zb_buf_clear(&s->folder);
+            return ZB_OK;
+        }
+        if ((i > 0 && zb_buf_putc(&s->folder, '/') < 0))
+            return zb_fail_oom(s->ctx);
+        if ((rc = ice_partition_path_field(&s->folder, s->ctx,
+                                           spec->fields[i].name, &tr,
+                                           &f->partition[i])) < 0)
+            return rc;
+    }
+    return ZB_OK;
+}
+
+static int open_output(rw *s)
+{
+    zb_buf uri = ZB_BUF_INIT(URI_MAX);
+    int rc;
+
+    rc = zb_table_new_file_uri(&uri, s->ctx, s->table,
+                               zb_buf_cstr(&s->folder), "parquet");
+    if (rc == ZB_OK &&
+        (s->w_uri = zb_arena_strdup(s->arena, zb_buf_cstr(&uri))) == NULL)
+        rc = zb_fail_oom(s->ctx);
+    zb_buf_free(&uri);
+    if (rc < 0)
+        return rc;
+    return pq_writer_open(&s->w, s->io, s->ctx, s->w_uri, &s->schema, &s->wo);
+}
+
+/* Closes the open output into a data_file of the group. */
+static int close_output(rw *s)
+{
+    const ice_data_file *src = s->g->tasks[0].data.file;
+    pq_write_result res;
+    ice_data_file_metrics dm;
+    ice_data_file *f;
+    int rc;
+
+    uint64_t est = pq_writer_bytes(s->w);
+
+    memset(&res, 0, sizeof res);
+    rc = pq_writer_close(s->w, s->ctx, &res);
+    s->w = NULL;
+    if (rc < 0)
+        return rc;
+    /* Pending pages count uncompressed: learn how far off that was. */
+    if (est > 0 && res.file_bytes > 0) {
+        s->ratio = (double)res.file_bytes / (double)est;
+        if (s->ratio > 1.0)
+            s->ratio = 1.0;
+        if (s->ratio < 0.05)
+            s->ratio = 0.05;
+    }
+    /* The file exists now: record it first, so a failure deletes it. */
+    if (zb_vec_push(&s->outs, (void **)&f) < 0) {
+        pq_write_result_free(&res);
+        (void)zb_io_delete(s->io, s->ctx, s->w_uri);
+        return zb_fail_oom(s->ctx);
+    }
+    f->file_path = s->w_uri;
+    if ((rc = ice_metrics_from_parquet(&dm, s->ctx, s->arena, &s->mcfg,
+                                       &res)) < 0 ||
+        (rc = ice_data_file_from_metrics(f, s->ctx, s->arena, &dm,
+                                         ICE_CONTENT_DATA, s->w_uri)) < 0) {
+        f->file_path = s->w_uri;
+        pq_write_result_free(&res);
+        return rc;
+    }
+    pq_write_result_free(&res);
+    if (s->rp != NULL) {
+        const part *pt = zb_vec_at(&s->parts, s->cur);
+
+        f->n_partition = zb_compact__repart_fields(s->rp);
+        f->partition = pt->values;
+        f->partition_names = s->out_names;
+        f->partition_field_ids = s->out_ids;
+    } else {
+        f->n_partition = src->n_partition;
+        f->partition = src->partition;
+        f->partition_names = src->partition_names;
+        f->partition_field_ids = src->partition_field_ids;
+    }
+    if (s->stamp >= 0) {
+        f->has_sort_order_id = 1;
+        f->sort_order_id = s->stamp;
+    }
+    s->rows_written += (uint64_t)f->record_count;
+    return ZB_OK;
+}
+
+static int roll_if_full(rw *s)
+{
+    if (s->w != NULL &&
+        (double)pq_writer_bytes(s->w) * s->ratio >= (double)s->target)
+        return close_output(s);
+    return ZB_OK;
+}
+
+/*
+ * Whether the copied row groups of r would keep the rows' lineage: a
+ * copy writes the file's own lineage columns, so they must be there and
+ * hold no null (a null would be inherited from the new file's
+ * first_row_id and sequence number instead of the old file's), as every
+ * row group's null count says.
+ */
+static int lineage_copyable(const pq_reader *r)
+{
+    static const int32_t ids[2] = { ZB_ROW_ID_FIELD_ID,
+                                    ZB_LAST_UPDATED_SEQ_FIELD_ID };
+    const pq_schema *sc = pq_reader_schema(r);
+    const pq_file_meta *fm = pq_reader_meta(r);
+    size_t i, j, g;
+
+    for (j = 0; j < 2; j++) {
+        const pq_node *leaf = NULL;
+
+        for (i = 0; i < sc->root->n_children; i++) {
+            const pq_node *c = sc->root->children[i];
+
+            if (c->elem != NULL && c->elem->has_field_id &&
+                c->elem->field_id == ids[j] && c->n_children == 0)
+                leaf = c;
+        }
+        if (leaf == NULL || leaf->leaf_index < 0)
+            return 0;
+        for (g = 0; g < fm->n_row_groups; g++) {
+            const pq_row_group *rg = &fm->row_groups[g];
+            const pq_column_meta *cm;
+
+            if ((size_t)leaf->leaf_index >= rg->n_columns ||
+                !rg->columns[leaf->leaf_index].has_meta_data)
+                return 0;
+            cm = &rg->columns[leaf->leaf_index].meta_data;
+            if (leaf->nullable &&
+                (!cm->has_statistics || !cm->statistics.has_null_count ||
+                 cm->statistics.null_count != 0))
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/* Row-group copy of one input; 1 done, 0 not possible, or an rc. */
+static int try_copy(rw *s, const zb_scan_task *t, uint64_t min_rows)
+{
+    pq_reader *r = NULL;
+    int rc;
+
+    if ((rc = pq_reader_open(&r, s->io, s->ctx, t->data.uri, NULL)) < 0)
+        return rc;
+    if (!pq_writer_copy_worthwhile(r, min_rows) ||
+        (s->lineage && !lineage_copyable(r)) ||
+        pq_reader_meta(r)->num_rows != t->data.file->record_count) {
+        pq_reader_free(r);
+        return 0;
+    }
+    if (s->w != NULL && pq_writer_bytes(s->w) > 0 &&
+        pq_writer_bytes(s->w) + (uint64_t)t->data.file->file_size_in_bytes >
+            (uint64_t)s->target &&
+        (rc = close_output(s)) < 0)
+        goto done;
+    if (s->w == NULL && (rc = open_output(s)) < 0)
+        goto done;
+    rc = pq_writer_copy_row_groups(s->w, s->ctx, r);
+    if (rc == ZB_EINVAL) {         /* schemas differ: nothing written */
+        zb_err_clear(&s->ctx->err);
+        rc = 0;
+        goto done;
+    }
+    if (rc < 0)
+        goto done;
+    s->rows_copied += (uint64_t)pq_reader_meta(r)->num_rows;
+    s->g->copied_files++;
+    if ((rc = roll_if_full(s)) == ZB_OK)
+        rc = 1;
+done:
+    pq_reader_free(r);
+    return rc;
+}
+
+/* Makes part i the one in use (saving the one that was). */
+static void load_part(rw *s, size_t i)
+{
+    part *pt;
+
+    if (s->cur == i)
+        return;
+    if (s->cur != SIZE_MAX) {
+        pt = zb_vec_at(&s->parts, s->cur);
+        pt->w = s->w;
+        pt->w_uri = s->w_uri;
+        pt->ratio = s->ratio;
+    }
+    pt = zb_vec_at(&s->parts, i);
+    s->w = pt->w;
+    s->w_uri = pt->w_uri;
+    s->ratio = pt->ratio;
+    zb_buf_clear(&s->folder);
+    (void)zb_buf_puts(&s->folder, pt->folder);   /* fits: made by it */
+    s->cur = i;
+}
+
+/* The part of partition values vals (found or added). */
+static int part_of(size_t *idx, rw *s, const ice_value *vals)
+{
+    size_t n = zb_compact__repart_fields(s->rp), i;
+    json_t *hit;
+    part *pt;
+    int rc;
+
+    zb_buf_clear(&s->key);
+    for (i = 0; i < n; i++) {
+        size_t at = s->key.len, k;
+
+        if (vals[i].is_null) {
+            if (zb_buf_puts(&s->key, "N;") < 0)
+                return zb_fail_oom(s->ctx);
+            continue;
+        }
+        if ((rc = ice_value_to_bytes(&s->key, s->ctx, &vals[i])) < 0)
+            return rc;
+        /* Hex in place of the bytes (JSON keys are NUL-free UTF-8). */
+        {
+            size_t len = s->key.len - at;
+            uint8_t raw[64];
+            const uint8_t *src = (const uint8_t *)s->key.ptr + at;
+            uint8_t *heap = NULL;
+
+            if (len > sizeof raw && (heap = zb_malloc(len)) == NULL)
+                return zb_fail_oom(s->ctx);
+            memcpy(heap ? heap : raw, src, len);
+            zb_buf_truncate(&s->key, at);
+            for (k = 0; k < len; k++)
+                if (zb_buf_appendf(&s->key, "%02x",
+                                   (heap ? heap : raw)[k]) < 0) {
+                    zb_free(heap);
+                    return zb_fail_oom(s->ctx);
+                }
+            zb_free(heap);
+            if (zb_buf_putc(&s->key, ';') < 0)
+                return zb_fail_oom(s->ctx);
+        }
+    }
+    if ((hit = json_object_get(s->index, zb_buf_cstr(&s->key))) != NULL) {
+        *idx = (size_t)json_integer_value(hit);
+        return ZB_OK;
+    }
+    if (zb_vec_push(&s->parts, (void **)&pt) < 0 ||
+        (pt->values = zb_arena_calloc(s->arena, n + 1,
+                                      sizeof *pt->values)) == NULL)
+        return zb_fail_oom(s->ctx);
+    pt->ratio = 1.0;
+    for (i = 0; i < n; i++) {
+        pt->values[i] = vals[i];
+        if (!vals[i].is_null && (vals[i].type == ICE_STRING ||
+                                 vals[i].type == ICE_BINARY ||
+                                 vals[i].type == ICE_FIXED)) {
+            uint8_t *b = zb_arena_alloc(s->arena, vals[i].u.bin.len + 1);
+
+            if (b == NULL)
+                return zb_fail_oom(s->ctx);
+            memcpy(b, vals[i].u.bin.ptr, vals[i].u.bin.len);
+            pt->values[i].u.bin.ptr = b;
+        }
+    }
+    {
+        zb_buf f = ZB_BUF_INIT(URI_MAX);
+
+        rc = zb_compact__repart_folder(&f, s->ctx, s->rp, pt->values);
+        if (rc == ZB_OK &&
+            (pt->folder = zb_arena_strdup(s->arena, zb_buf_cstr(&f))) == NULL)
+            rc = zb_fail_oom(s->ctx);
+        zb_buf_free(&f);
+        if (rc < 0)
+            return rc;
+    }
+    if (json_object_set_new(s->index, zb_buf_cstr(&s->key),
+                            json_integer((json_int_t)(s->parts.len - 1))) < 0)
+        return zb_fail_oom(s->ctx);
+    *idx = s->parts.len - 1;
+    return ZB_OK;
+}
+
+/* Writes a batch (taken over) into the outputs of its rows' partitions. */
+static int write_batch(rw *s, struct ArrowArray *batch)
+{
+    size_t n, i, j, m;
+    size_t *idx = NULL, first;
+    zb_arrow_rowref *refs = NULL;
+    ice_value *vals = NULL;
+    int rc = ZB_OK;
+
+    if (s->rp == NULL) {
+        if (s->w == NULL && (rc = open_output(s)) < 0) {
+            batch->release(batch);
+            return rc;
+        }
+        rc = pq_writer_write(s->w, s->ctx, batch);
+        batch->release(batch);
+        return rc < 0 ? rc : roll_if_full(s);
+    }
+    n = zb_compact__repart_fields(s->rp);
+    if ((idx = zb_calloc((size_t)batch->length + 1, sizeof *idx)) == NULL ||
+        (refs = zb_calloc((size_t)batch->length + 1, sizeof *refs)) == NULL ||
+        (vals = zb_calloc(n + 1, sizeof *vals)) == NULL) {
+        rc = zb_fail_oom(s->ctx);
+        goto done;
+    }
+    for (i = 0; i < (size_t)batch->length && rc == ZB_OK; i++)
+        if ((rc = zb_compact__repart_row(vals, s->ctx, s->rp, batch,
+                                         (int64_t)i)) == ZB_OK)
+            rc = part_of(&idx[i], s, vals);
+    /* Each partition met, in order of first row: its rows taken out. */
+    for (first = 0; first < (size_t)batch->length && rc == ZB_OK; first++) {
+        const struct ArrowArray *src[1] = { batch };
+        struct ArrowArray sub;
+        size_t p = idx[first];
+
+        if (p == SIZE_MAX)
+            continue;
+        for (j = first, m = 0; j < (size_t)batch->length; j++)
+            if (idx[j] == p) {
+                refs[m].src = 0;
+                refs[m++].row = (uint32_t)j;
+                idx[j] = SIZE_MAX;
+            }
+        if ((rc = zb_arrow_take(&sub, &s->schema, src, refs, m)) < 0) {
+            rc = zb_fail_oom(s->ctx);
+            break;
+        }
+        load_part(s, p);
+        if (s->w == NULL && (rc = open_output(s)) < 0) {
+            sub.release(&sub);
+            break;
+        }
+        rc = pq_writer_write(s->w, s->ctx, &sub);
+        sub.release(&sub);
+        if (rc == ZB_OK)
+            rc = roll_if_full(s);
+    }
+done:
+    batch->release(batch);
+    zb_free(idx);
+    zb_free(refs);
+    zb_free(vals);
+    return rc;
+}
+
+/* Closes (ok) or drops every part's open output. */
+static int finish_parts(rw *s, int ok)
+{
+    size_t i;
+    int rc = ZB_OK;
+
+    if (s->rp == NULL) {
+        if (ok && s->w != NULL)
+            return close_output(s);
+        return ZB_OK;
+    }
+    for (i = 0; i < s->parts.len; i++) {
+        load_part(s, i);
+        if (s->w == NULL)
+            continue;
+        if (ok && rc == ZB_OK) {
+            rc = close_output(s);
+        } else {
+            pq_writer_abort(s->w);
+            s->w = NULL;
+        }
+    }
+    return rc;
+}
+
+static int stream_rows(rw *s, const zb_scan_task *tasks, size_t n,
+                       size_t batch_rows)
+{
+    zb_rowstream_opts ro = ZB_ROWSTREAM_OPTS_INIT;
+    zb_rowstream *rs = NULL;
+    struct ArrowArray batch;
+    const zb_read_counts *c;
+    int rc;
+
+    ro.meta = s->table->meta;
+    ro.paths = &s->table->paths;
+    ro.batch_rows = batch_rows;
+    ro.eq_memory_bytes = zb_compact__eq_memory(s->o);
+    ro.lineage = s->lineage ? ZB_LINEAGE_REWRITE : 0;
+    if ((rc = zb_rowstream_open(&rs, s->io, s->ctx, &ro, tasks, n)) < 0)
+        return rc;
+    if (!s->have_schema) {
+        if ((rc = zb_rowstream_schema(&s->schema, rs, s->ctx)) < 0)
+            goto done;
+        s->have_schema = 1;
+    }
+    while ((rc = zb_rowstream_next(rs, s->ctx, &batch, NULL)) == 1) {
+        if (s->xs != NULL) {       /* takes the batch over */
+            if ((rc = zb_xsort_add(s->xs, s->ctx, &batch)) < 0)
+                break;
+            continue;
+        }
+        if ((rc = write_batch(s, &batch)) < 0)
+            break;
+    }
+    if (rc < 0)
+        goto done;
+    c = zb_rowstream_counts(rs);
+    s->g->rows_read += c->rows_read;
+    s->g->rows_deleted += c->deleted_by_position + c->deleted_by_equality;
+    s->g->eq_spilled += c->eq_spilled;
+    rc = ZB_OK;
+done:
+    zb_rowstream_free(rs);
+    return rc;
+}
+
+/* The sorted rows, cut into files at the target. */
+static int write_sorted(rw *s)
+{
+    struct ArrowArray batch;
+    int rc;
+
+    if ((rc = zb_xsort_finish(s->xs, s->ctx)) < 0)
+        return rc;
+    for (;;) {
+        if ((rc = zb_xsort_next(&batch, s->xs, s->ctx)) < 0)
+            return rc;
+        if (batch.release == NULL)
+            return ZB_OK;
+        if ((rc = write_batch(s, &batch)) < 0)
+            return rc;
+    }
+}
+
+void zb_compact__drop_outputs(zb_compact_group *g, zb_io *io, zb_ctx *ctx)
+{
+    zb_err saved;
+    uint64_t i;
+
+    zb_err_copy(&saved, &ctx->err);
+    for (i = 0; i < g->out_files; i++)
+        (void)zb_io_delete(io, ctx, g->outputs[i].file_path);
+    zb_err_copy(&ctx->err, &saved);
+}
+
+static int verify(rw *s)
+{
+    zb_compact_group *g = s->g;
+    uint64_t expect_read = 0, written;
+    size_t i;
+
+    for (i = 0; i < g->n_tasks; i++)
+        expect_read += (uint64_t)g->tasks[i].data.file->record_count;
+    g->rows_read += s->rows_copied;
+    written = s->rows_written + (uint64_t)s->o->test_row_skew;
+    g->out_rows = written;
+    if (g->rows_read != expect_read)
+        return zb_fail(s->ctx, ZB_EUNSAFE, "%s partition %s: read %llu "
+                       "rows, the manifests list %llu: nothing committed",
+                       s->table->ident, g->partition,
+                       (unsigned long long)g->rows_read,
+                       (unsigned long long)expect_read);
+    if (written != g->rows_read - g->rows_deleted)
+        return zb_fail(s->ctx, ZB_EUNSAFE, "%s partition %s: wrote %llu "
+                       "rows, expected %llu (read %llu - deleted %llu): "
+                       "nothing committed", s->table->ident, g->partition,
+                       (unsigned long long)written,
+                       (unsigned long long)(g->rows_read - g->rows_deleted),
+                       (unsigned long long)g->rows_read,
+                       (unsigned long long)g->rows_deleted);
+    return ZB_OK;
+}
+
+/* Rows go into spec g->out_spec_id: the partitioner and its names. */
+static int open_repart(rw *s)
+{
+    const ice_partition_spec *spec =
+        ice_metadata_spec(s->table->meta, s->g->out_spec_id);
+    size_t i;
+    int rc;
+
+    if (spec == NULL)
+        return zb_fail(s->ctx, ZB_EINVAL, "%s: no partition spec %d",
+                       s->table->ident, (int)s->g->out_spec_id);
+    if ((rc = zb_compact__repart_new(&s->rp, s->ctx, s->table->meta, spec,
+                                     &s->schema)) < 0)
+        return rc;
+    if ((s->index = json_object()) == NULL ||
+        (s->out_names = zb_arena_calloc(s->arena, spec->n_fields + 1,
+                                        sizeof *s->out_names)) == NULL ||
+        (s->out_ids = zb_arena_calloc(s->arena, spec->n_fields + 1,
+                                      sizeof *s->out_ids)) == NULL)
+        return zb_fail_oom(s->ctx);
+    for (i = 0; i < spec->n_fields; i++) {
+        s->out_names[i] = spec->fields[i].name;
+        s->out_ids[i] = spec->fields[i].field_id;
+    }
+    return ZB_OK;
+}
+
+int zb_compact__rewrite(zb_compact_group *g, zb_arena *arena, zb_io *io,
+                        zb_ctx *ctx, const zb_table *table,
+                        const zb_compact_opts *o, int64_t target,
+                        zb_reservation *res)
+{
+    zb_compact_sort_field *sf = NULL;
+    size_t n_sf = 0;
+    const ice_metadata *m = table->meta;
+    zb_scan_task *rest = NULL;
+    size_t n_rest = 0, i;
+    uint64_t min_rows = o->copy_min_rows ? o->copy_min_rows
+                                         : COPY_MIN_ROWS_DEFAULT;
+    int repart = g->out_spec_id != g->spec_id;
+    int no_deletes = g->delete_files == 0 && !repart &&
+                     o->strategy == ZB_COMPACT_BINPACK, rc;
+    rw s;
+
+    memset(&s, 0, sizeof s);
+    s.g = g;
+    s.arena = arena;
+    s.io = io;
+    s.ctx = ctx;
+    s.table = table;
+    s.o = o;
+    s.target = target;
+    s.ratio = 1.0;
+    s.stamp = -1;
+    s.cur = SIZE_MAX;
+    s.lineage = m->format_version >= 3 && !o->reset_row_lineage;
+    zb_buf_init(&s.folder, URI_MAX);
+    zb_buf_init(&s.key, URI_MAX);
+    zb_vec_init(&s.parts, sizeof(part), SIZE_MAX / 2);
+    zb_vec_init(&s.outs, sizeof(ice_data_file), SIZE_MAX / 2);
+    g->rows_read = g->rows_deleted = g->copied_files = 0;
+    ice_metrics_config_init(&s.mcfg, ice_metadata_current_schema(m),
+                            ice_metadata_sort_order(m,
+                                                    m->default_sort_order_id),
+                            m->properties, m->n_properties);
+    if ((rc = zb_table_writer_opts(&s.wo, ctx, m)) < 0 ||
+        (!repart && (rc = make_folder(&s)) < 0))
+        goto done;
+    /* Small targets: pages small enough to be compressed (and counted
+     * as such) long before the file is full. */
+    if (s.wo.page_bytes > (uint64_t)target / 16)
+        s.wo.page_bytes = (uint64_t)target / 16 < 256
+                              ? 256 : (uint64_t)target / 16;
+    /* The output schema: a stream over no task opens no file. */
+    if ((rc = stream_rows(&s, NULL, 0, 1)) < 0)
+        goto done;
+    if (repart && (rc = open_repart(&s)) < 0)
+        goto done;
+    if (o->strategy != ZB_COMPACT_BINPACK &&
+        ((rc = zb_compact__sort_fields(&sf, &n_sf, &s.stamp, ctx, m,
+                                       o)) < 0 ||
+         (rc = zb_compact__xsort_new(&s.xs, ctx, &s.schema, o, sf, n_sf,
+                                     zb_compact__sort_memory(
+                                         o, g, target,
+                                         zb_compact__max_group_memory(
+                                             o, res != NULL ? res->budget
+                                                            : NULL)),
+                                     zb_compact__batch_rows(o, target, g),
+                                     res, table->ident)) < 0))
+        goto done;
+    if ((rest = zb_calloc(g->n_tasks + 1, sizeof *rest)) == NULL) {
+        rc = zb_fail_oom(ctx);
+        goto done;
+    }
+    for (i = 0; i < g->n_tasks; i++) {
+        rc = 0;
+        if (no_deletes && (rc = try_copy(&s, &g->tasks[i], min_rows)) < 0)
+            goto done;
+        if (rc == 0)
+            rest[n_rest++] = g->tasks[i];
+        if (zb_ctx_stopped(ctx)) {
+            rc = zb_fail(ctx, ZB_ECANCELED, "%s: stopped", table->ident);
+            goto done;
+        }
+    }
+    if ((rc = stream_rows(&s, rest, n_rest,
+                          zb_compact__batch_rows(o, target, g))) < 0 ||
+        (s.xs != NULL && (rc = write_sorted(&s)) < 0))
+        goto done;
+    if ((rc = finish_parts(&s, 1)) < 0)
+        goto done;
+    rc = verify(&s);
+done:
+    (void)finish_parts(&s, 0);
+    pq_writer_abort(s.w);
+    if (s.xs != NULL) {
+        zb_xsort_stats st;
+
+        zb_xsort_stats_get(&st, s.xs);
+        g->sort_runs = st.runs;
+        g->sort_spilled_bytes = st.bytes_spilled;
+        if (rc == ZB_OK && st.rows != g->rows_read - g->rows_deleted)
+            rc = zb_fail(ctx, ZB_EUNSAFE, "%s partition %s: sorted %llu "
+                         "rows, read %llu live: nothing committed",
+                         table->ident, g->partition,
+                         (unsigned long long)st.rows,
+                         (unsigned long long)(g->rows_read -
+                                              g->rows_deleted));
+    }
+    zb_xsort_free(s.xs);
+    zb_free(sf);
+    if (s.outs.len > 0) {
+        g->outputs = zb_arena_calloc(arena, s.outs.len, sizeof *g->outputs);
+        if (g->outputs != NULL) {
+            memcpy(g->outputs, s.outs.items,
+                   s.outs.len * sizeof *g->outputs);
+            g->out_files = s.outs.len;
+        } else {
+            /* No room to list them: delete them here. */
+            for (i = 0; i < s.outs.len; i++)
+                (void)zb_io_delete(io, ctx, ((ice_data_file *)zb_vec_at(
+                                                 &s.outs, i))->file_path);
+            if (rc == ZB_OK)
+                rc = zb_fail_oom(ctx);
+        }
+    }
+    for (i = 0; i < g->out_files; i++)
+        g->out_bytes += (uint64_t)g->outputs[i].file_size_in_bytes;
+    if (rc < 0) {
+        zb_compact__drop_outputs(g, io, ctx);
+        g->out_files = 0;
+        g->out_bytes = 0;
+        g->state = ZB_GROUP_FAILED;
+    } else {
+        g->state = ZB_GROUP_WRITTEN;
+    }
+    if (s.have_schema)
+        s.schema.release(&s.schema);
+    zb_free(rest);
+    zb_vec_free(&s.outs);
+    zb_vec_free(&s.parts);
+    zb_buf_free(&s.folder);
+    zb_buf_free(&s.key);
+    json_decref(s.index);
+    zb_compact__repart_free(s.rp);
+    return rc;
+}

@@ -1,0 +1,129 @@
+/*
+ * ops/maintenance_run.h - the maintenance run of one table: the six
+ * operations in their load-bearing order (DESIGN.md "The six operations,
+ * in order"; ZAMBONI-INTERFACE.md section 4).
+ *
+ *     zb_maint_opts o = ZB_MAINT_OPTS_INIT;
+ *     o.config = tc;                        (may be NULL: built-in values)
+ *     rc = zb_maintenance_table(&target, ctx, &o, on_step, payload);
+ *
+ * Order: compact, apply-properties, remove-dangling-deletes,
+ * rewrite-manifests, expire, remove-orphans (zb_maint_op_names; a test
+ * fails if it changes). o.run[] selects a subset (a profile's
+ * operations: list); the order stays this one whatever order the subset
+ * was given in. Per operation, from the table's effective block of the
+ * table config (zb_table_config_effective):
+ *   - a section disabled in the config is not run: status DISABLED, with
+ *     the key that disabled it ("retention.expire_snapshots.enabled");
+ *   - an operation this build lacks: status UNAVAILABLE (not an error);
+ *   - otherwise it runs with the config's values, each overridden by the
+ *     corresponding field of o when that is set (flag beats file);
+ *   - after an operation returns ZB_EUNSAFE (a safety check aborted), the
+ *     rest of the table is not run: status STOPPED, naming the operation.
+ * The table is loaded first: when that fails its code is returned and no
+ * step is reported. Each step is reported to on_step once, in order, with its report lines
+ * (the operation's zb_<op>_report text). The table's other failures do
+ * not stop the later operations: each works on the table as the catalog
+ * has it.
+ *
+ * The return value is the worst code of the table's operations, ranked as
+ * the CLI ranks exit codes (zb_maint_rc_rank): ZB_EUNSAFE above
+ * ZB_EREFUSED/ZB_EUNSUPPORTED above usage above the other failures.
+ */
+#ifndef ZB_OPS_MAINTENANCE_H
+#define ZB_OPS_MAINTENANCE_H
+
+#include <stdint.h>
+
+#include "ops/ops.h"
+#include "ops/config/table_config.h"
+
+typedef enum zb_maint_op {
+    ZB_MAINT_COMPACT,
+    ZB_MAINT_APPLY_PROPERTIES,
+    ZB_MAINT_REMOVE_DANGLING,
+    ZB_MAINT_REWRITE_MANIFESTS,
+    ZB_MAINT_EXPIRE,
+    ZB_MAINT_REMOVE_ORPHANS,
+    ZB_MAINT_OP_COUNT
+} zb_maint_op;
+
+/* "compact", "apply-properties", ... in the order above. */
+extern const char *const zb_maint_op_names[ZB_MAINT_OP_COUNT];
+
+/* The op of a name, or -1. */
+int zb_maint_op_from_name(const char *name);
+
+typedef enum zb_maint_status {
+    ZB_MAINT_RAN,            /* ran; rc says how it went */
+    ZB_MAINT_DISABLED,       /* disabled in the table config */
+    ZB_MAINT_NOT_SELECTED,   /* not in o.run (not reported) */
+    ZB_MAINT_STOPPED         /* an earlier operation aborted */
+} zb_maint_status;
+
+/*
+ * Overrides: a field left at its INIT value takes the table config's
+ * value, else the operation's default.
+ */
+typedef struct zb_maint_opts {
+    unsigned version;
+    const zb_table_config *config;   /* borrowed; NULL: built-in values */
+    int run[ZB_MAINT_OP_COUNT];      /* 1: run it (INIT: all) */
+    /* compact */
+    int64_t target_file_size_bytes;  /* <= 0: config */
+    int min_input_files;             /* <= 0: config */
+    int rewrite_all;
+    int partial_progress;
+    uint64_t max_group_memory_bytes; /* 0: the budget's */
+    const char *branch;              /* NULL: main */
+    /* expire */
+    int64_t max_snapshot_age_days;   /* < 0: config */
+    int64_t min_snapshots_to_keep;   /* < 1: config */
+    int64_t max_ref_age_days;        /* < 0: config */
+    /* remove-orphans */
+    int64_t older_than_days;         /* < 0: config (3) */
+    int orphans_force;               /* allow a guard below 24 hours */
+    /* rewrite-manifests */
+    int64_t min_input_manifests;     /* < 2: config (2) */
+    /* compact ordering: sort by the table's sort order, or by n_sort_by
+     * columns (top-level names); neither: the config's ordering (sort or
+     * zorder), else binpack */
+    int sort_by_table_order;
+    size_t n_sort_by;
+    const zb_tc_sort_key *sort_by;
+} zb_maint_opts;
+
+#define ZB_MAINT_OPTS_VERSION 1
+#define ZB_MAINT_OPTS_INIT                                               \
+    { ZB_MAINT_OPTS_VERSION, NULL, { 1, 1, 1, 1, 1, 1 }, 0, 0, 0, 0, 0, \
+      NULL, -1, -1, -1, -1, 0, -1, 0, 0, NULL }
+
+/* What on_step gets for each operation of the table. */
+typedef struct zb_maint_step {
+    const char *table;
+    zb_maint_op op;
+    zb_maint_status status;
+    int rc;                  /* ZB_OK unless RAN and it failed */
+    const char *detail;      /* DISABLED: the key; STOPPED: the op that
+                                aborted; RAN: the report lines ("T: ..."
+                                lines, '\n'-separated) */
+    const char *error;       /* RAN with rc < 0: ctx's message */
+    int64_t elapsed_ms;
+} zb_maint_step;
+
+typedef void (*zb_maint_step_fn)(const zb_maint_step *step, void *payload);
+
+/*
+ * Runs the selected operations on t's table (t->dry_run previews each
+ * with real counts). Returns the worst code (see above); on_step may be
+ * NULL. ctx's error is cleared between operations.
+ */
+int zb_maintenance_table(const zb_op_target *t, zb_ctx *ctx,
+                         const zb_maint_opts *o, zb_maint_step_fn on_step,
+                         void *payload);
+
+/* 0 for ZB_OK, 1 other failures, 2 ZB_EUSAGE, 3 refused/unsupported,
+ * 4 ZB_EUNSAFE: the severity order of the CLI's exit codes. */
+int zb_maint_rc_rank(int rc);
+
+#endif
