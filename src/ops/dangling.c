@@ -50,20 +50,12 @@ static void dscan_free(dscan *s)
     memset(s, 0, sizeof *s);
 }
 
-static int is_dv(const ice_data_file *f)
-{
-    return f->content == ICE_CONTENT_POSITION_DELETES &&
-        (f->content_offset != ICE_NULL_LONG ||
-         (f->file_format && strcmp(f->file_format, "puffin") == 0) ||
-         (f->file_format && strcmp(f->file_format, "PUFFIN") == 0));
-}
-
 /* A delete file's identity: its path, and for a DV its blob offset. */
 static int file_key(dscan *s, const ice_data_file *f)
 {
     zb_buf_clear(&s->key);
     if (zb_buf_puts(&s->key, f->file_path) < 0 ||
-        (is_dv(f) && zb_buf_appendf(&s->key, "\x01%lld",
+        (ice_data_file_is_dv(f) && zb_buf_appendf(&s->key, "\x01%lld",
                                     (long long)f->content_offset) < 0))
         return zb_fail_oom(s->ctx);
     return ZB_OK;
@@ -115,10 +107,9 @@ static int list_deletes(dscan *s, zb_io *io, const zb_table *tbl,
             }
             memset(d, 0, sizeof *d);
             d->path = zb_arena_strdup(s->arena, f->file_path);
-            d->dv = is_dv(f);
+            d->dv = ice_data_file_is_dv(f);
             d->content = (int)f->content;
-            d->bytes = d->dv && f->content_size_in_bytes != ICE_NULL_LONG
-                ? f->content_size_in_bytes : f->file_size_in_bytes;
+            d->bytes = ice_data_file_stored_bytes(f);
             d->manifest = s->live.len - 1;
             (*n_live)++;
             if (d->path == NULL ||

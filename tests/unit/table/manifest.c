@@ -603,6 +603,70 @@ static void test_table_manifest__existing_null_seq(void)
     fx_free(&f);
 }
 
+static ice_data_file dfile(ice_file_content content, const char *format,
+                           int64_t offset, int64_t blob, int64_t size)
+{
+    ice_data_file f;
+
+    memset(&f, 0, sizeof f);
+    f.content = content;
+    f.file_path = "s3://b/t/data/f";
+    f.file_format = format;
+    f.file_size_in_bytes = size;
+    f.content_offset = offset;
+    f.content_size_in_bytes = blob;
+    return f;
+}
+
+/* A DV is a position delete file in Puffin format, whatever the case of
+ * the format name; content_offset alone does not make one. */
+static void test_table_manifest__is_dv(void)
+{
+    ice_data_file f;
+
+    f = dfile(ICE_CONTENT_POSITION_DELETES, "PUFFIN", 4, 40, 200);
+    ZBT_CHECK(ice_data_file_is_dv(&f));
+    f = dfile(ICE_CONTENT_POSITION_DELETES, "puffin", 4, 40, 200);
+    ZBT_CHECK(ice_data_file_is_dv(&f));
+    f = dfile(ICE_CONTENT_POSITION_DELETES, "Puffin", ICE_NULL_LONG,
+              ICE_NULL_LONG, 200);
+    ZBT_CHECK(ice_data_file_is_dv(&f));
+    f = dfile(ICE_CONTENT_POSITION_DELETES, "PARQUET", 4, 40, 200);
+    ZBT_CHECK(!ice_data_file_is_dv(&f));
+    f = dfile(ICE_CONTENT_POSITION_DELETES, "PUFFINS", 4, 40, 200);
+    ZBT_CHECK(!ice_data_file_is_dv(&f));
+    f = dfile(ICE_CONTENT_POSITION_DELETES, "PU", 4, 40, 200);
+    ZBT_CHECK(!ice_data_file_is_dv(&f));
+    f = dfile(ICE_CONTENT_POSITION_DELETES, NULL, 4, 40, 200);
+    ZBT_CHECK(!ice_data_file_is_dv(&f));
+    f = dfile(ICE_CONTENT_EQUALITY_DELETES, "PUFFIN", 4, 40, 200);
+    ZBT_CHECK(!ice_data_file_is_dv(&f));
+    f = dfile(ICE_CONTENT_DATA, "PUFFIN", 4, 40, 200);
+    ZBT_CHECK(!ice_data_file_is_dv(&f));
+}
+
+/* A DV takes its blob's bytes; every other file its whole size. */
+static void test_table_manifest__stored_bytes(void)
+{
+    ice_data_file f;
+
+    f = dfile(ICE_CONTENT_POSITION_DELETES, "PUFFIN", 4, 40, 200);
+    ZBT_EQ_INT(ice_data_file_stored_bytes(&f), 40);
+    f = dfile(ICE_CONTENT_POSITION_DELETES, "PUFFIN", 4, 0, 200);
+    ZBT_EQ_INT(ice_data_file_stored_bytes(&f), 0);
+    /* a DV without its blob size (corrupt) counts the whole file */
+    f = dfile(ICE_CONTENT_POSITION_DELETES, "PUFFIN", 4, ICE_NULL_LONG, 200);
+    ZBT_EQ_INT(ice_data_file_stored_bytes(&f), 200);
+    f = dfile(ICE_CONTENT_POSITION_DELETES, "PARQUET", 4, 40, 200);
+    ZBT_EQ_INT(ice_data_file_stored_bytes(&f), 200);
+    f = dfile(ICE_CONTENT_EQUALITY_DELETES, "PARQUET", ICE_NULL_LONG,
+              ICE_NULL_LONG, 300);
+    ZBT_EQ_INT(ice_data_file_stored_bytes(&f), 300);
+    f = dfile(ICE_CONTENT_DATA, "PARQUET", ICE_NULL_LONG, ICE_NULL_LONG,
+              1000);
+    ZBT_EQ_INT(ice_data_file_stored_bytes(&f), 1000);
+}
+
 const zbt_case test_table_manifest[] = {
     ZBT_CASE(test_table_manifest__roundtrip_v1),
     ZBT_CASE(test_table_manifest__roundtrip_v2),
@@ -618,5 +682,7 @@ const zbt_case test_table_manifest[] = {
     ZBT_CASE(test_table_manifest__no_field_ids),
     ZBT_CASE(test_table_manifest__missing_required),
     ZBT_CASE(test_table_manifest__existing_null_seq),
+    ZBT_CASE(test_table_manifest__is_dv),
+    ZBT_CASE(test_table_manifest__stored_bytes),
     ZBT_END
 };
