@@ -1,6 +1,7 @@
 /*
  * table/commit_int.h - private to the commit_*.c files: the metadata
- * transaction they share (metadata_edit.c) and small JSON helpers.
+ * transaction they share (ice_metadata__edit of metadata_int.h, in
+ * metadata_write.c) and small JSON helpers.
  */
 #ifndef ZB_TABLE_COMMIT_INT_H
 #define ZB_TABLE_COMMIT_INT_H
@@ -8,16 +9,7 @@
 #include <jansson.h>
 
 #include "table/commit.h"
-
-/*
- * Runs edit on a deep copy of m's document, rebuilds the model from the
- * copy (every check a load makes), and swaps both in. On any failure m is
- * unchanged. edit returns ZB_OK or an rc with the message set.
- */
-typedef int (*ice_edit_fn)(json_t *doc, const ice_metadata *m, zb_ctx *ctx,
-                           void *arg);
-int ice_metadata__edit(ice_metadata *m, zb_ctx *ctx, ice_edit_fn edit,
-                       void *arg);
+#include "table/metadata_int.h"
 
 /* m's document (borrowed, read-only). */
 const json_t *ice_metadata__doc(const ice_metadata *m);

@@ -1,9 +1,10 @@
 /*
- * table/metadata_edit.c - the metadata transaction the commit module
- * applies its updates in (see table/commit_int.h), next to the setters'
- * own in metadata_write.c: copy the document, edit the copy, rebuild the
- * model with every load check, swap. A list of updates is applied in
- * one such transaction, so it is all or nothing and costs one rebuild.
+ * table/metadata_edit.c - what the commit module needs of the metadata
+ * internals (see table/commit_int.h): the document, a model built from a
+ * new document, and small JSON helpers. Its updates run in the one
+ * metadata transaction, ice_metadata__edit (metadata_write.c): a list of
+ * updates is applied in one transaction, so it is all or nothing and
+ * costs one rebuild.
  */
 #define ZB_MODULE "commit"
 
@@ -14,28 +15,6 @@
 #include "table/metadata_int.h"
 #include "util/alloc.h"
 #include "util/err.h"
-
-int ice_metadata__edit(ice_metadata *m, zb_ctx *ctx, ice_edit_fn edit,
-                       void *arg)
-{
-    struct ice_metadata_int *old;
-    ice_metadata next;
-    json_t *copy;
-    int rc;
-
-    ZB_ASSERT_ARG(m && m->internal && ctx && edit);
-    if ((copy = json_deep_copy(m->internal->doc)) == NULL)
-        return zb_fail_oom(ctx);
-    if ((rc = edit(copy, m, ctx, arg)) < 0 ||
-        (rc = ice_metadata__build(&next, ctx, copy, m->source_uri)) < 0) {
-        json_decref(copy);
-        return rc;
-    }
-    old = m->internal;
-    *m = next;
-    ice_metadata__free_int(old);
-    return ZB_OK;
-}
 
 const json_t *ice_metadata__doc(const ice_metadata *m)
 {

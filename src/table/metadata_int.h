@@ -85,4 +85,16 @@ int ice_metadata__build(ice_metadata *m, zb_ctx *ctx, json_t *doc,
 /* Frees an internal part: the document and the arena. */
 void ice_metadata__free_int(struct ice_metadata_int *in);
 
+/*
+ * The one metadata transaction, for the setters (metadata_write.c) and
+ * the commit module's updates: runs edit on a deep copy of m's document,
+ * rebuilds the model from the copy (every check a load makes), and swaps
+ * both in. On any failure m is unchanged. edit returns ZB_OK or an rc
+ * with the message set.
+ */
+typedef int (*ice_edit_fn)(json_t *doc, const ice_metadata *m, zb_ctx *ctx,
+                           const void *arg);
+int ice_metadata__edit(ice_metadata *m, zb_ctx *ctx, ice_edit_fn edit,
+                       const void *arg);
+
 #endif
