@@ -325,8 +325,19 @@ int ice_snapshot_iter_open(ice_snapshot_iter **out, zb_io *io, zb_ctx *ctx,
                            const ice_manifest_opts *opts);
 
 /*
+ * Which manifests the walk reads: keep returns 1 to read mf, 0 to pass
+ * over it unopened, or an rc that ends the walk with it. Without one
+ * (the default) every manifest is read. Set it before the first next.
+ */
+typedef int (*ice_manifest_keep_cb)(const ice_manifest_file *mf,
+                                    zb_ctx *ctx, void *payload);
+void ice_snapshot_iter_filter(ice_snapshot_iter *it,
+                              ice_manifest_keep_cb keep, void *payload);
+
+/*
  * 1 with the entry and its manifest-list entry (both valid until the next
  * call), 0 at the end, or an rc (the message names the manifest).
+ * ZB_ECANCELED when ctx is stopped.
  */
 int ice_snapshot_iter_next(ice_snapshot_iter *it, zb_ctx *ctx,
                            const ice_manifest_entry **entry,

@@ -603,6 +603,87 @@ static void test_table_manifest__existing_null_seq(void)
     fx_free(&f);
 }
 
+typedef struct keep_state {
+    int want;                      /* -1 every manifest, else a content */
+    int rc;                        /* returned for a refused manifest */
+    size_t asked;
+} keep_state;
+
+static int keep_content(const ice_manifest_file *mf, zb_ctx *ctx,
+                        void *payload)
+{
+    keep_state *k = payload;
+
+    k->asked++;
+    if (k->want < 0 || (int)mf->content == k->want)
+        return 1;
+    return k->rc < 0 ? zb_fail(ctx, k->rc, "refused %s", mf->manifest_path)
+                     : 0;
+}
+
+/* Walks with a keep callback: n entries (all of content want), rc. */
+static int walk_kept(fx *f, keep_state *k, size_t *n)
+{
+    ice_snapshot_iter *it = NULL;
+    const ice_manifest_entry *e;
+    const ice_manifest_file *mf;
+    int rc;
+
+    *n = 0;
+    ZBT_OK_CTX(ice_snapshot_iter_open(&it, f->io, &f->ctx, f->m,
+                                      ice_metadata_current_snapshot(f->m),
+                                      NULL), &f->ctx);
+    ice_snapshot_iter_filter(it, keep_content, k);
+    while ((rc = ice_snapshot_iter_next(it, &f->ctx, &e, &mf)) > 0) {
+        ZBT_CHECK(k->want < 0 || (int)mf->content == k->want);
+        ZBT_CHECK(e->status != ICE_STATUS_DELETED);
+        (*n)++;
+    }
+    ice_snapshot_iter_free(it);
+    return rc;
+}
+
+/* The keep callback picks the manifests the walk opens; an rc from it
+ * ends the walk with that rc. */
+static void test_table_manifest__iter_filter(void)
+{
+    keep_state k;
+    size_t n;
+    fx f;
+
+    fx_table(&f, 2, 1);
+    k.want = -1, k.rc = 0, k.asked = 0;
+    ZBT_OK_CTX(walk_kept(&f, &k, &n), &f.ctx);
+    ZBT_EQ_INT(n, 4);              /* as the unfiltered walk */
+    ZBT_CHECK(k.asked >= 2);
+    k.want = ICE_MANIFEST_DELETES, k.asked = 0;
+    ZBT_OK_CTX(walk_kept(&f, &k, &n), &f.ctx);
+    ZBT_EQ_INT(n, 2);              /* the position and equality deletes */
+    k.want = ICE_MANIFEST_DATA, k.asked = 0;
+    ZBT_OK_CTX(walk_kept(&f, &k, &n), &f.ctx);
+    ZBT_EQ_INT(n, 2);              /* A and B; C is DELETED */
+    k.want = ICE_MANIFEST_DATA, k.rc = ZB_ECORRUPT, k.asked = 0;
+    ZBT_RC(walk_kept(&f, &k, &n), ZB_ECORRUPT);
+    ZBT_CONTAINS(f.ctx.err.msg, "refused ");
+    zb_err_clear(&f.ctx.err);
+    fx_free(&f);
+}
+
+/* A v1 table: its manifests are asked about too. */
+static void test_table_manifest__iter_filter_v1(void)
+{
+    keep_state k;
+    size_t n;
+    fx f;
+
+    fx_table(&f, 1, 1);
+    k.want = ICE_MANIFEST_DELETES, k.rc = 0, k.asked = 0;
+    ZBT_OK_CTX(walk_kept(&f, &k, &n), &f.ctx);
+    ZBT_EQ_INT(n, 0);
+    ZBT_CHECK(k.asked >= 1);
+    fx_free(&f);
+}
+
 static ice_data_file dfile(ice_file_content content, const char *format,
                            int64_t offset, int64_t blob, int64_t size)
 {
@@ -682,6 +763,8 @@ const zbt_case test_table_manifest[] = {
     ZBT_CASE(test_table_manifest__no_field_ids),
     ZBT_CASE(test_table_manifest__missing_required),
     ZBT_CASE(test_table_manifest__existing_null_seq),
+    ZBT_CASE(test_table_manifest__iter_filter),
+    ZBT_CASE(test_table_manifest__iter_filter_v1),
     ZBT_CASE(test_table_manifest__is_dv),
     ZBT_CASE(test_table_manifest__stored_bytes),
     ZBT_END
