@@ -50,91 +50,77 @@ static void dscan_free(dscan *s)
     memset(s, 0, sizeof *s);
 }
 
-static int is_dv(const ice_data_file *f)
-{
-    return f->content == ICE_CONTENT_POSITION_DELETES &&
-        (f->content_offset != ICE_NULL_LONG ||
-         (f->file_format && strcmp(f->file_format, "puffin") == 0) ||
-         (f->file_format && strcmp(f->file_format, "PUFFIN") == 0));
-}
-
 /* A delete file's identity: its path, and for a DV its blob offset. */
 static int file_key(dscan *s, const ice_data_file *f)
 {
     zb_buf_clear(&s->key);
     if (zb_buf_puts(&s->key, f->file_path) < 0 ||
-        (is_dv(f) && zb_buf_appendf(&s->key, "\x01%lld",
+        (ice_data_file_is_dv(f) && zb_buf_appendf(&s->key, "\x01%lld",
                                     (long long)f->content_offset) < 0))
         return zb_fail_oom(s->ctx);
     return ZB_OK;
+}
+
+/* Reads only delete manifests, each with its count of live entries. */
+static int keep_deletes(const ice_manifest_file *mf, zb_ctx *ctx,
+                        void *payload)
+{
+    dscan *s = payload;
+    uint64_t *n_live;
+
+    if (mf->content != ICE_MANIFEST_DELETES)
+        return 0;
+    if (zb_vec_push(&s->live, (void **)&n_live) < 0)
+        return zb_fail_oom(ctx);
+    *n_live = 0;
+    return 1;
 }
 
 /* The live delete files of snap's delete manifests. */
 static int list_deletes(dscan *s, zb_io *io, const zb_table *tbl,
                         const ice_snapshot *snap)
 {
-    ice_manifest_list_reader *lr = NULL;
-    ice_manifest_reader *mr = NULL;
+    ice_snapshot_iter *it = NULL;
     const ice_manifest_file *mf;
     const ice_manifest_entry *e;
-    int v = tbl->meta->format_version, rc;
+    int rc;
 
-    if ((rc = ice_manifest_list_open(&lr, io, s->ctx, snap->manifest_list, v,
+    if ((rc = ice_snapshot_iter_open(&it, io, s->ctx, tbl->meta, snap,
                                      &tbl->paths)) < 0)
         return rc;
-    while ((rc = ice_manifest_list_next(lr, s->ctx, &mf)) > 0) {
-        uint64_t *n_live;
+    ice_snapshot_iter_filter(it, keep_deletes, s);
+    while ((rc = ice_snapshot_iter_next(it, s->ctx, &e, &mf)) > 0) {
+        const ice_data_file *f = &e->data_file;
+        dfile *d;
 
-        if (mf->content != ICE_MANIFEST_DELETES)
-            continue;
-        if ((rc = zb_vec_push(&s->live, (void **)&n_live)) < 0) {
+        if (f->content == ICE_CONTENT_DATA) {
+            rc = zb_fail(s->ctx, ZB_ECORRUPT, "%s: delete manifest %s "
+                         "lists data file %s", tbl->ident,
+                         mf->manifest_path, f->file_path);
+            break;
+        }
+        if ((rc = file_key(s, f)) < 0)
+            break;
+        if (zb_vec_push(&s->files, (void **)&d) < 0) {
             rc = zb_fail_oom(s->ctx);
             break;
         }
-        *n_live = 0;
-        if ((rc = ice_manifest_open(&mr, io, s->ctx, mf, NULL, v,
-                                    &tbl->paths)) < 0)
+        memset(d, 0, sizeof *d);
+        d->path = zb_arena_strdup(s->arena, f->file_path);
+        d->dv = ice_data_file_is_dv(f);
+        d->content = (int)f->content;
+        d->bytes = ice_data_file_stored_bytes(f);
+        d->manifest = s->live.len - 1;
+        (*(uint64_t *)zb_vec_at(&s->live, d->manifest))++;
+        if (d->path == NULL ||
+            json_object_set_new(s->by_key, zb_buf_cstr(&s->key),
+                                json_integer((json_int_t)(s->files.len -
+                                                          1))) < 0) {
+            rc = zb_fail_oom(s->ctx);
             break;
-        while ((rc = ice_manifest_next(mr, s->ctx, &e)) > 0) {
-            const ice_data_file *f = &e->data_file;
-            dfile *d;
-
-            if (e->status == ICE_STATUS_DELETED)
-                continue;
-            if (f->content == ICE_CONTENT_DATA) {
-                rc = zb_fail(s->ctx, ZB_ECORRUPT, "%s: delete manifest %s "
-                             "lists data file %s", tbl->ident,
-                             mf->manifest_path, f->file_path);
-                break;
-            }
-            if ((rc = file_key(s, f)) < 0)
-                break;
-            if (zb_vec_push(&s->files, (void **)&d) < 0) {
-                rc = zb_fail_oom(s->ctx);
-                break;
-            }
-            memset(d, 0, sizeof *d);
-            d->path = zb_arena_strdup(s->arena, f->file_path);
-            d->dv = is_dv(f);
-            d->content = (int)f->content;
-            d->bytes = d->dv && f->content_size_in_bytes != ICE_NULL_LONG
-                ? f->content_size_in_bytes : f->file_size_in_bytes;
-            d->manifest = s->live.len - 1;
-            (*n_live)++;
-            if (d->path == NULL ||
-                json_object_set_new(s->by_key, zb_buf_cstr(&s->key),
-                                    json_integer((json_int_t)(s->files.len -
-                                                              1))) < 0) {
-                rc = zb_fail_oom(s->ctx);
-                break;
-            }
         }
-        ice_manifest_free(mr);
-        mr = NULL;
-        if (rc < 0)
-            break;
     }
-    ice_manifest_list_free(lr);
+    ice_snapshot_iter_free(it);
     return rc;
 }
 

@@ -291,47 +291,50 @@ static int find_group(rw *w, group **out, int content, int32_t spec_id,
 typedef int (*entry_fn)(rw *w, size_t mf_no, const ice_manifest_file *mf,
                         const ice_manifest_entry *e);
 
+typedef struct walk_state {
+    rw *w;
+    size_t mf_no;                  /* manifests kept so far */
+} walk_state;
+
+/* Reads the manifests of the content being rewritten, numbering them. */
+static int keep_rewritten(const ice_manifest_file *mf, zb_ctx *ctx,
+                          void *payload)
+{
+    walk_state *ws = payload;
+
+    (void)ctx;
+    if (!ws->w->rewrite[mf->content == ICE_MANIFEST_DELETES])
+        return 0;
+    ws->mf_no++;
+    return 1;
+}
+
 static int walk(rw *w, entry_fn fn)
 {
-    ice_manifest_list_reader *lr = NULL;
-    ice_manifest_reader *mr = NULL;
+    walk_state ws = { w, 0 };
+    ice_snapshot_iter *it = NULL;
     const ice_manifest_file *mf;
     const ice_manifest_entry *e;
-    size_t mf_no = 0;
     int rc;
 
-    if ((rc = open_list(w, &lr)) < 0)
+    if ((rc = ice_snapshot_iter_open(&it, w->t->io, w->ctx, w->tbl->meta,
+                                     w->snap, &w->tbl->paths)) < 0)
         return rc;
-    while ((rc = ice_manifest_list_next(lr, w->ctx, &mf)) > 0) {
-        if (!w->rewrite[mf->content == ICE_MANIFEST_DELETES])
-            continue;
-        mf_no++;
-        if ((rc = ice_manifest_open(&mr, w->t->io, w->ctx, mf, NULL, w->v,
-                                    &w->tbl->paths)) < 0)
-            break;
-        while ((rc = ice_manifest_next(mr, w->ctx, &e)) > 0) {
-            if (e->status == ICE_STATUS_DELETED)
-                continue;
-            if ((e->data_file.content != ICE_CONTENT_DATA) !=
-                (mf->content == ICE_MANIFEST_DELETES)) {
-                rc = zb_fail(w->ctx, ZB_ECORRUPT, "%s: manifest %s lists %s "
-                             "of the other content", w->tbl->ident,
-                             mf->manifest_path, e->data_file.file_path);
-                break;
-            }
-            if ((rc = fn(w, mf_no, mf, e)) < 0)
-                break;
-        }
-        ice_manifest_free(mr);
-        mr = NULL;
-        if (rc < 0)
-            break;
-        if (zb_ctx_stopped(w->ctx)) {
-            rc = zb_fail(w->ctx, ZB_ECANCELED, "%s: stopped", w->tbl->ident);
+    ice_snapshot_iter_filter(it, keep_rewritten, &ws);
+    while ((rc = ice_snapshot_iter_next(it, w->ctx, &e, &mf)) > 0) {
+        if ((e->data_file.content != ICE_CONTENT_DATA) !=
+            (mf->content == ICE_MANIFEST_DELETES)) {
+            rc = zb_fail(w->ctx, ZB_ECORRUPT, "%s: manifest %s lists %s "
+                         "of the other content", w->tbl->ident,
+                         mf->manifest_path, e->data_file.file_path);
             break;
         }
+        if ((rc = fn(w, ws.mf_no, mf, e)) < 0)
+            break;
     }
-    ice_manifest_list_free(lr);
+    ice_snapshot_iter_free(it);
+    if (rc == ZB_ECANCELED)
+        zb_err_prefix(w->ctx, "%s", w->tbl->ident);
     return rc;
 }
 

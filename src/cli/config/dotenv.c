@@ -17,7 +17,6 @@
 #include "cli/config/dotenv.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -26,6 +25,7 @@
 #include "util/alloc.h"
 #include "util/arena.h"
 #include "util/err.h"
+#include "util/file.h"
 #include "util/str.h"
 #include "util/vec.h"
 
@@ -290,56 +290,6 @@ int zb_dotenv_check_mode(zb_ctx *ctx, const char *path)
     return refuse_open_mode(ctx, path, (unsigned)st.st_mode);
 }
 
-int zb_dotenv__read_file(zb_buf *out, zb_ctx *ctx, const char *path,
-                         size_t max_bytes, unsigned *mode_out)
-{
-    char chunk[8192];
-    struct stat st;
-    int fd, rc = ZB_OK;
-
-    zb_buf_clear(out);
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        if (errno == ENOENT || errno == ENOTDIR)
-            return zb_fail(ctx, ZB_ENOTFOUND, "%s: no such file", path);
-        return zb_fail(ctx, ZB_EIO, "%s: %s", path, strerror(errno));
-    }
-    /* the mode of the file read, not of whatever the path names later */
-    if (fstat(fd, &st) != 0) {
-        rc = zb_fail(ctx, ZB_EIO, "%s: %s", path, strerror(errno));
-        close(fd);
-        return rc;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        close(fd);
-        return zb_fail(ctx, ZB_EUSAGE, "%s is not a regular file", path);
-    }
-    if (mode_out != NULL)
-        *mode_out = (unsigned)st.st_mode;
-    for (;;) {
-        ssize_t n = read(fd, chunk, sizeof(chunk));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            rc = zb_fail(ctx, ZB_EIO, "%s: %s", path, strerror(errno));
-            break;
-        }
-        if (n == 0)
-            break;
-        if (out->len + (size_t)n > max_bytes) {
-            rc = zb_fail(ctx, ZB_EUSAGE, "%s: larger than %zu bytes", path,
-                         max_bytes);
-            break;
-        }
-        if (zb_buf_append(out, chunk, (size_t)n) < 0) {
-            rc = zb_fail_oom(ctx);
-            break;
-        }
-    }
-    close(fd);
-    return rc;
-}
-
 int zb_dotenv_load(zb_dotenv **out, zb_ctx *ctx, const char *path)
 {
     zb_buf text = ZB_BUF_INIT(ZB_DOTENV_MAX_BYTES);
@@ -349,7 +299,8 @@ int zb_dotenv_load(zb_dotenv **out, zb_ctx *ctx, const char *path)
 
     ZB_ASSERT_ARG(out && ctx && path);
     *out = NULL;
-    rc = zb_dotenv__read_file(&text, ctx, path, ZB_DOTENV_MAX_BYTES, &mode);
+    rc = zb_file_read_capped(&text, &mode, ctx, path, ZB_DOTENV_MAX_BYTES,
+                             ZB_FILE_REGULAR);
     if (rc == ZB_OK)
         rc = refuse_open_mode(ctx, path, mode);
     if (rc == ZB_OK)
@@ -370,7 +321,8 @@ static int try_candidate(zb_dotenv **out, zb_ctx *ctx, const char *path)
     int rc;
 
     *out = NULL;
-    rc = zb_dotenv__read_file(&text, ctx, path, ZB_DOTENV_MAX_BYTES, &mode);
+    rc = zb_file_read_capped(&text, &mode, ctx, path, ZB_DOTENV_MAX_BYTES,
+                             ZB_FILE_REGULAR);
     if (rc == ZB_ENOTFOUND) {
         zb_err_clear(&ctx->err);
         rc = ZB_OK;

@@ -94,14 +94,4 @@ const char *zb_dotenv_value(const zb_dotenv *d, size_t i);
  */
 int zb_dotenv_export(const zb_dotenv *d, zb_ctx *ctx);
 
-/*
- * Reads a whole regular file into out (cleared first), at most max_bytes,
- * and its mode into *mode_out (may be NULL), taken from the descriptor
- * read. ZB_ENOTFOUND when missing, ZB_EUSAGE when not a regular file or
- * larger than max_bytes, ZB_EIO, ZB_ENOMEM. Shared by the configuration
- * readers of src/cli.
- */
-int zb_dotenv__read_file(zb_buf *out, zb_ctx *ctx, const char *path,
-                         size_t max_bytes, unsigned *mode_out);
-
 #endif

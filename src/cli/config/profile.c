@@ -28,6 +28,7 @@
 #include "util/arena.h"
 #include "util/buf.h"
 #include "util/err.h"
+#include "util/file.h"
 #include "util/str.h"
 
 const char *const zb_profile_operation_names[6] = {
@@ -413,7 +414,8 @@ int zb_profile_load(zb_profile **out, zb_ctx *ctx, const char *path)
 
     ZB_ASSERT_ARG(out && ctx && path);
     *out = NULL;
-    rc = zb_dotenv__read_file(&text, ctx, path, ZB_PROFILE_MAX_BYTES, NULL);
+    rc = zb_file_read_capped(&text, NULL, ctx, path, ZB_PROFILE_MAX_BYTES,
+                             ZB_FILE_REGULAR);
     if (rc == ZB_OK)
         rc = zb_profile_parse(out, ctx, path, text.ptr, text.len);
     zb_buf_free(&text);

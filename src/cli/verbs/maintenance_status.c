@@ -71,13 +71,8 @@ static int count_live(zb_status_row *row, zb_io *io, zb_ctx *ctx,
             row->data_bytes += (uint64_t)f->file_size_in_bytes;
             row->data_rows += (uint64_t)f->record_count;
         } else {
-            /* A deletion vector counts its blob: one Puffin file holds
-             * many. */
-            int dv = f->content_offset != ICE_NULL_LONG &&
-                     f->content_size_in_bytes >= 0;
             row->delete_files++;
-            row->delete_bytes += (uint64_t)(dv ? f->content_size_in_bytes
-                                               : f->file_size_in_bytes);
+            row->delete_bytes += (uint64_t)ice_data_file_stored_bytes(f);
         }
     }
     ice_snapshot_iter_free(it);

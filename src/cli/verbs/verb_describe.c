@@ -77,11 +77,7 @@ static int count(describe_counts *c, zb_io *io, zb_ctx *ctx,
         return rc;
     while ((rc = ice_snapshot_iter_next(it, ctx, &e, &mf)) > 0) {
         const ice_data_file *f = &e->data_file;
-        /* A deletion vector counts its blob: one Puffin file holds many. */
-        uint64_t sz = (uint64_t)(f->content_offset != ICE_NULL_LONG &&
-                                         f->content_size_in_bytes >= 0
-                                     ? f->content_size_in_bytes
-                                     : f->file_size_in_bytes);
+        uint64_t sz = (uint64_t)ice_data_file_stored_bytes(f);
 
         if (f->content == ICE_CONTENT_DATA) {
             c->files++;
@@ -94,7 +90,7 @@ static int count(describe_counts *c, zb_io *io, zb_ctx *ctx,
         } else if (f->content == ICE_CONTENT_EQUALITY_DELETES) {
             c->eq++;
             c->del_bytes += sz;
-        } else if (f->file_format && strcmp(f->file_format, "PUFFIN") == 0) {
+        } else if (ice_data_file_is_dv(f)) {
             c->dv++;
             c->del_bytes += sz;
         } else {

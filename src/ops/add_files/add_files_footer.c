@@ -30,45 +30,6 @@ typedef enum order {
     ORD_DOUBLE, ORD_BYTES, ORD_DECIMAL
 } order;
 
-static pq_logical logical_of(const pq_schema_element *e)
-{
-    pq_logical l = e->logical;
-
-    if (l.kind != PQ_LT_NONE || !e->has_converted_type)
-        return l;
-    switch (e->converted_type) {
-    case PQ_CT_UTF8: l.kind = PQ_LT_STRING; break;
-    case PQ_CT_DATE: l.kind = PQ_LT_DATE; break;
-    case PQ_CT_DECIMAL:
-        l.kind = PQ_LT_DECIMAL;
-        l.scale = e->has_scale ? e->scale : 0;
-        l.precision = e->has_precision ? e->precision : 0;
-        break;
-    case PQ_CT_TIME_MILLIS: l.kind = PQ_LT_TIME; l.unit = PQ_UNIT_MILLIS; break;
-    case PQ_CT_TIME_MICROS: l.kind = PQ_LT_TIME; l.unit = PQ_UNIT_MICROS; break;
-    case PQ_CT_TIMESTAMP_MILLIS:
-        l.kind = PQ_LT_TIMESTAMP; l.unit = PQ_UNIT_MILLIS;
-        l.is_adjusted_to_utc = 1;
-        break;
-    case PQ_CT_TIMESTAMP_MICROS:
-        l.kind = PQ_LT_TIMESTAMP; l.unit = PQ_UNIT_MICROS;
-        l.is_adjusted_to_utc = 1;
-        break;
-    case PQ_CT_UINT_8: case PQ_CT_UINT_16: case PQ_CT_UINT_32:
-    case PQ_CT_UINT_64:
-        l.kind = PQ_LT_INTEGER; l.is_signed = 0;
-        l.bit_width = e->converted_type == PQ_CT_UINT_64 ? 64 : 32;
-        break;
-    case PQ_CT_INT_8: case PQ_CT_INT_16: case PQ_CT_INT_32: case PQ_CT_INT_64:
-        l.kind = PQ_LT_INTEGER; l.is_signed = 1;
-        l.bit_width = e->converted_type == PQ_CT_INT_64 ? 64 : 32;
-        break;
-    default:
-        break;
-    }
-    return l;
-}
-
 static order order_of(const pq_schema_element *e, const pq_logical *l)
 {
     int uns = l->kind == PQ_LT_INTEGER && !l->is_signed;
@@ -286,7 +247,7 @@ int zb_af__footer_result(pq_write_result *out, zb_arena *arena, zb_ctx *ctx,
         const pq_node *leaf = ps->leaves[i];
         const pq_schema_element *e = leaf->elem;
         pq_leaf_metrics *lm = &out->leaves[i];
-        pq_logical l = logical_of(e);
+        pq_logical l = pq_schema_element_logical(e);
         order o = order_of(e, &l);
         const pq_node *p;
         acc a;

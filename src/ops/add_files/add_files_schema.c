@@ -15,59 +15,16 @@
 #include "table/value/ice_value.h"
 #include "util/err.h"
 
-/* The logical annotation of e, from its legacy ConvertedType when it has
- * no LogicalType. */
+/* The logical annotation of e (pq_schema_element_logical), with the
+ * legacy INTERVAL marked UNKNOWN: Iceberg has no type for it, so it must
+ * fit no field and make no column. */
 static pq_logical logical_of(const pq_schema_element *e)
 {
-    pq_logical l;
+    pq_logical l = pq_schema_element_logical(e);
 
-    if (e->logical.kind != PQ_LT_NONE || !e->has_converted_type)
-        return e->logical;
-    memset(&l, 0, sizeof l);
-    switch (e->converted_type) {
-    case PQ_CT_UTF8: l.kind = PQ_LT_STRING; break;
-    case PQ_CT_ENUM: l.kind = PQ_LT_ENUM; break;
-    case PQ_CT_JSON: l.kind = PQ_LT_JSON; break;
-    case PQ_CT_BSON: l.kind = PQ_LT_BSON; break;
-    case PQ_CT_DATE: l.kind = PQ_LT_DATE; break;
-    case PQ_CT_DECIMAL:
-        l.kind = PQ_LT_DECIMAL;
-        l.scale = e->has_scale ? e->scale : 0;
-        l.precision = e->has_precision ? e->precision : 0;
-        break;
-    case PQ_CT_TIME_MILLIS:
-    case PQ_CT_TIME_MICROS:
-        l.kind = PQ_LT_TIME;
-        l.unit = e->converted_type == PQ_CT_TIME_MILLIS ? PQ_UNIT_MILLIS
-                                                        : PQ_UNIT_MICROS;
-        l.is_adjusted_to_utc = 1;
-        break;
-    case PQ_CT_TIMESTAMP_MILLIS:
-    case PQ_CT_TIMESTAMP_MICROS:
-        l.kind = PQ_LT_TIMESTAMP;
-        l.unit = e->converted_type == PQ_CT_TIMESTAMP_MILLIS
-                     ? PQ_UNIT_MILLIS : PQ_UNIT_MICROS;
-        l.is_adjusted_to_utc = 1;
-        break;
-    case PQ_CT_UINT_8: case PQ_CT_UINT_16: case PQ_CT_UINT_32:
-    case PQ_CT_UINT_64:
-    case PQ_CT_INT_8: case PQ_CT_INT_16: case PQ_CT_INT_32:
-    case PQ_CT_INT_64: {
-        static const int widths[] = { 8, 16, 32, 64 };
-        int k = e->converted_type >= PQ_CT_INT_8
-                    ? (int)e->converted_type - PQ_CT_INT_8
-                    : (int)e->converted_type - PQ_CT_UINT_8;
-        l.kind = PQ_LT_INTEGER;
-        l.bit_width = widths[k];
-        l.is_signed = e->converted_type >= PQ_CT_INT_8;
-        break;
-    }
-    case PQ_CT_INTERVAL:
-        l.kind = PQ_LT_UNKNOWN;   /* no Iceberg type */
-        break;
-    default:
-        break;
-    }
+    if (l.kind == PQ_LT_NONE && e->has_converted_type &&
+        e->converted_type == PQ_CT_INTERVAL)
+        l.kind = PQ_LT_UNKNOWN;
     return l;
 }
 

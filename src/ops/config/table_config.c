@@ -17,18 +17,16 @@
 
 #include "ops/config/table_config_int.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <jansson.h>
 
 #include "util/alloc.h"
 #include "util/err.h"
+#include "util/file.h"
 
 int zb_tc__bad(zb_tc_parser *p, const char *path, const char *fmt, ...)
 {
@@ -394,37 +392,13 @@ int zb_table_config_load(zb_table_config **out, zb_ctx *ctx,
                          const char *path)
 {
     zb_buf text = ZB_BUF_INIT(ZB_TABLE_CONFIG_MAX_BYTES);
-    char chunk[16384];
-    int fd, rc = ZB_OK;
+    int rc;
 
     ZB_ASSERT_ARG(out && ctx && path);
     *out = NULL;
-    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-        if (errno == ENOENT || errno == ENOTDIR)
-            return zb_fail(ctx, ZB_ENOTFOUND, "%s: no such file", path);
-        return zb_fail(ctx, ZB_EIO, "%s: %s", path, strerror(errno));
-    }
-    for (;;) {
-        ssize_t n = read(fd, chunk, sizeof(chunk));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            rc = zb_fail(ctx, ZB_EIO, "%s: %s", path, strerror(errno));
-            break;
-        }
-        if (n == 0)
-            break;
-        if (text.len + (size_t)n > ZB_TABLE_CONFIG_MAX_BYTES) {
-            rc = zb_fail(ctx, ZB_EUSAGE, "%s: larger than %u bytes", path,
-                         ZB_TABLE_CONFIG_MAX_BYTES);
-            break;
-        }
-        if (zb_buf_append(&text, chunk, (size_t)n) < 0) {
-            rc = zb_fail_oom(ctx);
-            break;
-        }
-    }
-    close(fd);
+    /* any file kind, as before: a pipe (--config <(...)) is read too */
+    rc = zb_file_read_capped(&text, NULL, ctx, path,
+                             ZB_TABLE_CONFIG_MAX_BYTES, 0);
     if (rc == ZB_OK)
         rc = zb_table_config_parse(out, ctx, path, text.ptr, text.len);
     zb_buf_free(&text);

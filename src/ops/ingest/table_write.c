@@ -410,8 +410,7 @@ static int check_no_dv(const zb_table *t, zb_io *io, zb_ctx *ctx,
         return rc;
     while ((rc = ice_snapshot_iter_next(it, ctx, &e, &mf)) > 0) {
         const char *ref = e->data_file.referenced_data_file;
-        if (e->data_file.content != ICE_CONTENT_POSITION_DELETES ||
-            ref == NULL || e->data_file.content_offset == ICE_NULL_LONG)
+        if (!ice_data_file_is_dv(&e->data_file) || ref == NULL)
             continue;
         for (i = 0; i < n; i++)
             if (strcmp(rows[i].path, ref) == 0) {

@@ -28,7 +28,7 @@ static uint64_t file_hash(const ice_data_file *df)
     uint64_t h = fnv(df->file_path, strlen(df->file_path),
                      0xcbf29ce484222325ULL);
 
-    if (zb_scan__is_dv(df))
+    if (ice_data_file_is_dv(df))
         h = fnv(&df->content_offset, sizeof df->content_offset, h);
     return h;
 }
@@ -37,7 +37,7 @@ static int same_file(const ice_data_file *a, const ice_data_file *b)
 {
     if (strcmp(a->file_path, b->file_path) != 0)
         return 0;
-    if (zb_scan__is_dv(a) || zb_scan__is_dv(b))
+    if (ice_data_file_is_dv(a) || ice_data_file_is_dv(b))
         return a->content_offset == b->content_offset;
     return 1;
 }

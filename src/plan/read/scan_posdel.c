@@ -210,7 +210,7 @@ int zb_scan__posdel_load(zb_rowstream *rs, zb_ctx *ctx)
     for (t = 0; t < rs->n_tasks; t++)
         for (d = 0; d < rs->tasks[t].n_deletes; d++) {
             const zb_scan_file *f = &rs->tasks[t].deletes[d];
-            if (!zb_scan__is_dv(f->file))
+            if (!ice_data_file_is_dv(f->file))
                 continue;
             if (zb_ctx_stopped(ctx)) {
                 rc = zb_fail(ctx, ZB_ECANCELED, "row stream: stopped");
@@ -223,7 +223,7 @@ int zb_scan__posdel_load(zb_rowstream *rs, zb_ctx *ctx)
     for (i = 0; i < rs->dx.n; i++) {
         const zb_delfile *df = &rs->dx.files[i];
         if (df->f->file->content != ICE_CONTENT_POSITION_DELETES ||
-            zb_scan__is_dv(df->f->file))
+            ice_data_file_is_dv(df->f->file))
             continue;
         if (zb_ctx_stopped(ctx)) {
             rc = zb_fail(ctx, ZB_ECANCELED, "row stream: stopped");

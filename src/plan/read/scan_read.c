@@ -26,17 +26,6 @@ static const ice_field LINEAGE_FIELDS[2] = {
       &LINEAGE_LONG, NULL, NULL, NULL }
 };
 
-int zb_scan__is_dv(const ice_data_file *df)
-{
-    const char *f = df->file_format;
-
-    if (df->content != ICE_CONTENT_POSITION_DELETES)
-        return 0;
-    if (f && (f[0] == 'p' || f[0] == 'P') && (f[1] == 'u' || f[1] == 'U'))
-        return 1;   /* "puffin" */
-    return df->content_offset != ICE_NULL_LONG;
-}
-
 int zb_scan__file_uri(zb_rowstream *rs, zb_ctx *ctx, const zb_scan_file *f,
                       zb_buf *out)
 {

@@ -248,9 +248,6 @@ int zb_scan__open_file(zb_rowstream *rs, zb_ctx *ctx, pq_reader **out,
 int zb_scan__reader_next(zb_rowstream *rs, zb_ctx *ctx, pq_reader *r,
                          struct ArrowArray *out);
 
-/* Whether a delete file is a deletion vector. */
-int zb_scan__is_dv(const ice_data_file *df);
-
 /* Position deletes and DVs of every task into rs->ts[].pos. */
 int zb_scan__posdel_load(zb_rowstream *rs, zb_ctx *ctx);
 

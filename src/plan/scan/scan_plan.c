@@ -21,7 +21,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "plan/scan/scan_plan_int.h"
 #include "util/alloc.h"
@@ -131,15 +130,6 @@ static int manifest_empty(const ice_manifest_file *mf)
     return mf->added_files_count == 0 && mf->existing_files_count == 0;
 }
 
-/* A deletion vector: a position delete in a Puffin file (or a blob). */
-static int is_dv(const ice_data_file *f)
-{
-    return f->content == ICE_CONTENT_POSITION_DELETES &&
-        (f->content_offset != ICE_NULL_LONG ||
-         (f->file_format != NULL &&
-          strcasecmp(f->file_format, "puffin") == 0));
-}
-
 static int read_deletes(zb_scan_plan *p, zb_ctx *ctx)
 {
     const ice_manifest_file *mf;
@@ -175,17 +165,13 @@ static int read_deletes(zb_scan_plan *p, zb_ctx *ctx)
                                          zb_buf_cstr(&p->uri))) < 0)
                 return zb_err_prefix(ctx, "%s: %s", table_name(p),
                                      ice_manifest_reader_uri(p->m));
-            if (f->content == ICE_CONTENT_EQUALITY_DELETES) {
+            if (f->content == ICE_CONTENT_EQUALITY_DELETES)
                 p->st.eq_delete_files++;
-                p->st.delete_bytes += (uint64_t)f->file_size_in_bytes;
-            } else if (is_dv(f)) {
+            else if (ice_data_file_is_dv(f))
                 p->st.dv_files++;
-                if (f->content_size_in_bytes != ICE_NULL_LONG)
-                    p->st.delete_bytes += (uint64_t)f->content_size_in_bytes;
-            } else {
+            else
                 p->st.pos_delete_files++;
-                p->st.delete_bytes += (uint64_t)f->file_size_in_bytes;
-            }
+            p->st.delete_bytes += (uint64_t)ice_data_file_stored_bytes(f);
         }
         close_manifest(p);
         if (rc < 0)

@@ -28,7 +28,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "plan/scan/scan_plan_int.h"
 #include "table/value/transform.h"
@@ -301,7 +300,7 @@ int zb_scan__index_add(zb_del_index *x, zb_ctx *ctx,
     const ice_data_file *src = &e->data_file;
     zb_del_entry *d;
     zb_vec *list;
-    int oom = 0, rc, is_dv;
+    int oom = 0, rc;
 
     if ((rc = zb_scan__partition_key(&x->tmp, ctx, src)) < 0)
         return rc;
@@ -316,10 +315,7 @@ int zb_scan__index_add(zb_del_index *x, zb_ctx *ctx,
     d->key_len = x->tmp.len;
     d->key = dup_mem(x->arena, x->tmp.ptr, x->tmp.len, &oom);
     d->unpartitioned = zb_scan__spec_unpartitioned(spec, src);
-    is_dv = src->content == ICE_CONTENT_POSITION_DELETES &&
-        src->file_format != NULL &&
-        strcasecmp(src->file_format, "puffin") == 0;
-    if (is_dv && src->referenced_data_file == NULL)
+    if (ice_data_file_is_dv(src) && src->referenced_data_file == NULL)
         return zb_fail(ctx, ZB_ECORRUPT, "deletion vector %s has no"
                        " referenced_data_file", src->file_path);
     if (src->content == ICE_CONTENT_POSITION_DELETES) {
@@ -342,19 +338,12 @@ int zb_scan__index_add(zb_del_index *x, zb_ctx *ctx,
     return ZB_OK;
 }
 
-static int is_dv_entry(const zb_del_entry *d)
-{
-    return d->file.content_offset != ICE_NULL_LONG ||
-        (d->file.file_format != NULL &&
-         strcasecmp(d->file.file_format, "puffin") == 0);
-}
-
 /* Rank within a group: DVs, position deletes, equality deletes. */
 static int rank(const zb_del_entry *d)
 {
     if (d->file.content == ICE_CONTENT_EQUALITY_DELETES)
         return 2;
-    return is_dv_entry(d) ? 0 : 1;
+    return ice_data_file_is_dv(&d->file) ? 0 : 1;
 }
 
 static int cmp_seq(const zb_del_entry *a, const zb_del_entry *b)
@@ -488,7 +477,7 @@ int zb_scan__index_match(zb_vec *out, zb_del_index *x, zb_ctx *ctx,
                            "(spec %d): the table's metadata is corrupt",
                            d->file.file_path, path, (int)d->f.spec_id,
                            (int)spec_id);
-        if (is_dv_entry(d)) {
+        if (ice_data_file_is_dv(&d->file)) {
             if (dv != NULL)
                 return zb_fail(ctx, ZB_ECORRUPT, "data file %s has two"
                                " deletion vectors (%s at %lld and %s at"
@@ -506,7 +495,7 @@ int zb_scan__index_match(zb_vec *out, zb_del_index *x, zb_ctx *ctx,
         for (i = lo; i < x->refd.len &&
              strcmp(refd[i]->ref, stripped) == 0; i++) {
             zb_del_entry *d = refd[i];
-            if (is_dv_entry(d) ||
+            if (ice_data_file_is_dv(&d->file) ||
                 cmp_key(d->f.spec_id, d->key, d->key_len, spec_id, key,
                         key_len) != 0 ||
                 seq > d->f.data_sequence_number)

@@ -514,7 +514,7 @@ static int apply_one(apply_state *a, json_t *doc, const json_t *u)
 }
 
 static int edit_all(json_t *doc, const ice_metadata *m, zb_ctx *ctx,
-                    void *arg)
+                    const void *arg)
 {
     const json_t *updates = arg;
     apply_state a;
@@ -557,7 +557,7 @@ int ice_commit_apply_updates(ice_metadata *m, zb_ctx *ctx,
         return ZB_OK;
     if (!json_is_array(updates))
         return zb_fail(ctx, ZB_EINVAL, "updates must be a JSON array");
-    rc = ice_metadata__edit(m, ctx, edit_all, (void *)updates);
+    rc = ice_metadata__edit(m, ctx, edit_all, updates);
     if (rc == ZB_ECORRUPT) {
         /* The rebuild refused the result: the updates are at fault. */
         zb_err_prefix(ctx, "the updates would make invalid metadata");

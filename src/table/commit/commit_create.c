@@ -29,6 +29,15 @@
 #include "util/alloc.h"
 #include "util/err.h"
 
+/* Milliseconds since the epoch (commit_int.h). */
+int64_t ice_commit__now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 uint64_t ice_commit__random64(void)
 {
     static uint64_t counter;

@@ -1,6 +1,7 @@
 /*
- * table/commit/commit_int.h - private to the commit_*.c files: the metadata
- * transaction they share (metadata_edit.c) and small JSON helpers.
+ * table/commit/commit_int.h - private to the commit_*.c files: randomness
+ * and the clock for new ids and timestamps. The metadata transaction and
+ * the JSON helpers they use are the metadata module's (metadata_edit.h).
  */
 #ifndef ZB_TABLE_COMMIT_INT_H
 #define ZB_TABLE_COMMIT_INT_H
@@ -8,33 +9,7 @@
 #include <jansson.h>
 
 #include "table/commit/commit.h"
-
-/*
- * Runs edit on a deep copy of m's document, rebuilds the model from the
- * copy (every check a load makes), and swaps both in. On any failure m is
- * unchanged. edit returns ZB_OK or an rc with the message set.
- */
-typedef int (*ice_edit_fn)(json_t *doc, const ice_metadata *m, zb_ctx *ctx,
-                           void *arg);
-int ice_metadata__edit(ice_metadata *m, zb_ctx *ctx, ice_edit_fn edit,
-                       void *arg);
-
-/* m's document (borrowed, read-only). */
-const json_t *ice_metadata__doc(const ice_metadata *m);
-
-/* A new ice_metadata built from doc; the reference to doc moves in on
- * success only. */
-int ice_metadata__from_doc(ice_metadata **out, zb_ctx *ctx, json_t *doc,
-                           const char *source_uri);
-
-/* obj[key] = v taking v; NULL v or failure: ZB_ENOMEM. */
-int ice_cj__set(zb_ctx *ctx, json_t *obj, const char *key, json_t *v);
-/* arr += v taking v. */
-int ice_cj__push(zb_ctx *ctx, json_t *arr, json_t *v);
-/* The integer obj[key] into *out: 1 present, 0 absent, ZB_EINVAL when
- * it is not an integer (what names the object in the message). */
-int ice_cj__int(int64_t *out, zb_ctx *ctx, const json_t *obj,
-                const char *key, const char *what);
+#include "table/metadata/metadata_edit.h"
 
 /* 64 random bits (getrandom, else a mixed clock and counter). */
 uint64_t ice_commit__random64(void);

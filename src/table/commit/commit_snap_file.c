@@ -9,7 +9,6 @@
 #define ZB_MODULE "commit"
 
 #include <string.h>
-#include <strings.h>
 
 #include "table/commit/commit_snap_int.h"
 #include "util/err.h"
@@ -155,8 +154,7 @@ int ice_snap__partition_key(zb_buf *out, zb_ctx *ctx, int32_t spec_id,
 
 void ice_snap__count(ice_snap_counts *c, const ice_data_file *f)
 {
-    int dv = f->content == ICE_CONTENT_POSITION_DELETES &&
-             f->file_format != NULL && strcasecmp(f->file_format, "puffin") == 0;
+    int dv = ice_data_file_is_dv(f);
 
     c->size += f->file_size_in_bytes;
     switch (f->content) {

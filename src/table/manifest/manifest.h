@@ -186,6 +186,22 @@ typedef struct ice_data_file {
     int64_t content_size_in_bytes; /* 145; ICE_NULL_LONG when null */
 } ice_data_file;
 
+/*
+ * Whether a delete file is a deletion vector: a position delete file
+ * whose file_format is "puffin" in any case (Java writes "PUFFIN").
+ * format/spec.md "Deletion Vectors" tracks DVs as position deletes with
+ * file_format puffin; content_offset alone does not make one (the spec
+ * only requires it, with content_size_in_bytes, of DVs).
+ */
+int ice_data_file_is_dv(const ice_data_file *f);
+
+/*
+ * The bytes a file takes in the table: a deletion vector its blob
+ * (content_size_in_bytes, when set: one Puffin file holds many DVs),
+ * any other file its file_size_in_bytes.
+ */
+int64_t ice_data_file_stored_bytes(const ice_data_file *f);
+
 /* Which values the file held, rather than inherited. */
 #define ICE_ENTRY_SNAPSHOT_ID_EXPLICIT   0x1u
 #define ICE_ENTRY_SEQ_EXPLICIT           0x2u
@@ -309,8 +325,19 @@ int ice_snapshot_iter_open(ice_snapshot_iter **out, zb_io *io, zb_ctx *ctx,
                            const ice_manifest_opts *opts);
 
 /*
+ * Which manifests the walk reads: keep returns 1 to read mf, 0 to pass
+ * over it unopened, or an rc that ends the walk with it. Without one
+ * (the default) every manifest is read. Set it before the first next.
+ */
+typedef int (*ice_manifest_keep_cb)(const ice_manifest_file *mf,
+                                    zb_ctx *ctx, void *payload);
+void ice_snapshot_iter_filter(ice_snapshot_iter *it,
+                              ice_manifest_keep_cb keep, void *payload);
+
+/*
  * 1 with the entry and its manifest-list entry (both valid until the next
  * call), 0 at the end, or an rc (the message names the manifest).
+ * ZB_ECANCELED when ctx is stopped.
  */
 int ice_snapshot_iter_next(ice_snapshot_iter *it, zb_ctx *ctx,
                            const ice_manifest_entry **entry,

@@ -12,6 +12,10 @@
  * one list block, one manifest block and one entry, whatever the size of
  * the snapshot.
  *
+ * A keep callback (ice_snapshot_iter_filter) passes over manifests the
+ * caller does not want before they are opened (a v1 "manifests" path is
+ * opened first: its spec id is in the file).
+ *
  * A v1 snapshot may carry "manifests" (a plain list of paths) instead of
  * a manifest list: those are read with a synthesized manifest-list entry
  * (spec id from the manifest's partition-spec-id metadata, sequence
@@ -39,6 +43,8 @@ struct ice_snapshot_iter {
     ice_manifest_file v1_mf;
     const ice_manifest_file *cur;  /* the open manifest's list entry */
     ice_manifest_reader *m;
+    ice_manifest_keep_cb keep;
+    void *keep_payload;
     size_t n_unknown;
     char unknown[ITER_MAX_UNKNOWN][64];
 };
@@ -95,8 +101,16 @@ static void collect_unknown(ice_snapshot_iter *it)
     }
 }
 
-/* Opens the next manifest: 1, 0 when there is none, or an rc. */
-static int open_next(ice_snapshot_iter *it, zb_ctx *ctx)
+void ice_snapshot_iter_filter(ice_snapshot_iter *it,
+                              ice_manifest_keep_cb keep, void *payload)
+{
+    it->keep = keep;
+    it->keep_payload = payload;
+}
+
+/* Opens the next manifest: 1, 2 when the keep callback passed over
+ * one, 0 when there is none, or an rc. */
+static int open_any(ice_snapshot_iter *it, zb_ctx *ctx)
 {
     const ice_manifest_file *mf = NULL;
     int rc;
@@ -126,14 +140,33 @@ static int open_next(ice_snapshot_iter *it, zb_ctx *ctx)
         spec_id = ice_manifest_reader_meta(it->m, "partition-spec-id");
         if (spec_id != NULL)
             it->v1_mf.partition_spec_id = (int32_t)strtol(spec_id, NULL, 10);
+        if (it->keep != NULL &&
+            (rc = it->keep(mf, ctx, it->keep_payload)) <= 0) {
+            ice_manifest_free(it->m);
+            it->m = NULL;
+            return rc < 0 ? rc : 2;
+        }
         it->cur = mf;
         return 1;
     }
+    if (it->keep != NULL &&
+        (rc = it->keep(mf, ctx, it->keep_payload)) <= 0)
+        return rc < 0 ? rc : 2;
     if ((rc = ice_manifest_open(&it->m, it->io, ctx, mf, NULL,
                                 it->meta->format_version, &it->opts)) < 0)
         return rc;
     it->cur = mf;
     return 1;
+}
+
+/* Opens the next manifest the caller keeps: 1, 0 at the end, or an rc. */
+static int open_next(ice_snapshot_iter *it, zb_ctx *ctx)
+{
+    int rc;
+
+    while ((rc = open_any(it, ctx)) == 2)
+        ;
+    return rc;
 }
 
 int ice_snapshot_iter_next(ice_snapshot_iter *it, zb_ctx *ctx,

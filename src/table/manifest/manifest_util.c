@@ -4,7 +4,9 @@
  * field of a file's Avro schema by its Iceberg field id, checked getters
  * of Avro values whose errors name the file, the record and the field,
  * and the mapping between Avro partition field types (with their
- * logicalType attributes) and Iceberg primitive types (spec Appendix A).
+ * logicalType attributes) and Iceberg primitive types (spec Appendix A);
+ * and the rules about one data file that every layer above asks (is it
+ * a deletion vector, how many bytes does it take).
  *
  * Field lookup is by id, never by name: writers have renamed fields over
  * the versions (Iceberg Java's v1 manifest lists say
@@ -15,9 +17,25 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "table/manifest/manifest_int.h"
 #include "util/err.h"
+
+/* ---- data files ---- */
+
+int ice_data_file_is_dv(const ice_data_file *f)
+{
+    return f->content == ICE_CONTENT_POSITION_DELETES &&
+        f->file_format != NULL && strcasecmp(f->file_format, "puffin") == 0;
+}
+
+int64_t ice_data_file_stored_bytes(const ice_data_file *f)
+{
+    if (ice_data_file_is_dv(f) && f->content_size_in_bytes >= 0)
+        return f->content_size_in_bytes;
+    return f->file_size_in_bytes;
+}
 
 /* ---- paths ---- */
 

@@ -9,6 +9,7 @@
 #include <jansson.h>
 
 #include "table/metadata/metadata.h"
+#include "table/metadata/metadata_edit.h"
 #include "util/arena.h"
 
 /* The model's arena grows with the document; this only stops runaways. */
@@ -84,5 +85,8 @@ int ice_metadata__build(ice_metadata *m, zb_ctx *ctx, json_t *doc,
 
 /* Frees an internal part: the document and the arena. */
 void ice_metadata__free_int(struct ice_metadata_int *in);
+
+/* ice_metadata__edit and the other functions the table layer shares:
+ * metadata_edit.h. */
 
 #endif

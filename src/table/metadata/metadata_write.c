@@ -8,7 +8,8 @@
  * 64-bit json_int_t, reals with 17 significant digits, so that what was
  * read is what is written apart from whitespace.
  *
- * Every setter runs the same transaction, apply():
+ * Every setter runs the same transaction, ice_metadata__edit() (the
+ * commit module's updates run in it too):
  *   1. deep-copy the document,
  *   2. edit the copy (an edit function below, which validates against the
  *      current model first),
@@ -40,16 +41,15 @@ int ice_metadata_write(zb_buf *out, const ice_metadata *m, zb_ctx *ctx)
 
 /* ---- the setter transaction ------------------------------------------- */
 
-typedef int (*edit_fn)(json_t *doc, const ice_metadata *m, zb_ctx *ctx,
-                       const void *arg);
-
-static int apply(ice_metadata *m, zb_ctx *ctx, edit_fn edit, const void *arg)
+int ice_metadata__edit(ice_metadata *m, zb_ctx *ctx, ice_edit_fn edit,
+                       const void *arg)
 {
     struct ice_metadata_int *old;
     ice_metadata next;
     json_t *copy;
     int rc;
 
+    ZB_ASSERT_ARG(m && m->internal && ctx && edit);
     if ((copy = json_deep_copy(m->internal->doc)) == NULL)
         return zb_fail_oom(ctx);
     if ((rc = edit(copy, m, ctx, arg)) < 0 ||
@@ -146,7 +146,7 @@ int ice_metadata_set_property(ice_metadata *m, zb_ctx *ctx, const char *key,
     kv_arg a = { key, value };
 
     ZB_ASSERT_ARG(m && ctx && key && value);
-    return apply(m, ctx, edit_set_property, &a);
+    return ice_metadata__edit(m, ctx, edit_set_property, &a);
 }
 
 static int edit_remove_property(json_t *doc, const ice_metadata *m,
@@ -167,7 +167,7 @@ int ice_metadata_remove_property(ice_metadata *m, zb_ctx *ctx,
     ZB_ASSERT_ARG(m && ctx && key);
     if (ice_metadata_property(m, key) == NULL)
         return ZB_OK;
-    return apply(m, ctx, edit_remove_property, key);
+    return ice_metadata__edit(m, ctx, edit_remove_property, key);
 }
 
 static int edit_last_updated(json_t *doc, const ice_metadata *m, zb_ctx *ctx,
@@ -181,7 +181,7 @@ int ice_metadata_set_last_updated_ms(ice_metadata *m, zb_ctx *ctx,
                                      int64_t timestamp_ms)
 {
     ZB_ASSERT_ARG(m && ctx);
-    return apply(m, ctx, edit_last_updated, &timestamp_ms);
+    return ice_metadata__edit(m, ctx, edit_last_updated, &timestamp_ms);
 }
 
 /* ---- refs -------------------------------------------------------------- */
@@ -258,7 +258,7 @@ static int edit_set_ref(json_t *doc, const ice_metadata *m, zb_ctx *ctx,
 int ice_metadata_set_ref(ice_metadata *m, zb_ctx *ctx, const ice_ref *ref)
 {
     ZB_ASSERT_ARG(m && ctx && ref && ref->name);
-    return apply(m, ctx, edit_set_ref, ref);
+    return ice_metadata__edit(m, ctx, edit_set_ref, ref);
 }
 
 static int edit_remove_ref(json_t *doc, const ice_metadata *m, zb_ctx *ctx,
@@ -282,7 +282,7 @@ int ice_metadata_remove_ref(ice_metadata *m, zb_ctx *ctx, const char *name)
         return zb_fail(ctx, ZB_EINVAL, "the main branch cannot be removed");
     if ((r = ice_metadata_ref(m, name)) == NULL || r->implicit)
         return ZB_OK;
-    return apply(m, ctx, edit_remove_ref, name);
+    return ice_metadata__edit(m, ctx, edit_remove_ref, name);
 }
 
 /* ---- metadata log ------------------------------------------------------ */
@@ -321,7 +321,7 @@ int ice_metadata_append_metadata_log(ice_metadata *m, zb_ctx *ctx,
     mlog_arg a = { metadata_file, timestamp_ms, max_entries };
 
     ZB_ASSERT_ARG(m && ctx && metadata_file);
-    return apply(m, ctx, edit_mlog, &a);
+    return ice_metadata__edit(m, ctx, edit_mlog, &a);
 }
 
 /* ---- snapshots --------------------------------------------------------- */
@@ -449,5 +449,5 @@ int ice_metadata_add_snapshot(ice_metadata *m, zb_ctx *ctx,
                               const ice_snapshot_new *s)
 {
     ZB_ASSERT_ARG(m && ctx && s);
-    return apply(m, ctx, edit_add_snapshot, s);
+    return ice_metadata__edit(m, ctx, edit_add_snapshot, s);
 }

@@ -205,10 +205,86 @@ static void test_parquet_schema__malformed_schemas_are_refused(void)
     zb_arena_free(a);
 }
 
+static pq_logical converted(pq_converted ct)
+{
+    pq_schema_element e;
+
+    memset(&e, 0, sizeof e);
+    e.has_type = 1;
+    e.type = PQ_INT32;
+    e.has_converted_type = 1;
+    e.converted_type = ct;
+    e.has_scale = e.has_precision = 1;
+    e.scale = 2;
+    e.precision = 9;
+    return pq_schema_element_logical(&e);
+}
+
+/* Legacy ConvertedTypes read as the LogicalTypes they stand for; a
+ * LogicalType, when set, wins. */
+static void test_parquet_schema__converted_type_logical(void)
+{
+    static const struct {
+        pq_converted ct;
+        int bits, is_signed;
+    } ints[] = {
+        { PQ_CT_INT_8, 8, 1 }, { PQ_CT_INT_16, 16, 1 },
+        { PQ_CT_INT_32, 32, 1 }, { PQ_CT_INT_64, 64, 1 },
+        { PQ_CT_UINT_8, 8, 0 }, { PQ_CT_UINT_16, 16, 0 },
+        { PQ_CT_UINT_32, 32, 0 }, { PQ_CT_UINT_64, 64, 0 }
+    };
+    pq_schema_element e;
+    pq_logical l;
+    size_t i;
+
+    for (i = 0; i < sizeof ints / sizeof ints[0]; i++) {
+        l = converted(ints[i].ct);
+        ZBT_EQ_INT(l.kind, PQ_LT_INTEGER);
+        ZBT_EQ_INT(l.bit_width, ints[i].bits);
+        ZBT_EQ_INT(l.is_signed, ints[i].is_signed);
+    }
+    ZBT_EQ_INT(converted(PQ_CT_UTF8).kind, PQ_LT_STRING);
+    ZBT_EQ_INT(converted(PQ_CT_ENUM).kind, PQ_LT_ENUM);
+    ZBT_EQ_INT(converted(PQ_CT_JSON).kind, PQ_LT_JSON);
+    ZBT_EQ_INT(converted(PQ_CT_BSON).kind, PQ_LT_BSON);
+    ZBT_EQ_INT(converted(PQ_CT_DATE).kind, PQ_LT_DATE);
+    ZBT_EQ_INT(converted(PQ_CT_INTERVAL).kind, PQ_LT_NONE);
+    l = converted(PQ_CT_DECIMAL);
+    ZBT_EQ_INT(l.kind, PQ_LT_DECIMAL);
+    ZBT_EQ_INT(l.scale, 2);
+    ZBT_EQ_INT(l.precision, 9);
+    l = converted(PQ_CT_TIME_MILLIS);
+    ZBT_EQ_INT(l.kind, PQ_LT_TIME);
+    ZBT_EQ_INT(l.unit, PQ_UNIT_MILLIS);
+    ZBT_EQ_INT(l.is_adjusted_to_utc, 1);
+    l = converted(PQ_CT_TIME_MICROS);
+    ZBT_EQ_INT(l.unit, PQ_UNIT_MICROS);
+    l = converted(PQ_CT_TIMESTAMP_MILLIS);
+    ZBT_EQ_INT(l.kind, PQ_LT_TIMESTAMP);
+    ZBT_EQ_INT(l.unit, PQ_UNIT_MILLIS);
+    ZBT_EQ_INT(l.is_adjusted_to_utc, 1);
+    l = converted(PQ_CT_TIMESTAMP_MICROS);
+    ZBT_EQ_INT(l.unit, PQ_UNIT_MICROS);
+    ZBT_EQ_INT(l.is_adjusted_to_utc, 1);
+
+    memset(&e, 0, sizeof e);
+    e.has_converted_type = 1;
+    e.converted_type = PQ_CT_TIMESTAMP_MILLIS;
+    e.logical.kind = PQ_LT_TIMESTAMP;
+    e.logical.unit = PQ_UNIT_NANOS;
+    l = pq_schema_element_logical(&e);
+    ZBT_EQ_INT(l.unit, PQ_UNIT_NANOS);
+    ZBT_EQ_INT(l.is_adjusted_to_utc, 0);
+    e.has_converted_type = 0;
+    e.logical.kind = PQ_LT_NONE;
+    ZBT_EQ_INT(pq_schema_element_logical(&e).kind, PQ_LT_NONE);
+}
+
 const zbt_case test_parquet_schema[] = {
     ZBT_CASE(test_parquet_schema__standard_three_level_list),
     ZBT_CASE(test_parquet_schema__legacy_two_level_lists),
     ZBT_CASE(test_parquet_schema__map_and_types),
     ZBT_CASE(test_parquet_schema__malformed_schemas_are_refused),
+    ZBT_CASE(test_parquet_schema__converted_type_logical),
     ZBT_END
 };

@@ -603,6 +603,151 @@ static void test_table_manifest__existing_null_seq(void)
     fx_free(&f);
 }
 
+typedef struct keep_state {
+    int want;                      /* -1 every manifest, else a content */
+    int rc;                        /* returned for a refused manifest */
+    size_t asked;
+} keep_state;
+
+static int keep_content(const ice_manifest_file *mf, zb_ctx *ctx,
+                        void *payload)
+{
+    keep_state *k = payload;
+
+    k->asked++;
+    if (k->want < 0 || (int)mf->content == k->want)
+        return 1;
+    return k->rc < 0 ? zb_fail(ctx, k->rc, "refused %s", mf->manifest_path)
+                     : 0;
+}
+
+/* Walks with a keep callback: n entries (all of content want), rc. */
+static int walk_kept(fx *f, keep_state *k, size_t *n)
+{
+    ice_snapshot_iter *it = NULL;
+    const ice_manifest_entry *e;
+    const ice_manifest_file *mf;
+    int rc;
+
+    *n = 0;
+    ZBT_OK_CTX(ice_snapshot_iter_open(&it, f->io, &f->ctx, f->m,
+                                      ice_metadata_current_snapshot(f->m),
+                                      NULL), &f->ctx);
+    ice_snapshot_iter_filter(it, keep_content, k);
+    while ((rc = ice_snapshot_iter_next(it, &f->ctx, &e, &mf)) > 0) {
+        ZBT_CHECK(k->want < 0 || (int)mf->content == k->want);
+        ZBT_CHECK(e->status != ICE_STATUS_DELETED);
+        (*n)++;
+    }
+    ice_snapshot_iter_free(it);
+    return rc;
+}
+
+/* The keep callback picks the manifests the walk opens; an rc from it
+ * ends the walk with that rc. */
+static void test_table_manifest__iter_filter(void)
+{
+    keep_state k;
+    size_t n;
+    fx f;
+
+    fx_table(&f, 2, 1);
+    k.want = -1, k.rc = 0, k.asked = 0;
+    ZBT_OK_CTX(walk_kept(&f, &k, &n), &f.ctx);
+    ZBT_EQ_INT(n, 4);              /* as the unfiltered walk */
+    ZBT_CHECK(k.asked >= 2);
+    k.want = ICE_MANIFEST_DELETES, k.asked = 0;
+    ZBT_OK_CTX(walk_kept(&f, &k, &n), &f.ctx);
+    ZBT_EQ_INT(n, 2);              /* the position and equality deletes */
+    k.want = ICE_MANIFEST_DATA, k.asked = 0;
+    ZBT_OK_CTX(walk_kept(&f, &k, &n), &f.ctx);
+    ZBT_EQ_INT(n, 2);              /* A and B; C is DELETED */
+    k.want = ICE_MANIFEST_DATA, k.rc = ZB_ECORRUPT, k.asked = 0;
+    ZBT_RC(walk_kept(&f, &k, &n), ZB_ECORRUPT);
+    ZBT_CONTAINS(f.ctx.err.msg, "refused ");
+    zb_err_clear(&f.ctx.err);
+    fx_free(&f);
+}
+
+/* A v1 table: its manifests are asked about too. */
+static void test_table_manifest__iter_filter_v1(void)
+{
+    keep_state k;
+    size_t n;
+    fx f;
+
+    fx_table(&f, 1, 1);
+    k.want = ICE_MANIFEST_DELETES, k.rc = 0, k.asked = 0;
+    ZBT_OK_CTX(walk_kept(&f, &k, &n), &f.ctx);
+    ZBT_EQ_INT(n, 0);
+    ZBT_CHECK(k.asked >= 1);
+    fx_free(&f);
+}
+
+static ice_data_file dfile(ice_file_content content, const char *format,
+                           int64_t offset, int64_t blob, int64_t size)
+{
+    ice_data_file f;
+
+    memset(&f, 0, sizeof f);
+    f.content = content;
+    f.file_path = "s3://b/t/data/f";
+    f.file_format = format;
+    f.file_size_in_bytes = size;
+    f.content_offset = offset;
+    f.content_size_in_bytes = blob;
+    return f;
+}
+
+/* A DV is a position delete file in Puffin format, whatever the case of
+ * the format name; content_offset alone does not make one. */
+static void test_table_manifest__is_dv(void)
+{
+    ice_data_file f;
+
+    f = dfile(ICE_CONTENT_POSITION_DELETES, "PUFFIN", 4, 40, 200);
+    ZBT_CHECK(ice_data_file_is_dv(&f));
+    f = dfile(ICE_CONTENT_POSITION_DELETES, "puffin", 4, 40, 200);
+    ZBT_CHECK(ice_data_file_is_dv(&f));
+    f = dfile(ICE_CONTENT_POSITION_DELETES, "Puffin", ICE_NULL_LONG,
+              ICE_NULL_LONG, 200);
+    ZBT_CHECK(ice_data_file_is_dv(&f));
+    f = dfile(ICE_CONTENT_POSITION_DELETES, "PARQUET", 4, 40, 200);
+    ZBT_CHECK(!ice_data_file_is_dv(&f));
+    f = dfile(ICE_CONTENT_POSITION_DELETES, "PUFFINS", 4, 40, 200);
+    ZBT_CHECK(!ice_data_file_is_dv(&f));
+    f = dfile(ICE_CONTENT_POSITION_DELETES, "PU", 4, 40, 200);
+    ZBT_CHECK(!ice_data_file_is_dv(&f));
+    f = dfile(ICE_CONTENT_POSITION_DELETES, NULL, 4, 40, 200);
+    ZBT_CHECK(!ice_data_file_is_dv(&f));
+    f = dfile(ICE_CONTENT_EQUALITY_DELETES, "PUFFIN", 4, 40, 200);
+    ZBT_CHECK(!ice_data_file_is_dv(&f));
+    f = dfile(ICE_CONTENT_DATA, "PUFFIN", 4, 40, 200);
+    ZBT_CHECK(!ice_data_file_is_dv(&f));
+}
+
+/* A DV takes its blob's bytes; every other file its whole size. */
+static void test_table_manifest__stored_bytes(void)
+{
+    ice_data_file f;
+
+    f = dfile(ICE_CONTENT_POSITION_DELETES, "PUFFIN", 4, 40, 200);
+    ZBT_EQ_INT(ice_data_file_stored_bytes(&f), 40);
+    f = dfile(ICE_CONTENT_POSITION_DELETES, "PUFFIN", 4, 0, 200);
+    ZBT_EQ_INT(ice_data_file_stored_bytes(&f), 0);
+    /* a DV without its blob size (corrupt) counts the whole file */
+    f = dfile(ICE_CONTENT_POSITION_DELETES, "PUFFIN", 4, ICE_NULL_LONG, 200);
+    ZBT_EQ_INT(ice_data_file_stored_bytes(&f), 200);
+    f = dfile(ICE_CONTENT_POSITION_DELETES, "PARQUET", 4, 40, 200);
+    ZBT_EQ_INT(ice_data_file_stored_bytes(&f), 200);
+    f = dfile(ICE_CONTENT_EQUALITY_DELETES, "PARQUET", ICE_NULL_LONG,
+              ICE_NULL_LONG, 300);
+    ZBT_EQ_INT(ice_data_file_stored_bytes(&f), 300);
+    f = dfile(ICE_CONTENT_DATA, "PARQUET", ICE_NULL_LONG, ICE_NULL_LONG,
+              1000);
+    ZBT_EQ_INT(ice_data_file_stored_bytes(&f), 1000);
+}
+
 const zbt_case test_table_manifest[] = {
     ZBT_CASE(test_table_manifest__roundtrip_v1),
     ZBT_CASE(test_table_manifest__roundtrip_v2),
@@ -618,5 +763,9 @@ const zbt_case test_table_manifest[] = {
     ZBT_CASE(test_table_manifest__no_field_ids),
     ZBT_CASE(test_table_manifest__missing_required),
     ZBT_CASE(test_table_manifest__existing_null_seq),
+    ZBT_CASE(test_table_manifest__iter_filter),
+    ZBT_CASE(test_table_manifest__iter_filter_v1),
+    ZBT_CASE(test_table_manifest__is_dv),
+    ZBT_CASE(test_table_manifest__stored_bytes),
     ZBT_END
 };

@@ -1,7 +1,10 @@
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "util/alloc.h"
 #include "util/buf.h"
+#include "util/file.h"
 #include "util/vec.h"
 #include "zbtest.h"
 
@@ -97,6 +100,41 @@ static void test_util_buf__vec_push_and_cap(void)
     zb_vec_free(&v);
 }
 
+/* A whole file into a buffer, its mode from the descriptor read; past
+ * the cap, missing, or (when asked) not a regular file: refused. */
+static void test_util_buf__read_file_capped(void)
+{
+    zb_buf b = ZB_BUF_INIT(1 << 20);
+    char path[1024];
+    unsigned mode = 0;
+    zb_ctx ctx;
+    FILE *f;
+
+    zb_ctx_init(&ctx);
+    snprintf(path, sizeof path, "%s/capped.txt", zbt_tmpdir());
+    ZBT_CHECK((f = fopen(path, "w")) != NULL);
+    fputs("KEY=value\n", f);
+    fclose(f);
+    ZBT_EQ_INT(chmod(path, 0640), 0);
+    ZBT_OK_CTX(zb_file_read_capped(&b, &mode, &ctx, path, 10,
+                                   ZB_FILE_REGULAR), &ctx);
+    ZBT_EQ_STR(zb_buf_cstr(&b), "KEY=value\n");
+    ZBT_EQ_INT(mode & 0777, 0640);
+    ZBT_CHECK(S_ISREG(mode));
+    ZBT_RC(zb_file_read_capped(&b, NULL, &ctx, path, 9, 0), ZB_EUSAGE);
+    ZBT_CONTAINS(ctx.err.msg, "larger than 9 bytes");
+    ZBT_CONTAINS(ctx.err.msg, "capped.txt");
+    zb_err_clear(&ctx.err);
+    ZBT_RC(zb_file_read_capped(&b, NULL, &ctx, zbt_tmpdir(), 100,
+                               ZB_FILE_REGULAR), ZB_EUSAGE);
+    ZBT_CONTAINS(ctx.err.msg, "is not a regular file");
+    zb_err_clear(&ctx.err);
+    snprintf(path, sizeof path, "%s/no-such-file", zbt_tmpdir());
+    ZBT_RC(zb_file_read_capped(&b, NULL, &ctx, path, 100, 0), ZB_ENOTFOUND);
+    ZBT_CONTAINS(ctx.err.msg, "no such file");
+    zb_buf_free(&b);
+}
+
 const zbt_case test_util_buf[] = {
     ZBT_CASE(test_util_buf__append_and_format),
     ZBT_CASE(test_util_buf__cap_is_enforced_and_buffer_kept),
@@ -104,5 +142,6 @@ const zbt_case test_util_buf[] = {
     ZBT_CASE(test_util_buf__failed_allocation_leaves_buffer_intact),
     ZBT_CASE(test_util_buf__unbounded_cap_grows),
     ZBT_CASE(test_util_buf__vec_push_and_cap),
+    ZBT_CASE(test_util_buf__read_file_capped),
     ZBT_END
 };

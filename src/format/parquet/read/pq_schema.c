@@ -33,6 +33,57 @@ typedef struct builder {
     size_t n_leaves, cap_leaves;
 } builder;
 
+pq_logical pq_schema_element_logical(const pq_schema_element *e)
+{
+    static const int widths[] = { 8, 16, 32, 64 };
+    pq_logical l;
+
+    if (e->logical.kind != PQ_LT_NONE || !e->has_converted_type)
+        return e->logical;
+    memset(&l, 0, sizeof l);
+    switch (e->converted_type) {
+    case PQ_CT_UTF8: l.kind = PQ_LT_STRING; break;
+    case PQ_CT_ENUM: l.kind = PQ_LT_ENUM; break;
+    case PQ_CT_JSON: l.kind = PQ_LT_JSON; break;
+    case PQ_CT_BSON: l.kind = PQ_LT_BSON; break;
+    case PQ_CT_DATE: l.kind = PQ_LT_DATE; break;
+    case PQ_CT_DECIMAL:
+        l.kind = PQ_LT_DECIMAL;
+        l.scale = e->has_scale ? e->scale : 0;
+        l.precision = e->has_precision ? e->precision : 0;
+        break;
+    case PQ_CT_TIME_MILLIS:
+    case PQ_CT_TIME_MICROS:
+        l.kind = PQ_LT_TIME;
+        l.unit = e->converted_type == PQ_CT_TIME_MILLIS ? PQ_UNIT_MILLIS
+                                                        : PQ_UNIT_MICROS;
+        l.is_adjusted_to_utc = 1;
+        break;
+    case PQ_CT_TIMESTAMP_MILLIS:
+    case PQ_CT_TIMESTAMP_MICROS:
+        l.kind = PQ_LT_TIMESTAMP;
+        l.unit = e->converted_type == PQ_CT_TIMESTAMP_MILLIS
+                     ? PQ_UNIT_MILLIS : PQ_UNIT_MICROS;
+        l.is_adjusted_to_utc = 1;
+        break;
+    case PQ_CT_UINT_8: case PQ_CT_UINT_16: case PQ_CT_UINT_32:
+    case PQ_CT_UINT_64:
+        l.kind = PQ_LT_INTEGER;
+        l.bit_width = widths[e->converted_type - PQ_CT_UINT_8];
+        l.is_signed = 0;
+        break;
+    case PQ_CT_INT_8: case PQ_CT_INT_16: case PQ_CT_INT_32:
+    case PQ_CT_INT_64:
+        l.kind = PQ_LT_INTEGER;
+        l.bit_width = widths[e->converted_type - PQ_CT_INT_8];
+        l.is_signed = 1;
+        break;
+    default:
+        break;
+    }
+    return l;
+}
+
 static pq_node *new_node(builder *b, pq_node_kind kind, const char *name,
                          const pq_schema_element *e, pq_node *parent)
 {

@@ -71,6 +71,15 @@ typedef struct pq_schema {
 } pq_schema;
 
 /*
+ * The logical annotation of e: its LogicalType, or else the one its
+ * legacy ConvertedType stands for (LogicalTypes.md "Backward
+ * compatibility": UTF8 is String, INT_8 is Int(8, signed), TIME_MILLIS
+ * and TIMESTAMP_* are adjusted to UTC, ...). INTERVAL and the group
+ * annotations (LIST, MAP) have none: kind PQ_LT_NONE.
+ */
+pq_logical pq_schema_element_logical(const pq_schema_element *e);
+
+/*
  * Builds the tree from meta's flattened schema, in arena. Returns ZB_OK,
  * ZB_ECORRUPT (child counts that do not add up, a LIST or MAP group of
  * the wrong shape, a leaf without a type, nesting deeper than 64), or
