@@ -81,31 +81,16 @@ static int valid_utf8(const char *s)
     return 1;
 }
 
-/* obj[key] = v, taking v; NULL v (allocation failed) is ZB_ENOMEM. */
-static int set_new(zb_ctx *ctx, json_t *obj, const char *key, json_t *v)
-{
-    if (v == NULL || json_object_set_new(obj, key, v) < 0)
-        return zb_fail_oom(ctx);
-    return ZB_OK;
-}
-
 static int set_str(zb_ctx *ctx, json_t *obj, const char *key, const char *s)
 {
     if (!valid_utf8(s) || !valid_utf8(key))
         return zb_fail(ctx, ZB_EINVAL, "\"%.60s\" is not valid UTF-8", key);
-    return set_new(ctx, obj, key, json_string(s));
+    return ice_cj__set(ctx, obj, key, json_string(s));
 }
 
 static int set_int(zb_ctx *ctx, json_t *obj, const char *key, int64_t v)
 {
-    return set_new(ctx, obj, key, json_integer((json_int_t)v));
-}
-
-static int append_new(zb_ctx *ctx, json_t *arr, json_t *v)
-{
-    if (v == NULL || json_array_append_new(arr, v) < 0)
-        return zb_fail_oom(ctx);
-    return ZB_OK;
+    return ice_cj__set(ctx, obj, key, json_integer((json_int_t)v));
 }
 
 /* doc[key] as an object or array, created (last in order) when absent. */
@@ -116,7 +101,7 @@ static json_t *child(zb_ctx *ctx, json_t *doc, const char *key, int array)
     if (c != NULL && (array ? json_is_array(c) : json_is_object(c)))
         return c;
     c = array ? json_array() : json_object();
-    if (set_new(ctx, doc, key, c) < 0)
+    if (ice_cj__set(ctx, doc, key, c) < 0)
         return NULL;
     return c;
 }
@@ -215,7 +200,7 @@ static int put_ref(json_t *doc, const ice_metadata *m, zb_ctx *ctx,
     if (!json_is_object(r)) {
         if (!valid_utf8(ref->name))
             return zb_fail(ctx, ZB_EINVAL, "ref name is not valid UTF-8");
-        if ((rc = set_new(ctx, refs, ref->name, json_object())) < 0)
+        if ((rc = ice_cj__set(ctx, refs, ref->name, json_object())) < 0)
             return rc;
         r = json_object_get(refs, ref->name);
     }
@@ -236,7 +221,7 @@ static int put_ref(json_t *doc, const ice_metadata *m, zb_ctx *ctx,
         return ZB_ENOMEM;
     if ((entry = json_object()) == NULL)
         return zb_fail_oom(ctx);
-    if ((rc = append_new(ctx, log, entry)) < 0 ||
+    if ((rc = ice_cj__push(ctx, log, entry)) < 0 ||
         (rc = set_int(ctx, entry, "timestamp-ms", log_ts_ms)) < 0 ||
         (rc = set_int(ctx, entry, "snapshot-id", ref->snapshot_id)) < 0)
         return rc;
@@ -305,7 +290,7 @@ static int edit_mlog(json_t *doc, const ice_metadata *m, zb_ctx *ctx,
         return ZB_ENOMEM;
     if ((entry = json_object()) == NULL)
         return zb_fail_oom(ctx);
-    if ((rc = append_new(ctx, log, entry)) < 0 ||
+    if ((rc = ice_cj__push(ctx, log, entry)) < 0 ||
         (rc = set_int(ctx, entry, "timestamp-ms", a->timestamp_ms)) < 0 ||
         (rc = set_str(ctx, entry, "metadata-file", a->file)) < 0)
         return rc;
@@ -373,7 +358,7 @@ static int snapshot_json(json_t **out, const ice_metadata *m, zb_ctx *ctx,
                       s->parent_snapshot_id)) < 0)
         return rc;
     if ((rc = set_int(ctx, o, "timestamp-ms", s->timestamp_ms)) < 0 ||
-        (rc = set_new(ctx, o, "summary", json_object())) < 0)
+        (rc = ice_cj__set(ctx, o, "summary", json_object())) < 0)
         return rc;
     sum = json_object_get(o, "summary");
     if ((rc = set_str(ctx, sum, "operation", s->operation)) < 0)
@@ -415,7 +400,7 @@ static int edit_add_snapshot(json_t *doc, const ice_metadata *m, zb_ctx *ctx,
         json_decref(o);
         return rc;
     }
-    if ((rc = append_new(ctx, snaps, o)) < 0)
+    if ((rc = ice_cj__push(ctx, snaps, o)) < 0)
         return rc;
     if (m->format_version >= 2 &&
         (rc = set_int(ctx, doc, "last-sequence-number",
