@@ -10,6 +10,6 @@ endif()
 add_library(zb_table_metadata STATIC
   src/table/metadata_parse.c src/table/metadata_json.c
   src/table/metadata_schema.c src/table/metadata_write.c
-  src/table/metadata_find.c)
+  src/table/metadata_find.c src/table/table_props.c)
 target_link_libraries(zb_table_metadata PUBLIC zb_io zb_util
   PkgConfig::JANSSON)

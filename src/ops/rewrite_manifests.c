@@ -845,7 +845,13 @@ int zb_rewrite_manifests(const zb_op_target *t, zb_ctx *ctx,
     if (o == NULL)
         o = &dflt;
     max = o->max_attempts > 0 ? o->max_attempts : DEFAULT_ATTEMPTS;
-    min_input = o->min_input_manifests > 0 ? o->min_input_manifests : 2;
+    {
+        zb_tset_value v;
+
+        (void)zb_tset_resolve(&v, NULL, ZB_TSET_MIN_INPUT_MANIFESTS,
+                              o->min_input_manifests, NULL, NULL);
+        min_input = (int)v.value;
+    }
     for (i = 1; i <= max; i++) {
         zb_table *tbl = NULL;
         rw w;

@@ -210,12 +210,16 @@ static const char *mark(zb_tc_origin o)
     }
 }
 
-static int put_days(zb_buf *b, const char *key, int64_t v,
-                    const char *fallback)
+/* fallback: the setting's default (ops/table_settings.h); INT64_MAX is
+ * "never". */
+static int put_days(zb_buf *b, const char *key, int64_t v, int64_t fallback)
 {
+    if (v < 0 && fallback == INT64_MAX)
+        return zb_buf_appendf(b, ", %s=null (table property, else never)",
+                              key);
     if (v < 0)
-        return zb_buf_appendf(b, ", %s=null (table property, else %s)", key,
-                              fallback);
+        return zb_buf_appendf(b, ", %s=null (table property, else %lld)", key,
+                              (long long)fallback);
     return zb_buf_appendf(b, ", %s=%lld", key, (long long)v);
 }
 
@@ -289,12 +293,13 @@ static int put_retention(zb_buf *b, const zb_tc_retention *r,
                         r->expire_enabled ? "enabled" : "disabled");
     if (rc == ZB_OK)
         rc = put_days(b, "max_snapshot_age_days", r->max_snapshot_age_days,
-                      "5");
+                      ZB_TSET_DEFAULT_MAX_SNAPSHOT_AGE_MS / ZB_TSET_DAY_MS);
     if (rc == ZB_OK)
         rc = put_days(b, "min_snapshots_to_keep", r->min_snapshots_to_keep,
-                      "1");
+                      ZB_TSET_DEFAULT_MIN_SNAPSHOTS_TO_KEEP);
     if (rc == ZB_OK)
-        rc = put_days(b, "max_ref_age_days", r->max_ref_age_days, "never");
+        rc = put_days(b, "max_ref_age_days", r->max_ref_age_days,
+                      ZB_TSET_DEFAULT_MAX_REF_AGE_MS);
     if (rc == ZB_OK)
         rc = zb_buf_appendf(b, "%s\n  %-24s %s, older_than_days=%lld%s\n",
                             m, "remove_orphan_files",
@@ -356,7 +361,7 @@ static int put_block(zb_buf *b, const zb_tc_effective *e)
                             "target_file_size_bytes");
     if (rc == ZB_OK)
         rc = k->target_file_size_bytes < 0
-                 ? zb_buf_appendf(b, "null (table property, else %d)",
+                 ? zb_buf_appendf(b, "null (table property, else %lld)",
                                   ZB_TC_DEFAULT_TARGET_FILE_SIZE_BYTES)
                  : zb_buf_appendf(b, "%lld",
                                   (long long)k->target_file_size_bytes);
