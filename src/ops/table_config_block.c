@@ -443,7 +443,7 @@ static int parse_retention(zb_tc_parser *p, const json_t *obj, const char *path,
     if (part != NULL && (v = json_object_get(part, "delete_after_commit"))) {
         zb_tc__sub(vp, kp, "delete_after_commit");
         if (json_is_null(v))
-            r->delete_after_commit = -1;
+            r->delete_after_commit = ZB_UNSET;
         else if ((rc = zb_tc__want_bool(p, v, vp, &r->delete_after_commit)) < 0)
             return rc;
     }

@@ -27,16 +27,16 @@ void zb_table_config__builtin_retention(zb_tc_retention *r)
 {
     memset(r, 0, sizeof(*r));
     r->expire_enabled = 1;
-    r->max_snapshot_age_days = -1;
-    r->min_snapshots_to_keep = -1;
-    r->max_ref_age_days = -1;
+    r->max_snapshot_age_days = ZB_UNSET;
+    r->min_snapshots_to_keep = ZB_UNSET;
+    r->max_ref_age_days = ZB_UNSET;
     r->orphans_enabled = 1;
     r->orphans_older_than_days = ZB_TC_DEFAULT_ORPHAN_DAYS;
     r->dangling_enabled = 1;
     r->manifests_enabled = 1;
     r->min_input_manifests = ZB_TC_DEFAULT_MIN_INPUT_MANIFESTS;
-    r->previous_versions_max = -1;
-    r->delete_after_commit = -1;
+    r->previous_versions_max = ZB_UNSET;
+    r->delete_after_commit = ZB_UNSET;
 }
 
 void zb_table_config__builtin(zb_tc_block *b, int has_defaults)
@@ -49,7 +49,7 @@ void zb_table_config__builtin(zb_tc_block *b, int has_defaults)
     }
     b->order_mode = ZB_TC_ORDER_NONE;
     b->precision_bits = ZB_TC_DEFAULT_PRECISION_BITS;
-    b->target_file_size_bytes = -1;
+    b->target_file_size_bytes = ZB_UNSET;
     b->min_input_files = ZB_TC_DEFAULT_MIN_INPUT_FILES;
     zb_table_config__builtin_retention(&b->retention);
 }
