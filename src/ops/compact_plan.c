@@ -25,7 +25,6 @@
 #include "plan/scan_read.h"
 #include "util/alloc.h"
 #include "util/err.h"
-#include "util/str.h"
 #include "util/vec.h"
 
 #define PLAN_ARENA_MAX ((size_t)4 << 30)

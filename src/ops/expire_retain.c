@@ -2,8 +2,8 @@
  * ops/expire_retain.c - which snapshots and refs expire (expire.h).
  *
  * zb_expire__rules picks each rule from opts, else the table property,
- * else the default (ops/table_settings.h). zb_expire__retain then works in three passes over
- * the refs: refs past their max age are dropped (never main); each kept
+ * else the default (zb_tset_resolve, ops/table_settings.h).
+ * zb_expire__retain then works in three passes over the refs: refs past their max age are dropped (never main); each kept
  * branch walks its ancestry (ice_metadata_ancestors) keeping snapshots
  * while fewer than min-snapshots-to-keep are kept or the snapshot is no
  * older than the cutoff, and stops at the first that is neither (Iceberg
@@ -19,7 +19,6 @@
 #include "ops/expire_int.h"
 #include "util/alloc.h"
 #include "util/err.h"
-#include "util/str.h"
 
 int zb_expire__rules(zb_expire_rules *out, zb_ctx *ctx,
                      const ice_metadata *m, const zb_expire_opts *o)

@@ -8,8 +8,9 @@
  * earlier abort), builds the operation's options from the block and the
  * overrides (the flag and config layers of ops/table_settings.h: what
  * neither gives is left ZB_UNSET, for the operation to read from the
- * table's properties when it loads the table), runs it, renders its report lines into a buffer and hands
- * the step to the caller's callback. The worst code wins by
+ * table's properties when it loads the table), runs it, renders its
+ * report lines into a buffer and hands the step to the caller's
+ * callback. The worst code wins by
  * zb_maint_rc_rank. Compaction is compiled in only when the build has it
  * (ZB_MAINT_HAVE_COMPACT, set by cmake/cli_verbs.cmake).
  */
