@@ -45,25 +45,30 @@ typedef struct zb_sort_column {
     const char *transform;         /* NULL: "identity" */
 } zb_sort_column;
 
+/* Each field's default is its value in ZB_APPLY_PROPS_OPTS_INIT. */
 typedef struct zb_apply_props_opts {
-    unsigned version;
-    size_t n_set;                  /* properties to have */
-    const ice_kv *set;
-    size_t n_remove;               /* keys to not have */
-    const char *const *remove;
+    unsigned version;              /* ZB_APPLY_PROPS_OPTS_VERSION */
+    size_t n_set;                  /* properties to have; default 0 */
+    const ice_kv *set;             /* default NULL */
+    size_t n_remove;               /* keys to not have; default 0 */
+    const char *const *remove;     /* default NULL */
     /* The sort order: a SortOrder JSON object (fields with source-id),
-     * or n_sort columns by name, or sort_unsorted for none; all unset:
-     * the order is left alone. */
+     * or n_sort columns by name, or sort_unsorted for none; all unset
+     * (the default: NULL, 0, NULL, 0): the order is left alone. */
     const json_t *sort_order;
     size_t n_sort;
     const zb_sort_column *sort;
     int sort_unsorted;
-    int format_version;            /* 0: leave as is */
+    int format_version;            /* default 0: leave as is */
 } zb_apply_props_opts;
 
 #define ZB_APPLY_PROPS_OPTS_VERSION 1
-#define ZB_APPLY_PROPS_OPTS_INIT \
-    { ZB_APPLY_PROPS_OPTS_VERSION, 0, NULL, 0, NULL, NULL, 0, NULL, 0, 0 }
+#define ZB_APPLY_PROPS_OPTS_INIT                                           \
+    {                                                                      \
+        .version = ZB_APPLY_PROPS_OPTS_VERSION, .n_set = 0, .set = NULL,   \
+        .n_remove = 0, .remove = NULL, .sort_order = NULL, .n_sort = 0,    \
+        .sort = NULL, .sort_unsorted = 0, .format_version = 0,             \
+    }
 
 /* One change: key (a property, "sort-order" or "format-version"), the
  * old and new values (NULL: unset). */
@@ -80,7 +85,8 @@ typedef struct zb_apply_props_result {
     int attempts;                  /* commits tried */
 } zb_apply_props_result;
 
-#define ZB_APPLY_PROPS_RESULT_INIT { 0, NULL, 0, 0 }
+#define ZB_APPLY_PROPS_RESULT_INIT                                         \
+    { .n_changes = 0, .changes = NULL, .committed = 0, .attempts = 0 }
 
 int zb_apply_properties(const zb_op_target *t, zb_ctx *ctx,
                         const zb_apply_props_opts *o,
@@ -109,7 +115,12 @@ typedef struct zb_config_props {
     int64_t max_ref_age_days;             /* history.expire.max-ref-age-ms */
 } zb_config_props;
 
-#define ZB_CONFIG_PROPS_INIT { -1, -1, -1, -1, -1, -1 }
+#define ZB_CONFIG_PROPS_INIT                                               \
+    {                                                                      \
+        .target_file_size_bytes = -1, .previous_versions_max = -1,         \
+        .delete_after_commit = -1, .max_snapshot_age_days = -1,            \
+        .min_snapshots_to_keep = -1, .max_ref_age_days = -1,               \
+    }
 #define ZB_CONFIG_PROPS_MAX 6
 
 /* A property made from a config key; value in its own storage. */

@@ -5,8 +5,11 @@
  * zb_maintenance_table walks zb_maint_op_names in order; for each
  * operation it decides the status (not selected, disabled by the
  * table's effective config block, stopped by an earlier abort), builds
- * the operation's options from the block and the overrides, runs it, renders its report lines into a buffer and hands
- * the step to the caller's callback. The worst code wins by
+ * the operation's options from the block and the overrides (the flag and
+ * config layers of ops/table_settings.h: what neither gives is left
+ * ZB_UNSET, for the operation to read from the table's properties when it
+ * loads the table), runs it, renders its report lines into a buffer and
+ * hands the step to the caller's callback. The worst code wins by
  * zb_maint_rc_rank.
  */
 #define ZB_MODULE "maintenance"
@@ -25,7 +28,6 @@
 #include "ops/compact/compact.h"
 #include "ops/compact/compact_evolve.h"
 
-#define DAY_MS ((int64_t)24 * 3600 * 1000)
 #define REPORT_MAX ((size_t)1 << 20)
 
 const char *const zb_maint_op_names[ZB_MAINT_OP_COUNT] = {
@@ -72,19 +74,78 @@ static int64_t now_ms(void)
 static void builtin_block(zb_tc_block *b)
 {
     memset(b, 0, sizeof *b);
-    b->target_file_size_bytes = -1;
-    b->min_input_files = 2;
+    b->target_file_size_bytes = ZB_UNSET;
+    b->min_input_files = ZB_TSET_DEFAULT_MIN_INPUT_FILES;
     b->retention.expire_enabled = 1;
-    b->retention.max_snapshot_age_days = -1;
-    b->retention.min_snapshots_to_keep = -1;
-    b->retention.max_ref_age_days = -1;
+    b->retention.max_snapshot_age_days = ZB_UNSET;
+    b->retention.min_snapshots_to_keep = ZB_UNSET;
+    b->retention.max_ref_age_days = ZB_UNSET;
     b->retention.orphans_enabled = 1;
-    b->retention.orphans_older_than_days = 3;
+    b->retention.orphans_older_than_days = ZB_TSET_DEFAULT_ORPHAN_AGE_DAYS;
     b->retention.dangling_enabled = 1;
     b->retention.manifests_enabled = 1;
-    b->retention.min_input_manifests = 2;
-    b->retention.previous_versions_max = -1;
-    b->retention.delete_after_commit = -1;
+    b->retention.min_input_manifests = ZB_TSET_DEFAULT_MIN_INPUT_MANIFESTS;
+    b->retention.previous_versions_max = ZB_UNSET;
+    b->retention.delete_after_commit = ZB_UNSET;
+}
+
+/* o's field for setting id (a flag), in the setting's unit. */
+static int64_t flag_of(const zb_maint_opts *o, zb_tset id)
+{
+    switch (id) {
+    case ZB_TSET_TARGET_FILE_SIZE:
+        return o->target_file_size_bytes;
+    case ZB_TSET_MIN_INPUT_FILES:
+        return o->min_input_files;
+    case ZB_TSET_MAX_SNAPSHOT_AGE:
+        return zb_tset_days_ms(o->max_snapshot_age_days);
+    case ZB_TSET_MIN_SNAPSHOTS_TO_KEEP:
+        return o->min_snapshots_to_keep;
+    case ZB_TSET_MAX_REF_AGE:
+        return zb_tset_days_ms(o->max_ref_age_days);
+    case ZB_TSET_ORPHAN_AGE:
+        return zb_tset_days_ms(o->older_than_days);
+    case ZB_TSET_MIN_INPUT_MANIFESTS:
+        return o->min_input_manifests;
+    default:
+        return ZB_UNSET;
+    }
+}
+
+/*
+ * What the flag or the table config gives setting id, for an operation's
+ * option; ZB_UNSET when neither does: the operation then reads the
+ * property when it loads the table (apply-properties may have set it).
+ */
+static int64_t given(const zb_maint_opts *o, const zb_tc_effective *cfg,
+                     zb_tset id)
+{
+    zb_tset_value v;
+
+    (void)zb_tset_explicit(&v, id, flag_of(o, id), cfg);
+    return v.value;
+}
+
+int zb_maint_settings(zb_table_settings *out, zb_ctx *ctx,
+                      const zb_maint_opts *o, const char *ident,
+                      const ice_metadata *m)
+{
+    zb_tc_effective eff;
+    int i, rc = ZB_OK;
+
+    ZB_ASSERT_ARG(out && o);
+    if (o->config != NULL)
+        zb_table_config_effective(&eff, o->config, ident);
+    for (i = 0; i < ZB_TSET_COUNT; i++) {
+        /* the first failure keeps its message */
+        int r = zb_tset_resolve(&out->v[i], rc == ZB_OK ? ctx : NULL,
+                                (zb_tset)i, flag_of(o, (zb_tset)i),
+                                o->config != NULL ? &eff : NULL, m);
+
+        if (r < 0 && rc == ZB_OK)
+            rc = r;
+    }
+    return rc;
 }
 
 /* The config key that disables op, or NULL when it is enabled. */
@@ -184,8 +245,8 @@ static int compact_order(zb_compact_opts *co, zb_compact_sort_field *f,
 }
 
 static int run_compact(const zb_op_target *t, zb_ctx *ctx,
-                       const zb_maint_opts *o, const zb_tc_block *b,
-                       zb_buf *out)
+                       const zb_maint_opts *o, const zb_tc_effective *cfg,
+                       const zb_tc_block *b, zb_buf *out)
 {
     zb_compact_opts co = ZB_COMPACT_OPTS_INIT;
     zb_compact_sort_field fields[MAX_SORT];
@@ -197,15 +258,8 @@ static int run_compact(const zb_op_target *t, zb_ctx *ctx,
     memset(&er, 0, sizeof er);
     if ((rc = compact_order(&co, fields, t, ctx, o, b)) < 0)
         return rc;
-    co.target_file_bytes = o->target_file_size_bytes > 0
-                               ? o->target_file_size_bytes
-                               : (b->target_file_size_bytes > 0
-                                      ? b->target_file_size_bytes
-                                      : 0);
-    co.min_input_files = o->min_input_files > 0
-                             ? o->min_input_files
-                             : (int)(b->min_input_files > 0 ? b->min_input_files
-                                                            : 2);
+    co.target_file_bytes = given(o, cfg, ZB_TSET_TARGET_FILE_SIZE);
+    co.min_input_files = (int)given(o, cfg, ZB_TSET_MIN_INPUT_FILES);
     co.rewrite_all = o->rewrite_all;
     co.partial_progress = o->partial_progress;
     co.max_group_memory_bytes = o->max_group_memory_bytes;
@@ -290,7 +344,7 @@ static int run_dangling(const zb_op_target *t, zb_ctx *ctx, zb_buf *out)
 }
 
 static int run_manifests(const zb_op_target *t, zb_ctx *ctx,
-                         const zb_maint_opts *o, const zb_tc_block *b,
+                         const zb_maint_opts *o, const zb_tc_effective *cfg,
                          zb_buf *out)
 {
     zb_rewrite_manifests_opts mo = ZB_REWRITE_MANIFESTS_OPTS_INIT;
@@ -298,36 +352,24 @@ static int run_manifests(const zb_op_target *t, zb_ctx *ctx,
     int rc, rrc;
 
     memset(&r, 0, sizeof r);
-    mo.min_input_manifests =
-        (int)(o->min_input_manifests >= 2
-                  ? o->min_input_manifests
-                  : (b->retention.min_input_manifests >= 2
-                         ? b->retention.min_input_manifests
-                         : 2));
+    mo.min_input_manifests = (int)given(o, cfg, ZB_TSET_MIN_INPUT_MANIFESTS);
     rc = zb_rewrite_manifests(t, ctx, &mo, &r);
     rrc = zb_rewrite_manifests_report(out, t->ident, &r, t->dry_run);
     return rc < 0 ? rc : rrc;
 }
 
 static int run_expire(const zb_op_target *t, zb_ctx *ctx,
-                      const zb_maint_opts *o, const zb_tc_block *b,
+                      const zb_maint_opts *o, const zb_tc_effective *cfg,
                       zb_buf *out)
 {
     zb_expire_opts eo = ZB_EXPIRE_OPTS_INIT;
     zb_expire_result r = ZB_EXPIRE_RESULT_INIT;
-    int64_t age = o->max_snapshot_age_days >= 0
-                      ? o->max_snapshot_age_days
-                      : b->retention.max_snapshot_age_days;
-    int64_t keep = o->min_snapshots_to_keep >= 1
-                       ? o->min_snapshots_to_keep
-                       : b->retention.min_snapshots_to_keep;
-    int64_t ref = o->max_ref_age_days >= 0 ? o->max_ref_age_days
-                                           : b->retention.max_ref_age_days;
     int rc, rrc;
 
-    eo.max_snapshot_age_ms = age >= 0 ? age * DAY_MS : -1;
-    eo.min_snapshots_to_keep = keep >= 1 ? (int32_t)keep : -1;
-    eo.max_ref_age_ms = ref >= 0 ? ref * DAY_MS : -1;
+    eo.max_snapshot_age_ms = given(o, cfg, ZB_TSET_MAX_SNAPSHOT_AGE);
+    eo.min_snapshots_to_keep =
+        (int32_t)given(o, cfg, ZB_TSET_MIN_SNAPSHOTS_TO_KEEP);
+    eo.max_ref_age_ms = given(o, cfg, ZB_TSET_MAX_REF_AGE);
     rc = zb_expire(t, ctx, &eo, &r);
     rrc = zb_expire_report(out, t->ident, &r, t->dry_run);
     zb_expire_result_free(&r);
@@ -335,40 +377,40 @@ static int run_expire(const zb_op_target *t, zb_ctx *ctx,
 }
 
 static int run_orphans(const zb_op_target *t, zb_ctx *ctx,
-                       const zb_maint_opts *o, const zb_tc_block *b,
+                       const zb_maint_opts *o, const zb_tc_effective *cfg,
                        zb_buf *out)
 {
     zb_remove_orphans_opts oo = ZB_REMOVE_ORPHANS_OPTS_INIT;
     zb_remove_orphans_result r;
-    int64_t days = o->older_than_days >= 0
-                       ? o->older_than_days
-                       : b->retention.orphans_older_than_days;
     int rc, rrc;
 
     memset(&r, 0, sizeof r);
-    oo.older_than_ms = days >= 0 ? days * DAY_MS : -1;
+    oo.older_than_ms = given(o, cfg, ZB_TSET_ORPHAN_AGE);
     oo.force = o->orphans_force;
     rc = zb_remove_orphans(t, ctx, &oo, &r);
     rrc = zb_remove_orphans_report(out, t->ident, &r, t->dry_run);
     return rc < 0 ? rc : rrc;
 }
 
+/* cfg: the table's effective config block, NULL without a config (b then
+ * holds the built-in values). */
 static int run_op(const zb_op_target *t, zb_ctx *ctx, const zb_maint_opts *o,
-                  const zb_tc_block *b, zb_maint_op op, zb_buf *out)
+                  const zb_tc_effective *cfg, const zb_tc_block *b,
+                  zb_maint_op op, zb_buf *out)
 {
     switch (op) {
     case ZB_MAINT_COMPACT:
-        return run_compact(t, ctx, o, b, out);
+        return run_compact(t, ctx, o, cfg, b, out);
     case ZB_MAINT_APPLY_PROPERTIES:
         return run_apply(t, ctx, b, out);
     case ZB_MAINT_REMOVE_DANGLING:
         return run_dangling(t, ctx, out);
     case ZB_MAINT_REWRITE_MANIFESTS:
-        return run_manifests(t, ctx, o, b, out);
+        return run_manifests(t, ctx, o, cfg, out);
     case ZB_MAINT_EXPIRE:
-        return run_expire(t, ctx, o, b, out);
+        return run_expire(t, ctx, o, cfg, out);
     case ZB_MAINT_REMOVE_ORPHANS:
-        return run_orphans(t, ctx, o, b, out);
+        return run_orphans(t, ctx, o, cfg, out);
     default:
         return zb_fail(ctx, ZB_EINVAL, "no operation %d", (int)op);
     }
@@ -422,7 +464,8 @@ int zb_maintenance_table(const zb_op_target *t, zb_ctx *ctx,
             zb_buf_clear(&lines);
             zb_err_clear(&ctx->err);
             t0 = now_ms();
-            st.rc = run_op(t, ctx, o, b, st.op, &lines);
+            st.rc = run_op(t, ctx, o, o->config != NULL ? &eff : NULL, b,
+                           st.op, &lines);
             /* a refusal comes before any work: its zero counts say
              * nothing */
             if (st.rc == ZB_EREFUSED || st.rc == ZB_EUSAGE ||

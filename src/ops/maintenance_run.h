@@ -37,6 +37,7 @@
 
 #include "ops/ops.h"
 #include "ops/config/table_config.h"
+#include "ops/table_settings.h"
 
 typedef enum zb_maint_op {
     ZB_MAINT_COMPACT,
@@ -62,41 +63,55 @@ typedef enum zb_maint_status {
 } zb_maint_status;
 
 /*
- * Overrides: a field left at its INIT value takes the table config's
- * value, else the operation's default.
+ * Overrides, the flags of the CLI. Each field's default is its value in
+ * ZB_MAINT_OPTS_INIT. A setting left ZB_UNSET takes the table config's
+ * value, else the table property, else the built-in default, as
+ * ops/table_settings.h resolves it (zb_maint_settings shows the result).
  */
 typedef struct zb_maint_opts {
-    unsigned version;
-    const zb_table_config *config;   /* borrowed; NULL: built-in values */
-    int run[ZB_MAINT_OP_COUNT];      /* 1: run it (INIT: all) */
+    unsigned version;                /* ZB_MAINT_OPTS_VERSION */
+    const zb_table_config *config;   /* borrowed; default NULL: built-in
+                                        values */
+    int run[ZB_MAINT_OP_COUNT];      /* 1: run it; default: all */
     /* compact */
-    int64_t target_file_size_bytes;  /* <= 0: config */
-    int min_input_files;             /* <= 0: config */
-    int rewrite_all;
-    int partial_progress;
-    uint64_t max_group_memory_bytes; /* 0: the budget's */
-    const char *branch;              /* NULL: main */
+    int64_t target_file_size_bytes;  /* bytes; default ZB_UNSET */
+    int min_input_files;             /* files; default ZB_UNSET */
+    int rewrite_all;                 /* default 0 */
+    int partial_progress;            /* default 0 */
+    uint64_t max_group_memory_bytes; /* bytes; default 0: the budget's */
+    const char *branch;              /* default NULL: main */
     /* expire */
-    int64_t max_snapshot_age_days;   /* < 0: config */
-    int64_t min_snapshots_to_keep;   /* < 1: config */
-    int64_t max_ref_age_days;        /* < 0: config */
+    int64_t max_snapshot_age_days;   /* days; default ZB_UNSET */
+    int64_t min_snapshots_to_keep;   /* snapshots; default ZB_UNSET */
+    int64_t max_ref_age_days;        /* days; default ZB_UNSET */
     /* remove-orphans */
-    int64_t older_than_days;         /* < 0: config (3) */
-    int orphans_force;               /* allow a guard below 24 hours */
+    int64_t older_than_days;         /* days; default ZB_UNSET (3) */
+    int orphans_force;               /* default 0; 1: allow a guard below
+                                        24 hours */
     /* rewrite-manifests */
-    int64_t min_input_manifests;     /* < 2: config (2) */
+    int64_t min_input_manifests;     /* manifests; default ZB_UNSET (2) */
     /* compact ordering: sort by the table's sort order, or by n_sort_by
-     * columns (top-level names); neither: the config's ordering (sort or
-     * zorder), else binpack */
+     * columns (top-level names); neither (the default: 0, 0, NULL): the
+     * config's ordering (sort or zorder), else binpack */
     int sort_by_table_order;
     size_t n_sort_by;
     const zb_tc_sort_key *sort_by;
 } zb_maint_opts;
 
 #define ZB_MAINT_OPTS_VERSION 1
-#define ZB_MAINT_OPTS_INIT                                               \
-    { ZB_MAINT_OPTS_VERSION, NULL, { 1, 1, 1, 1, 1, 1 }, 0, 0, 0, 0, 0, \
-      NULL, -1, -1, -1, -1, 0, -1, 0, 0, NULL }
+#define ZB_MAINT_OPTS_INIT                                                 \
+    {                                                                      \
+        .version = ZB_MAINT_OPTS_VERSION, .config = NULL,                  \
+        .run = { 1, 1, 1, 1, 1, 1 },                                       \
+        .target_file_size_bytes = ZB_UNSET, .min_input_files = ZB_UNSET,   \
+        .rewrite_all = 0, .partial_progress = 0,                           \
+        .max_group_memory_bytes = 0, .branch = NULL,                       \
+        .max_snapshot_age_days = ZB_UNSET,                                 \
+        .min_snapshots_to_keep = ZB_UNSET, .max_ref_age_days = ZB_UNSET,   \
+        .older_than_days = ZB_UNSET, .orphans_force = 0,                   \
+        .min_input_manifests = ZB_UNSET, .sort_by_table_order = 0,         \
+        .n_sort_by = 0, .sort_by = NULL,                                   \
+    }
 
 /* What on_step gets for each operation of the table. */
 typedef struct zb_maint_step {
@@ -121,6 +136,17 @@ typedef void (*zb_maint_step_fn)(const zb_maint_step *step, void *payload);
 int zb_maintenance_table(const zb_op_target *t, zb_ctx *ctx,
                          const zb_maint_opts *o, zb_maint_step_fn on_step,
                          void *payload);
+
+/*
+ * Every setting of ops/table_settings.h for table ident as a run with o
+ * uses it: o's field (the flag), o->config's effective block, the
+ * properties of m (the table as loaded; NULL: not read), the default.
+ * ZB_EINVAL (an unusable history.expire.* property, which expire would
+ * refuse) after filling every setting: the caller may still show them.
+ */
+int zb_maint_settings(zb_table_settings *out, zb_ctx *ctx,
+                      const zb_maint_opts *o, const char *ident,
+                      const ice_metadata *m);
 
 /* 0 for ZB_OK, 1 other failures, 2 ZB_EUSAGE, 3 refused/unsupported,
  * 4 ZB_EUNSAFE: the severity order of the CLI's exit codes. */

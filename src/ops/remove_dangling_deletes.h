@@ -45,14 +45,20 @@
 #include "ops/ops.h"
 #include "util/buf.h"
 
+/* Each field's default is its value in ZB_DANGLING_OPTS_INIT. */
 typedef struct zb_dangling_opts {
-    unsigned version;
-    int max_attempts;              /* <= 0: 4 */
-    size_t max_index_bytes;        /* the planner's delete index; 0: 1 GiB */
+    unsigned version;              /* ZB_DANGLING_OPTS_VERSION */
+    int max_attempts;              /* commits tried; default 0 (<= 0): 4 */
+    size_t max_index_bytes;        /* bytes of the planner's delete index;
+                                      default 0: 1 GiB */
 } zb_dangling_opts;
 
 #define ZB_DANGLING_OPTS_VERSION 1
-#define ZB_DANGLING_OPTS_INIT { ZB_DANGLING_OPTS_VERSION, 0, 0 }
+#define ZB_DANGLING_OPTS_INIT                                              \
+    {                                                                      \
+        .version = ZB_DANGLING_OPTS_VERSION, .max_attempts = 0,            \
+        .max_index_bytes = 0,                                              \
+    }
 
 typedef struct zb_dangling_result {
     uint64_t delete_files;         /* live delete files (a DV counts one) */
@@ -70,7 +76,8 @@ typedef struct zb_dangling_result {
     int attempts;                  /* builds tried */
 } zb_dangling_result;
 
-#define ZB_DANGLING_RESULT_INIT { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, 0, 0 }
+/* Every count 0, no snapshot. */
+#define ZB_DANGLING_RESULT_INIT { .snapshot_id = -1 }
 
 int zb_remove_dangling_deletes(const zb_op_target *t, zb_ctx *ctx,
                                const zb_dangling_opts *o,

@@ -20,6 +20,7 @@
 
 #include "ops/rewrite_manifests.h"
 #include "table/commit/commit.h"
+#include "table/metadata/table_props.h"
 #include "util/alloc.h"
 #include "util/arena.h"
 #include "util/err.h"
@@ -759,16 +760,18 @@ static int target_bytes(int64_t *out, zb_ctx *ctx, const ice_metadata *m,
         return ZB_OK;
     }
     for (i = 0; i < 2; i++) {
-        const char *v = ice_metadata_property(m, keys[i]);
-        uint64_t u;
+        const char *v;
+        int64_t n = 0;
+        ice_prop_read got = ice_table_prop_i64(&n, &v, m, keys[i]);
 
-        if (v == NULL)
+        if (got == ICE_PROP_ABSENT)
             continue;
-        if (zb_str_to_u64(&u, v) < 0 || u == 0 || u > INT64_MAX)
+        /* unlike a commit, a rewrite refuses to guess its target */
+        if (got == ICE_PROP_MALFORMED || n == 0)
             return zb_fail(ctx, ZB_EUNSAFE, "%s: table property %s=%s is not "
                            "a positive byte count; nothing rewritten", table,
                            keys[i], v);
-        *out = (int64_t)u;
+        *out = n;
         return ZB_OK;
     }
     return ZB_OK;
@@ -848,7 +851,13 @@ int zb_rewrite_manifests(const zb_op_target *t, zb_ctx *ctx,
     if (o == NULL)
         o = &dflt;
     max = o->max_attempts > 0 ? o->max_attempts : DEFAULT_ATTEMPTS;
-    min_input = o->min_input_manifests > 0 ? o->min_input_manifests : 2;
+    {
+        zb_tset_value v;
+
+        (void)zb_tset_resolve(&v, NULL, ZB_TSET_MIN_INPUT_MANIFESTS,
+                              o->min_input_manifests, NULL, NULL);
+        min_input = (int)v.value;
+    }
     for (i = 1; i <= max; i++) {
         zb_table *tbl = NULL;
         rw w;

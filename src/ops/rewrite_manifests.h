@@ -52,21 +52,30 @@
 #include <stdint.h>
 
 #include "ops/ops.h"
+#include "ops/table_settings.h"
 #include "util/buf.h"
 
 #define ZB_PROP_WRITE_MANIFEST_TARGET "write.manifest.target-size-bytes"
 
+/* Each field's default is its value in ZB_REWRITE_MANIFESTS_OPTS_INIT. */
 typedef struct zb_rewrite_manifests_opts {
-    unsigned version;
-    int min_input_manifests;       /* < 1: 2 */
-    int64_t target_bytes;          /* <= 0: the properties, else 8 MiB */
-    int max_open_writers;          /* <= 0: 64 */
-    int max_attempts;              /* <= 0: 3 */
+    unsigned version;              /* ZB_REWRITE_MANIFESTS_OPTS_VERSION */
+    /* Data manifests needed to rewrite; default ZB_UNSET: 2
+     * (ZB_TSET_DEFAULT_MIN_INPUT_MANIFESTS); at least 1. */
+    int min_input_manifests;
+    int64_t target_bytes;          /* bytes per manifest; default 0 (<= 0):
+                                      the properties, else 8 MiB */
+    int max_open_writers;          /* default 0 (<= 0): 64 */
+    int max_attempts;              /* commits tried; default 0 (<= 0): 3 */
 } zb_rewrite_manifests_opts;
 
 #define ZB_REWRITE_MANIFESTS_OPTS_VERSION 1
-#define ZB_REWRITE_MANIFESTS_OPTS_INIT \
-    { ZB_REWRITE_MANIFESTS_OPTS_VERSION, 2, 0, 0, 0 }
+#define ZB_REWRITE_MANIFESTS_OPTS_INIT                                     \
+    {                                                                      \
+        .version = ZB_REWRITE_MANIFESTS_OPTS_VERSION,                      \
+        .min_input_manifests = ZB_UNSET, .target_bytes = 0,                \
+        .max_open_writers = 0, .max_attempts = 0,                          \
+    }
 
 typedef struct zb_rewrite_manifests_result {
     int skipped;                   /* nothing to do: see reason */

@@ -211,6 +211,23 @@ expect describe_deletes 0 'delete files    : 1 position, 0 equality' '' -- descr
 expect plan 0 'group\(s\), [0-9]+ file\(s\), target 134217728 bytes' '' -- plan "$g"
 expect plan_target_flag 0 'target 1000 bytes' '' -- plan --target-file-size-bytes 1000 "$g"
 expect describe_missing 1 '' 'describe: /nonexistent' -- describe /nonexistent/t
+# the settings lines: each value with where it came from
+expect describe_target_default 0 'settings        : target_file_size_bytes 134217728 \(default\)' '' -- describe "$g"
+expect plan_target_origin_flag 0 'target_file_size_bytes 1000 \(flag --target-file-size-bytes\)' '' -- plan --target-file-size-bytes 1000 "$g"
+# a property that is not a byte count ("128MB") is named and passed over,
+# as compaction passes it over: describe once read it as 128 bytes
+m=$tmp/malformed
+copy impala-v2-pos-delete "$m"
+for f in "$m"/metadata/*.metadata.json; do
+    sed -i 's/"properties" : {/"properties" : { "write.target-file-size-bytes" : "128MB",/' "$f"
+done
+expect describe_malformed_target 0 'target_file_size_bytes 134217728 \(default; table property write.target-file-size-bytes="128MB" ignored' '' -- describe "$m"
+expect plan_malformed_target 0 'target 134217728 bytes' '' -- plan "$m"
+for f in "$m"/metadata/*.metadata.json; do
+    sed -i 's/"write.target-file-size-bytes" : "128MB"/"write.target-file-size-bytes" : "5000"/' "$f"
+done
+expect describe_property_target 0 'target_file_size_bytes 5000 \(table property write.target-file-size-bytes\)' '' -- describe "$m"
+expect maintenance_verbose_settings 0 'orphan_older_than_ms 432000000 \(flag --older-than-days\)' '' -- maintenance --verbose --dry-run --older-than-days 5 "$m"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -8,6 +8,7 @@
  *     STOPPED, naming it, and the run returns ZB_EUNSAFE;
  *   - a table config's disabled sections are DISABLED with their key;
  *   - a table that does not load reports no step;
+ *   - the settings a run uses, each with its origin (zb_maint_settings);
  *   - the code ranks follow the exit codes (4 > 3 > 2 > 1 > 0).
  */
 #include <stdio.h>
@@ -217,6 +218,51 @@ static void test_ops_maintenance__unloadable_table(void)
     close_env(&e);
 }
 
+/* zb_maint_settings: each setting from the flag (days turned into ms),
+ * the table config or the default, as the run hands them on. */
+static void test_ops_maintenance__settings_origins(void)
+{
+    static const char tc_text[] =
+        "{\"version\": 2, \"warehouse\": \"w\", \"defaults\": "
+        "{\"min_input_files\": 4, \"retention\": {\"expire_snapshots\": "
+        "{\"min_snapshots_to_keep\": 3}}}}";
+    zb_maint_opts o = ZB_MAINT_OPTS_INIT;
+    zb_table_config *tc = NULL;
+    zb_table_settings s;
+    zb_ctx ctx;
+
+    zb_ctx_init(&ctx);
+    ZBT_OK_CTX(zb_table_config_parse(&tc, &ctx, "tc.json", tc_text,
+                                     strlen(tc_text)),
+               &ctx);
+    o.config = tc;
+    o.older_than_days = 2;
+    o.target_file_size_bytes = 1000;
+    ZBT_OK_CTX(zb_maint_settings(&s, &ctx, &o, "db.t", NULL), &ctx);
+    ZBT_EQ_INT(s.v[ZB_TSET_TARGET_FILE_SIZE].value, 1000);
+    ZBT_EQ_INT(s.v[ZB_TSET_TARGET_FILE_SIZE].origin, ZB_TSET_FROM_FLAG);
+    ZBT_EQ_INT(s.v[ZB_TSET_ORPHAN_AGE].value, 2 * ZB_TSET_DAY_MS);
+    ZBT_EQ_INT(s.v[ZB_TSET_ORPHAN_AGE].origin, ZB_TSET_FROM_FLAG);
+    ZBT_EQ_INT(s.v[ZB_TSET_MIN_INPUT_FILES].value, 4);
+    ZBT_EQ_INT(s.v[ZB_TSET_MIN_INPUT_FILES].origin,
+               ZB_TSET_FROM_TABLE_CONFIG);
+    ZBT_EQ_INT(s.v[ZB_TSET_MIN_SNAPSHOTS_TO_KEEP].value, 3);
+    ZBT_EQ_INT(s.v[ZB_TSET_MIN_SNAPSHOTS_TO_KEEP].origin,
+               ZB_TSET_FROM_TABLE_CONFIG);
+    ZBT_EQ_INT(s.v[ZB_TSET_MAX_SNAPSHOT_AGE].value,
+               ZB_TSET_DEFAULT_MAX_SNAPSHOT_AGE_MS);
+    ZBT_EQ_INT(s.v[ZB_TSET_MAX_SNAPSHOT_AGE].origin, ZB_TSET_FROM_DEFAULT);
+    ZBT_EQ_INT(s.v[ZB_TSET_MIN_INPUT_MANIFESTS].value,
+               ZB_TSET_DEFAULT_MIN_INPUT_MANIFESTS);
+    /* without a config: flags and defaults only */
+    o.config = NULL;
+    ZBT_OK_CTX(zb_maint_settings(&s, &ctx, &o, "db.t", NULL), &ctx);
+    ZBT_EQ_INT(s.v[ZB_TSET_MIN_INPUT_FILES].value,
+               ZB_TSET_DEFAULT_MIN_INPUT_FILES);
+    ZBT_EQ_INT(s.v[ZB_TSET_MIN_INPUT_FILES].origin, ZB_TSET_FROM_DEFAULT);
+    zb_table_config_free(tc);
+}
+
 static void test_ops_maintenance__ranks(void)
 {
     ZBT_EQ_INT(zb_maint_rc_rank(ZB_OK), 0);
@@ -235,6 +281,7 @@ static const zbt_case cases[] = {
     ZBT_CASE(test_ops_maintenance__abort_stops_table),
     ZBT_CASE(test_ops_maintenance__config_disables),
     ZBT_CASE(test_ops_maintenance__unloadable_table),
+    ZBT_CASE(test_ops_maintenance__settings_origins),
     ZBT_CASE(test_ops_maintenance__ranks),
     ZBT_END
 };

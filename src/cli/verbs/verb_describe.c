@@ -11,17 +11,20 @@
  *       delete files    : P position, E equality
  *       snapshots       : K
  *       findings        : one line each
+ *       settings        : target_file_size_bytes 134217728 (default)
+ *                         min_input_files 2 (table config min_input_files, ...)
  * The small-file threshold of the findings is the compaction target
  * (--target-file-size-bytes, the table config, the table's properties,
- * 128 MiB).
+ * 128 MiB), resolved by ops/table_settings.h as compaction resolves it,
+ * with where it came from.
  *
  * plan prints the compaction plan (ops/compact/compact.h) without writing:
  * "T: G group(s), F file(s), target B bytes, snapshot S", one line per
- * group and per skipped partition. It needs compaction in the build.
+ * group and per skipped partition, then the same settings lines. It
+ * needs compaction in the build.
  */
 #define ZB_MODULE "cli"
 
-#include <stdlib.h>
 #include <string.h>
 
 #include "cli/exit.h"
@@ -39,27 +42,27 @@ typedef struct describe_counts {
     uint64_t pos, eq, dv, del_bytes;
 } describe_counts;
 
-static int64_t target_of(const zb_verb_env *env, const zb_verb_args *a,
-                         const ice_metadata *m, const char *ident)
+/* Settings lines, "  LABEL: NAME VALUE (ORIGIN)", the rest under it. */
+static int print_settings(const char *label, const zb_table_settings *s,
+                          const zb_tset *ids, size_t n)
 {
-    const char *p;
-    zb_tc_effective eff;
+    zb_buf line;
+    size_t i;
+    int rc = ZB_OK;
 
-    if (a->mo.target_file_size_bytes > 0)
-        return a->mo.target_file_size_bytes;
-    if (env->tc != NULL) {
-        zb_table_config_effective(&eff, env->tc, ident);
-        if (eff.block.target_file_size_bytes > 0)
-            return eff.block.target_file_size_bytes;
+    zb_buf_init(&line, 4096);
+    for (i = 0; i < n && rc == ZB_OK; i++) {
+        zb_buf_clear(&line);
+        if ((rc = zb_tset_format(&line, ids[i], &s->v[ids[i]])) == ZB_OK)
+            printf("  %-16s%s %s\n", i == 0 ? label : "", i == 0 ? ":" : " ",
+                   zb_buf_cstr(&line));
     }
-    if ((p = ice_metadata_property(m, "write.parquet.target-file-size-bytes")) ||
-        (p = ice_metadata_property(m, "write.target-file-size-bytes"))) {
-        long long v = strtoll(p, NULL, 10);
-        if (v >= 100)
-            return (int64_t)v;
-    }
-    return (int64_t)128 << 20;
+    zb_buf_free(&line);
+    return rc;
 }
+
+static const zb_tset compaction_settings[] = { ZB_TSET_TARGET_FILE_SIZE,
+                                                ZB_TSET_MIN_INPUT_FILES };
 
 static int count(describe_counts *c, zb_io *io, zb_ctx *ctx,
                  const zb_table *t, int64_t target)
@@ -103,8 +106,10 @@ static int count(describe_counts *c, zb_io *io, zb_ctx *ctx,
 }
 
 static void print_describe(const zb_table *t, const char *ident,
-                           const describe_counts *c, int64_t target)
+                           const describe_counts *c,
+                           const zb_table_settings *set)
 {
+    int64_t target = set->v[ZB_TSET_TARGET_FILE_SIZE].value;
     const ice_metadata *m = t->meta;
     const ice_snapshot *snap = ice_metadata_current_snapshot(m);
     char sz[32], tg[32];
@@ -139,6 +144,9 @@ static void print_describe(const zb_table *t, const char *ident,
     if (c->dv)
         printf(", %llu deletion vector(s)", (unsigned long long)c->dv);
     printf("\n  snapshots       : %zu\n", m->n_snapshots);
+    (void)print_settings("settings", set, compaction_settings,
+                         sizeof compaction_settings /
+                             sizeof compaction_settings[0]);
     printf("  findings        :");
     zb_str_format_bytes(tg, sizeof tg, (uint64_t)target);
     if (c->small > 1)
@@ -185,22 +193,27 @@ static int run_read_only(int argc, char **argv, unsigned bit)
     }
     if ((rc = zb_verb_env_open(&env, &ctx, a)) < 0)
         goto fail;
+    a->mo.config = env.tc;
     if (bit == ZB_VERB_DESCRIBE) {
-        int64_t target;
+        zb_table_settings set;
 
         if ((rc = zb_verb_catalog(&cat, &owned, &env, &ctx, a->pos[0])) < 0 ||
             (rc = zb_catalog_load_table(cat, &ctx, a->pos[0], &t)) < 0)
             goto fail;
-        target = target_of(&env, a, t->meta, a->pos[0]);
-        if ((rc = count(&c, env.io, &ctx, t, target)) < 0)
+        /* an expire property describe does not use is no failure here */
+        (void)zb_maint_settings(&set, NULL, &a->mo, a->pos[0], t->meta);
+        if ((rc = count(&c, env.io, &ctx, t,
+                        set.v[ZB_TSET_TARGET_FILE_SIZE].value)) < 0)
             goto fail;
-        print_describe(t, a->pos[0], &c, target);
+        print_describe(t, a->pos[0], &c, &set);
     } else {
         zb_compact_opts co = ZB_COMPACT_OPTS_INIT;
         zb_compact_plan plan;
         zb_op_target tg;
         zb_buf out;
         zb_tc_effective eff;
+        zb_tset_value v;
+        zb_table_settings set;
 
         memset(&plan, 0, sizeof plan);
         memset(&tg, 0, sizeof tg);
@@ -210,25 +223,30 @@ static int run_read_only(int argc, char **argv, unsigned bit)
         tg.io = env.io;
         tg.ident = a->pos[0];
         tg.dry_run = 1;
-        if (env.tc != NULL) {
+        if (env.tc != NULL)
             zb_table_config_effective(&eff, env.tc, a->pos[0]);
-            if (eff.block.target_file_size_bytes > 0)
-                co.target_file_bytes = eff.block.target_file_size_bytes;
-            if (eff.block.min_input_files > 0)
-                co.min_input_files = (int)eff.block.min_input_files;
-        }
-        if (a->mo.target_file_size_bytes > 0)
-            co.target_file_bytes = a->mo.target_file_size_bytes;
-        if (a->mo.min_input_files > 0)
-            co.min_input_files = a->mo.min_input_files;
+        /* flag, then config; compaction reads the property and default */
+        (void)zb_tset_explicit(&v, ZB_TSET_TARGET_FILE_SIZE,
+                               a->mo.target_file_size_bytes,
+                               env.tc ? &eff : NULL);
+        co.target_file_bytes = v.value;
+        (void)zb_tset_explicit(&v, ZB_TSET_MIN_INPUT_FILES,
+                               a->mo.min_input_files, env.tc ? &eff : NULL);
+        co.min_input_files = (int)v.value;
         co.rewrite_all = a->mo.rewrite_all;
         co.branch = a->mo.branch;
-        rc = zb_compact_plan_table(&plan, NULL, &tg, &ctx, &co);
+        rc = zb_compact_plan_table(&plan, &t, &tg, &ctx, &co);
         zb_buf_init(&out, (size_t)256 << 20);
         if (rc == ZB_OK)
             rc = zb_compact_plan_report(&out, a->pos[0], &plan);
         if (rc == ZB_OK)
             fputs(zb_buf_cstr(&out), stdout);
+        if (rc == ZB_OK) {
+            (void)zb_maint_settings(&set, NULL, &a->mo, a->pos[0], t->meta);
+            rc = print_settings("settings", &set, compaction_settings,
+                                sizeof compaction_settings /
+                                    sizeof compaction_settings[0]);
+        }
         zb_buf_free(&out);
         zb_compact_plan_free(&plan);
         if (rc < 0)

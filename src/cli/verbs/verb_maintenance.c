@@ -18,6 +18,8 @@
  *       expire: expired 30 snapshot(s), retained 1, deleted 95 file(s)
  *
  * (a step whose code is not 0 goes to stderr), and the worst code kept.
+ * With --verbose each table's block starts with its settings, each with
+ * where it came from (flag, table config, table property, default).
  * SIGINT or SIGTERM raises ctx.stop: the running operation ends early
  * where it can (compaction starts no new group) and no new table starts.
  * Finally the --status totals and the list of failures on stderr
@@ -109,6 +111,39 @@ static void print_lines(FILE *out, const char *op, const char *table,
         if (*text == '\n')
             text++;
     }
+}
+
+/*
+ * --verbose: every setting of the table with where it came from
+ * (ops/table_settings.h), as the operations will resolve it. A table that
+ * does not load prints none: the run reports that.
+ */
+static void print_table_settings(zb_verb_env *env, zb_ctx *ctx,
+                                 const char *table, const zb_maint_opts *mo)
+{
+    zb_catalog *cat = NULL;
+    zb_table *t = NULL;
+    zb_table_settings set;
+    zb_buf line;
+    int owned = 0, i;
+
+    zb_buf_init(&line, 4096);
+    if (zb_verb_catalog(&cat, &owned, env, ctx, table) == ZB_OK &&
+        zb_catalog_load_table(cat, ctx, table, &t) == ZB_OK) {
+        /* an unusable expire property is shown; expire reports it */
+        (void)zb_maint_settings(&set, NULL, mo, table, t->meta);
+        printf("  settings:\n");
+        for (i = 0; i < ZB_TSET_COUNT; i++) {
+            zb_buf_clear(&line);
+            if (zb_tset_format(&line, (zb_tset)i, &set.v[i]) == ZB_OK)
+                printf("    %s\n", zb_buf_cstr(&line));
+        }
+    }
+    zb_err_clear(&ctx->err);
+    zb_table_free(t);
+    if (owned)
+        zb_catalog_free(cat);
+    zb_buf_free(&line);
 }
 
 /* --json: one object per step into the table's "operations". */
@@ -431,6 +466,8 @@ int zb_cli_maintenance_run(int argc, char **argv)
         } else {
             printf("\n%s\n  %s\n", tables[k],
                    "--------------------------------------------------------------------");
+            if (a->verbose)
+                print_table_settings(&env, &ctx, tables[k], &a->mo);
         }
         s->stop_printed = 0;
         zb_err_clear(&ctx.err);

@@ -165,15 +165,21 @@ static json_t *table_block(const zb_table *t, const char *ident)
     return b;
 }
 
+/* The built-in values spelled out (ops/table_settings.h's defaults). */
 static json_t *builtin_defaults(void)
 {
     return json_pack(
-        "{sis{s{sbsisi}s{sbsi}s{sb}s{sbsi}}}", "min_input_files", 2,
+        "{sis{s{sbsisi}s{sbsi}s{sb}s{sbsi}}}", "min_input_files",
+        (int)ZB_TSET_DEFAULT_MIN_INPUT_FILES,
         "retention", "expire_snapshots", "enabled", 1,
-        "max_snapshot_age_days", 5, "min_snapshots_to_keep", 1,
-        "remove_orphan_files", "enabled", 1, "older_than_days", 3,
+        "max_snapshot_age_days",
+        (int)(ZB_TSET_DEFAULT_MAX_SNAPSHOT_AGE_MS / ZB_TSET_DAY_MS),
+        "min_snapshots_to_keep", (int)ZB_TSET_DEFAULT_MIN_SNAPSHOTS_TO_KEEP,
+        "remove_orphan_files", "enabled", 1, "older_than_days",
+        (int)ZB_TSET_DEFAULT_ORPHAN_AGE_DAYS,
         "remove_dangling_deletes", "enabled", 1, "rewrite_manifests",
-        "enabled", 1, "min_input_manifests", 2);
+        "enabled", 1, "min_input_manifests",
+        (int)ZB_TSET_DEFAULT_MIN_INPUT_MANIFESTS);
 }
 
 /* from-catalog also spells out (or disables) partition evolution. */

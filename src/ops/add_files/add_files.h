@@ -89,22 +89,29 @@
 #include "ops/ops.h"
 #include "util/buf.h"
 
+/* Each field's default is its value in ZB_ADD_FILES_OPTS_INIT. */
 typedef struct zb_add_files_opts {
-    unsigned version;
-    const char *source;            /* directory, prefix or one file */
-    int create;                    /* create the table from the files */
-    int allow_duplicates;          /* add files the table already has */
-    int format_version;            /* create: 0 is 2 */
+    unsigned version;              /* ZB_ADD_FILES_OPTS_VERSION */
+    const char *source;            /* directory, prefix or one file;
+                                      default NULL (required) */
+    int create;                    /* default 0; 1: create the table from
+                                      the files */
+    int allow_duplicates;          /* default 0; 1: add files the table
+                                      already has */
+    int format_version;            /* create; default 0: 2 */
     /* create: more partition fields, after those of the directories:
      * "COL, day(COL), bucket(16, COL), truncate(4, COL), ..." (top-level
      * columns; identity, year, month, day, hour, bucket, truncate). Their
-     * values come from the statistics. NULL: none. */
+     * values come from the statistics. Default NULL: none. */
     const char *partition_by;
 } zb_add_files_opts;
 
 #define ZB_ADD_FILES_OPTS_VERSION 1
-#define ZB_ADD_FILES_OPTS_INIT \
-    { ZB_ADD_FILES_OPTS_VERSION, NULL, 0, 0, 0, NULL }
+#define ZB_ADD_FILES_OPTS_INIT                                             \
+    {                                                                      \
+        .version = ZB_ADD_FILES_OPTS_VERSION, .source = NULL, .create = 0, \
+        .allow_duplicates = 0, .format_version = 0, .partition_by = NULL,  \
+    }
 
 typedef struct zb_add_files_result {
     uint64_t files_added;          /* (dry run: that would be) */

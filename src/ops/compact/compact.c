@@ -14,6 +14,8 @@
  * (compact_commit.c). A raised stop flag starts no new group; written
  * groups are committed when drain_timeout_ms > 0, else their files are
  * deleted. The run's rc is the worst of its groups': ZB_EUNSAFE first.
+ * zb_compact is zb_compact_test_run without hooks (ops/compact/compact_hooks.h):
+ * the hooks reach only the row count check and the point before a commit.
  */
 #define ZB_MODULE "compact"
 
@@ -25,6 +27,7 @@
 
 #include "exec/pool.h"
 #include "ops/compact/compact_int.h"
+#include "ops/compact/compact_hooks.h"
 #include "util/alloc.h"
 #include "util/err.h"
 
@@ -65,6 +68,7 @@ typedef struct job {
     const zb_table *table;
     zb_io *io;
     const zb_compact_opts *o;
+    const zb_compact_test_hooks *hooks;  /* never NULL */
     int64_t target;
     int rc;
     int started;
@@ -105,7 +109,7 @@ static int run_job(void *arg)
         rc = zb_fail_oom(&j->ctx);
     else
         rc = zb_compact__rewrite(j->g, j->arena, j->io, &j->ctx, j->table,
-                                 j->o, j->target, &res);
+                                 j->o, j->target, j->hooks->row_skew, &res);
     give_back_memory();
     zb_budget_release(&res);
     j->rc = rc;
@@ -169,7 +173,8 @@ static void count(zb_compact_result *r, const zb_compact_group *g)
 /* Runs jobs[0..n) and commits the written ones. */
 static int run_wave(job *jobs, size_t n, zb_pool *pool,
                     const zb_op_target *t, zb_ctx *ctx,
-                    zb_compact_result *r, const zb_compact_opts *o)
+                    zb_compact_result *r, const zb_compact_opts *o,
+                    const zb_compact_test_hooks *hooks)
 {
     zb_compact_group **written = NULL;
     size_t i, n_written = 0;
@@ -203,8 +208,8 @@ static int run_wave(job *jobs, size_t n, zb_pool *pool,
     }
     if (written == NULL)
         return rc;
-    if (n_written > 0 && o->test_before_commit != NULL)
-        o->test_before_commit(o->test_payload);
+    if (n_written > 0 && hooks->before_commit != NULL)
+        hooks->before_commit(hooks->payload);
     if (zb_ctx_stopped(ctx) && o->drain_timeout_ms <= 0) {
         for (i = 0; i < n_written; i++) {
             zb_compact__drop_outputs(written[i], t->io, ctx);
@@ -235,6 +240,15 @@ static int run_wave(job *jobs, size_t n, zb_pool *pool,
 int zb_compact(const zb_op_target *t, zb_ctx *ctx, const zb_compact_opts *o,
                zb_compact_result *r)
 {
+    return zb_compact_test_run(t, ctx, o, NULL, r);
+}
+
+int zb_compact_test_run(const zb_op_target *t, zb_ctx *ctx,
+                        const zb_compact_opts *o,
+                        const zb_compact_test_hooks *hooks,
+                        zb_compact_result *r)
+{
+    static const zb_compact_test_hooks no_hooks = ZB_COMPACT_TEST_HOOKS_INIT;
     zb_compact_opts dflt = ZB_COMPACT_OPTS_INIT;
     zb_table *table = NULL;
     zb_pool *pool = NULL;
@@ -249,6 +263,8 @@ int zb_compact(const zb_op_target *t, zb_ctx *ctx, const zb_compact_opts *o,
     r->snapshot_id = -1;
     if (o == NULL)
         o = &dflt;
+    if (hooks == NULL)
+        hooks = &no_hooks;
     if ((rc = zb_compact_plan_table(&r->plan, &table, t, ctx, o)) < 0) {
         if (rc == ZB_ECANCELED && zb_ctx_stopped(ctx)) {
             /* A stop is no failure: nothing started. */
@@ -291,6 +307,7 @@ int zb_compact(const zb_op_target *t, zb_ctx *ctx, const zb_compact_opts *o,
         j->table = table;
         j->io = t->io;
         j->o = o;
+        j->hooks = hooks;
         j->target = r->plan.target_file_bytes;
         j->progress = &prog;
         prog.total[0]++;
@@ -313,7 +330,7 @@ int zb_compact(const zb_op_target *t, zb_ctx *ctx, const zb_compact_opts *o,
     for (at = 0; at < r->plan.n_groups; at += wave) {
         size_t n = r->plan.n_groups - at < wave ? r->plan.n_groups - at
                                                 : wave;
-        int wrc = run_wave(jobs + at, n, pool, t, ctx, r, o);
+        int wrc = run_wave(jobs + at, n, pool, t, ctx, r, o, hooks);
 
         rc = worse(rc, wrc);
         if (wrc == ZB_ETIMEOUT || zb_ctx_stopped(ctx))

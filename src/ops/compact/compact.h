@@ -4,7 +4,7 @@
  * files of the target size, committed as one "replace" snapshot.
  *
  *     zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
- *     o.target_file_bytes = 64 << 20;
+ *     o.target_file_bytes = 64 << 20;          (ZB_UNSET: the table's)
  *     zb_compact_result r;
  *     rc = zb_compact(&target, ctx, &o, &r);
  *     zb_compact_report(&out, target.ident, &r, target.dry_run);
@@ -125,7 +125,8 @@
 #include "util/arena.h"
 #include "util/buf.h"
 
-#define ZB_COMPACT_TARGET_DEFAULT ((int64_t)128 << 20)
+#include "ops/table_settings.h"
+
 #define ZB_COMPACT_MAX_GROUP_DEFAULT ((uint64_t)100 << 30)
 
 typedef enum zb_compact_strategy {
@@ -142,61 +143,101 @@ typedef struct zb_compact_sort_field {
     int nulls_first;               /* 0: nulls last */
 } zb_compact_sort_field;
 
+/*
+ * Each field's default is its value in ZB_COMPACT_OPTS_INIT. "Unset"
+ * (ZB_UNSET, ops/table_settings.h) leaves a setting to the table's
+ * properties and the built-in default. Test-only hooks are in
+ * ops/compact/compact_hooks.h, not here.
+ */
 typedef struct zb_compact_opts {
-    unsigned version;
-    int64_t target_file_bytes;     /* <= 0: write.parquet.target-file-size-
-                                      bytes, write.target-file-size-bytes,
-                                      else 128 MiB; at least 100 */
-    int min_input_files;           /* <= 0: 2 */
-    int rewrite_all;               /* every live file is a candidate */
-    int delete_file_threshold;     /* <= 0: off */
-    double delete_ratio;           /* <= 0: off; default 0.3 */
-    uint64_t max_group_bytes;      /* 0: 100 GiB */
-    int32_t output_spec_id;        /* < 0: the table's default spec */
-    int partial_progress;          /* commit groups as they finish */
-    int max_commits;               /* partial progress; <= 0: 10 */
-    int max_concurrent;            /* groups at once; <= 0: 1 */
-    int use_starting_seq;          /* 1 (default) or 0 */
-    uint64_t max_group_memory_bytes; /* 0: the budget's limit */
-    long drain_timeout_ms;         /* after a stop; 0: abandon at once */
-    const char *branch;            /* NULL: "main" */
-    uint64_t copy_min_rows;        /* row-group copy; 0: 100000 */
-    int reset_row_lineage;         /* v3: do not keep row lineage (the
-                                      rows get new row ids) */
-    size_t batch_rows;             /* 0: from the target, <= 65536 */
-    /* Testing only: added to the rows a group counts as written; and
-     * called after the groups of a commit are written, before it. */
-    int64_t test_row_skew;
-    void (*test_before_commit)(void *payload);
-    void *test_payload;
-    zb_compact_strategy strategy;  /* binpack (default), sort, zorder */
-    /* SORT: the columns (NULL: the table's default sort order, whose
-     * order id then stamps the new files); ZORDER: 2..16 columns. */
+    unsigned version;              /* ZB_COMPACT_OPTS_VERSION */
+    /* Bytes; default ZB_UNSET: write.parquet.target-file-size-bytes,
+     * write.target-file-size-bytes, else 128 MiB (ZB_TSET_TARGET_FILE_
+     * SIZE); a value below 100 is raised to 100. */
+    int64_t target_file_bytes;
+    /* Files a group needs to run; default ZB_UNSET: 2; at least 1. */
+    int min_input_files;
+    int rewrite_all;               /* default 0; 1: every live file is a
+                                      candidate */
+    /* Delete files applying to a file that make it a candidate; default
+     * 0: off. */
+    int delete_file_threshold;
+    /* Fraction of a file's rows its position deletes and DVs remove
+     * that makes it a candidate; default 0.3; <= 0: off. */
+    double delete_ratio;
+    uint64_t max_group_bytes;      /* bytes; default 0: 100 GiB */
+    int32_t output_spec_id;        /* default -1: the table's default spec */
+    int partial_progress;          /* default 0; 1: commit groups as they
+                                      finish */
+    int max_commits;               /* partial progress; default 10; <= 0:
+                                      10 */
+    int max_concurrent;            /* groups at once; default 1; <= 0: 1 */
+    int use_starting_seq;          /* default 1; 0: the new sequence number */
+    uint64_t max_group_memory_bytes; /* bytes; default 0: the budget's
+                                        limit (no budget: none) */
+    long drain_timeout_ms;         /* ms after a stop; default 0: abandon
+                                      at once */
+    const char *branch;            /* default NULL: "main" */
+    uint64_t copy_min_rows;        /* rows per row group for a row-group
+                                      copy; default 0: 100000 */
+    int reset_row_lineage;         /* v3; default 0; 1: do not keep row
+                                      lineage (the rows get new row ids) */
+    size_t batch_rows;             /* rows; default 0: from the target,
+                                      <= 65536 */
+    zb_compact_strategy strategy;  /* default binpack; sort, zorder */
+    /* SORT: the columns (default NULL: the table's default sort order,
+     * whose order id then stamps the new files); ZORDER: 2..16 columns. */
     const zb_compact_sort_field *sort_fields;
-    size_t n_sort_fields;
-    unsigned zorder_bits;          /* 0: 16; columns * bits <= 62 */
-    uint64_t sort_memory_bytes;    /* a group's sort; 0: 128 MiB, less
-                                      where the group would not fit
-                                      max_group_memory_bytes (or the
-                                      budget's limit), down to 16 MiB */
-    /* A group's equality-delete key sets before they spill to TMPDIR
-     * (plan/read/scan_read.h eq_memory_bytes); 0: 64 MiB. */
+    size_t n_sort_fields;          /* default 0 */
+    unsigned zorder_bits;          /* bits; default 0: 16; columns * bits
+                                      <= 62 */
+    /* Bytes for a group's sort; default 0: 128 MiB, less where the group
+     * would not fit max_group_memory_bytes (or the budget's limit), down
+     * to 16 MiB. */
+    uint64_t sort_memory_bytes;
+    /* Bytes of a group's equality-delete key sets before they spill to
+     * TMPDIR (plan/read/scan_read.h eq_memory_bytes); default 0: 64 MiB. */
     uint64_t eq_memory_bytes;
-    /* Which live data files may be planned at all (NULL: every one): a
-     * file for which this returns 0 is neither a candidate nor counted
-     * against min_input_files; it stays as it is. spec_id: the spec of
-     * f's partition values. Partition evolution (ops/compact/compact_evolve.h)
-     * restricts a run to old partitions with it. */
+    /* Which live data files may be planned at all (default NULL: every
+     * one): a file for which this returns 0 is neither a candidate nor
+     * counted against min_input_files; it stays as it is. spec_id: the
+     * spec of f's partition values. Partition evolution
+     * (ops/compact/compact_evolve.h) restricts a run to old partitions with it. */
     int (*file_filter)(int32_t spec_id, const ice_data_file *f,
                        void *payload);
-    void *file_filter_payload;
+    void *file_filter_payload;     /* default NULL */
 } zb_compact_opts;
 
 #define ZB_COMPACT_OPTS_VERSION 1
 #define ZB_COMPACT_OPTS_INIT                                               \
-    { ZB_COMPACT_OPTS_VERSION, 0, 2, 0, 0, 0.3, 0, -1, 0, 10, 1, 1, 0, 0, \
-      NULL, 0, 0, 0, 0, NULL, NULL, ZB_COMPACT_BINPACK, NULL, 0, 0, 0, 0, \
-      NULL, NULL }
+    {                                                                      \
+        .version = ZB_COMPACT_OPTS_VERSION,                                \
+        .target_file_bytes = ZB_UNSET,                                     \
+        .min_input_files = ZB_UNSET,                                       \
+        .rewrite_all = 0,                                                  \
+        .delete_file_threshold = 0,                                        \
+        .delete_ratio = 0.3,                                               \
+        .max_group_bytes = 0,                                              \
+        .output_spec_id = -1,                                              \
+        .partial_progress = 0,                                             \
+        .max_commits = 10,                                                 \
+        .max_concurrent = 1,                                               \
+        .use_starting_seq = 1,                                             \
+        .max_group_memory_bytes = 0,                                       \
+        .drain_timeout_ms = 0,                                             \
+        .branch = NULL,                                                    \
+        .copy_min_rows = 0,                                                \
+        .reset_row_lineage = 0,                                            \
+        .batch_rows = 0,                                                   \
+        .strategy = ZB_COMPACT_BINPACK,                                    \
+        .sort_fields = NULL,                                               \
+        .n_sort_fields = 0,                                                \
+        .zorder_bits = 0,                                                  \
+        .sort_memory_bytes = 0,                                            \
+        .eq_memory_bytes = 0,                                              \
+        .file_filter = NULL,                                               \
+        .file_filter_payload = NULL,                                       \
+    }
 
 /* Group states after a run. */
 typedef enum zb_compact_state {
@@ -280,7 +321,8 @@ int zb_compact_plan_build(zb_compact_plan *plan, zb_io *io, zb_ctx *ctx,
 
 void zb_compact_plan_free(zb_compact_plan *plan);
 
-/* The target size o and the table's properties give (see opts). */
+/* The target size o and the table's properties give (see opts), as
+ * zb_tset_resolve(ZB_TSET_TARGET_FILE_SIZE) gives it. */
 int64_t zb_compact_target_bytes(const zb_compact_opts *o,
                                 const ice_metadata *m);
 

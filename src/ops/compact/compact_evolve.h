@@ -111,19 +111,23 @@
 
 #define ZB_EVOLVE_MAX_FIELDS 8
 
+/* Each field's default is its value in ZB_COMPACT_EVOLVE_OPTS_INIT. */
 typedef struct zb_compact_evolve_opts {
-    unsigned version;
-    const zb_tc_evolution_rule *rules;  /* borrowed */
-    size_t n_rules;
+    unsigned version;              /* ZB_COMPACT_EVOLVE_OPTS_VERSION */
+    const zb_tc_evolution_rule *rules;  /* borrowed; default NULL: none */
+    size_t n_rules;                /* default 0 */
     /* The run's compaction options (target size, branch, partial
      * progress, memory ...); output_spec_id and the file filter are set
-     * by the evolution. */
+     * by the evolution. Default ZB_COMPACT_OPTS_INIT. */
     zb_compact_opts compact;
 } zb_compact_evolve_opts;
 
 #define ZB_COMPACT_EVOLVE_OPTS_VERSION 1
-#define ZB_COMPACT_EVOLVE_OPTS_INIT \
-    { ZB_COMPACT_EVOLVE_OPTS_VERSION, NULL, 0, ZB_COMPACT_OPTS_INIT }
+#define ZB_COMPACT_EVOLVE_OPTS_INIT                                        \
+    {                                                                      \
+        .version = ZB_COMPACT_EVOLVE_OPTS_VERSION, .rules = NULL,          \
+        .n_rules = 0, .compact = ZB_COMPACT_OPTS_INIT,                     \
+    }
 
 /* One covered field of the default spec. */
 typedef struct zb_evolve_field {

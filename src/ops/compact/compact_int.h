@@ -33,12 +33,13 @@ size_t zb_compact__batch_rows(const zb_compact_opts *o, int64_t target,
  * in arena, which must be thread-safe: one arena per group), verifies the
  * row counts. ctx is the group's own (its budget unused: the caller
  * reserved; res, its reservation or an empty one, is lent to the sort).
- * On failure every file written is deleted.
+ * On failure every file written is deleted. row_skew: the test hook's
+ * (ops/compact/compact_hooks.h), 0 in a real run.
  */
 int zb_compact__rewrite(zb_compact_group *g, zb_arena *arena, zb_io *io,
                         zb_ctx *ctx, const zb_table *table,
                         const zb_compact_opts *o, int64_t target,
-                        zb_reservation *res);
+                        int64_t row_skew, zb_reservation *res);
 
 /*
  * The sort part of g's estimate (0 for binpack); g NULL: the cap. With

@@ -25,7 +25,6 @@
 #include "plan/read/scan_read.h"
 #include "util/alloc.h"
 #include "util/err.h"
-#include "util/str.h"
 #include "util/vec.h"
 
 #define PLAN_ARENA_MAX ((size_t)4 << 30)
@@ -46,23 +45,23 @@ typedef struct cand {
 int64_t zb_compact_target_bytes(const zb_compact_opts *o,
                                 const ice_metadata *m)
 {
-    static const char *const keys[] = {
-        "write.parquet.target-file-size-bytes",
-        "write.target-file-size-bytes"
-    };
-    uint64_t v;
-    size_t i;
+    zb_tset_value v;
 
-    if (o != NULL && o->target_file_bytes > 0)
-        return o->target_file_bytes < 100 ? 100 : o->target_file_bytes;
-    for (i = 0; m != NULL && i < sizeof keys / sizeof keys[0]; i++) {
-        const char *s = ice_metadata_property(m, keys[i]);
+    /* the target's unusable properties are passed over, never an error */
+    (void)zb_tset_resolve(&v, NULL, ZB_TSET_TARGET_FILE_SIZE,
+                          o != NULL ? o->target_file_bytes : ZB_UNSET, NULL,
+                          m);
+    return v.value;
+}
 
-        if (s != NULL && zb_str_to_u64(&v, s) == 0 && v >= 100 &&
-            v <= (uint64_t)INT64_MAX)
-            return (int64_t)v;
-    }
-    return ZB_COMPACT_TARGET_DEFAULT;
+/* The files a group needs, as zb_tset_resolve gives it. */
+static int min_input_files(const zb_compact_opts *o)
+{
+    zb_tset_value v;
+
+    (void)zb_tset_resolve(&v, NULL, ZB_TSET_MIN_INPUT_FILES,
+                          o->min_input_files, NULL, NULL);
+    return (int)v.value;
 }
 
 /* "(v1,v2)" in JSON single-value form, and the bin key. */
@@ -251,7 +250,7 @@ static int cut_bin(zb_compact_plan *p, zb_vec *groups, zb_vec *skips,
     size_t n = b->tasks.len, i = 0;
     uint64_t max_bytes = o->max_group_bytes ? o->max_group_bytes
                                             : ZB_COMPACT_MAX_GROUP_DEFAULT;
-    int min_files = o->min_input_files > 0 ? o->min_input_files : 2;
+    int min_files = min_input_files(o);
 
     qsort(c, n, sizeof *c, cmp_size_desc);
     while (i < n) {

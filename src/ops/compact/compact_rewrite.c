@@ -51,6 +51,7 @@ typedef struct rw {
     const zb_table *table;
     const zb_compact_opts *o;
     int64_t target;
+    int64_t row_skew;              /* test hook: 0 in a real run */
     pq_writer_opts wo;
     struct ArrowSchema schema;     /* the output schema */
     int have_schema;
@@ -553,7 +554,7 @@ static int verify(rw *s)
     for (i = 0; i < g->n_tasks; i++)
         expect_read += (uint64_t)g->tasks[i].data.file->record_count;
     g->rows_read += s->rows_copied;
-    written = s->rows_written + (uint64_t)s->o->test_row_skew;
+    written = s->rows_written + (uint64_t)s->row_skew;
     g->out_rows = written;
     if (g->rows_read != expect_read)
         return zb_fail(s->ctx, ZB_EUNSAFE, "%s partition %s: read %llu "
@@ -602,7 +603,7 @@ static int open_repart(rw *s)
 int zb_compact__rewrite(zb_compact_group *g, zb_arena *arena, zb_io *io,
                         zb_ctx *ctx, const zb_table *table,
                         const zb_compact_opts *o, int64_t target,
-                        zb_reservation *res)
+                        int64_t row_skew, zb_reservation *res)
 {
     zb_compact_sort_field *sf = NULL;
     size_t n_sf = 0;
@@ -624,6 +625,7 @@ int zb_compact__rewrite(zb_compact_group *g, zb_arena *arena, zb_io *io,
     s.table = table;
     s.o = o;
     s.target = target;
+    s.row_skew = row_skew;
     s.ratio = 1.0;
     s.stamp = -1;
     s.cur = SIZE_MAX;

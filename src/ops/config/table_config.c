@@ -119,12 +119,12 @@ int zb_tc__check_keys(zb_tc_parser *p, const json_t *obj, const char *path,
     return ZB_OK;
 }
 
-/* A whole number in lo..hi; null gives -1 when allow_null. */
+/* A whole number in lo..hi; null gives ZB_UNSET (-1) when allow_null. */
 int zb_tc__want_int(zb_tc_parser *p, const json_t *v, const char *path,
                     int64_t lo, int64_t hi, int allow_null, int64_t *out)
 {
     if (json_is_null(v) && allow_null) {
-        *out = -1;
+        *out = ZB_UNSET;
         return ZB_OK;
     }
     if (!json_is_integer(v))

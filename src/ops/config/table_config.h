@@ -112,7 +112,8 @@ typedef struct zb_tc_sort_key {
     int nulls_first;
 } zb_tc_sort_key;
 
-/* -1 in the int64_t fields below means null: use the table property. */
+/* -1 (ZB_UNSET, ops/table_settings.h) in the int64_t fields below means
+ * null: use the table property. */
 typedef struct zb_tc_retention {
     int expire_enabled;
     int64_t max_snapshot_age_days;
@@ -125,7 +126,13 @@ typedef struct zb_tc_retention {
     int64_t min_input_manifests;
     int64_t previous_versions_max;
     int delete_after_commit;           /* -1 null, 0, 1 */
+    /* The keys above with a built-in value that the file gave (the
+     * nullable ones say it by not being -1): ZB_TC_GIVEN_*. */
+    unsigned given;
 } zb_tc_retention;
+
+#define ZB_TC_GIVEN_ORPHAN_DAYS (1u << 0)    /* older_than_days */
+#define ZB_TC_GIVEN_MIN_MANIFESTS (1u << 1)  /* min_input_manifests */
 
 /* Sections of a block, for presence bits and origins. */
 typedef enum zb_tc_section {

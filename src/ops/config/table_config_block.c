@@ -377,6 +377,14 @@ static int retention_part(zb_tc_parser *p, const json_t *ret, const char *path,
         }                                                                      \
     } while (0)
 
+/* Whether part gives key a value (a null one leaves the built-in). */
+static int given(const json_t *part, const char *key)
+{
+    const json_t *v = part ? json_object_get(part, key) : NULL;
+
+    return v != NULL && !json_is_null(v);
+}
+
 static int parse_retention(zb_tc_parser *p, const json_t *obj, const char *path,
                            zb_tc_retention *r)
 {
@@ -415,6 +423,8 @@ static int parse_retention(zb_tc_parser *p, const json_t *obj, const char *path,
         return rc;
     RET_BOOL(part, "enabled", r->orphans_enabled);
     RET_INT(part, "older_than_days", 0, 0, r->orphans_older_than_days);
+    if (given(part, "older_than_days"))
+        r->given |= ZB_TC_GIVEN_ORPHAN_DAYS;
     if ((rc = retention_part(p, obj, path, "remove_dangling_deletes", k_dang,
                              &part, kp)) < 0)
         return rc;
@@ -424,6 +434,8 @@ static int parse_retention(zb_tc_parser *p, const json_t *obj, const char *path,
         return rc;
     RET_BOOL(part, "enabled", r->manifests_enabled);
     RET_INT(part, "min_input_manifests", 2, 0, r->min_input_manifests);
+    if (given(part, "min_input_manifests"))
+        r->given |= ZB_TC_GIVEN_MIN_MANIFESTS;
     if ((rc = retention_part(p, obj, path, "metadata", k_meta, &part,
                              kp)) < 0)
         return rc;
@@ -431,7 +443,7 @@ static int parse_retention(zb_tc_parser *p, const json_t *obj, const char *path,
     if (part != NULL && (v = json_object_get(part, "delete_after_commit"))) {
         zb_tc__sub(vp, kp, "delete_after_commit");
         if (json_is_null(v))
-            r->delete_after_commit = -1;
+            r->delete_after_commit = ZB_UNSET;
         else if ((rc = zb_tc__want_bool(p, v, vp, &r->delete_after_commit)) < 0)
             return rc;
     }

@@ -8,6 +8,7 @@
 #include <jansson.h>
 
 #include "ops/config/table_config.h"
+#include "ops/table_settings.h"
 #include "util/arena.h"
 #include "util/err.h"
 
@@ -26,11 +27,13 @@ struct zb_table_config {
     zb_tc_table *tables;       /* sorted by ident */
 };
 
-#define ZB_TC_DEFAULT_TARGET_FILE_SIZE_BYTES 134217728
-#define ZB_TC_DEFAULT_MIN_INPUT_FILES 2
+/* The settings' defaults are ops/table_settings.h's. */
+#define ZB_TC_DEFAULT_TARGET_FILE_SIZE_BYTES \
+    ((long long)ZB_TSET_DEFAULT_TARGET_FILE_BYTES)
+#define ZB_TC_DEFAULT_MIN_INPUT_FILES ZB_TSET_DEFAULT_MIN_INPUT_FILES
 #define ZB_TC_DEFAULT_PRECISION_BITS 16
-#define ZB_TC_DEFAULT_ORPHAN_DAYS 3
-#define ZB_TC_DEFAULT_MIN_INPUT_MANIFESTS 2
+#define ZB_TC_DEFAULT_ORPHAN_DAYS ZB_TSET_DEFAULT_ORPHAN_AGE_DAYS
+#define ZB_TC_DEFAULT_MIN_INPUT_MANIFESTS ZB_TSET_DEFAULT_MIN_INPUT_MANIFESTS
 
 /*
  * The built-in block: what a section not given anywhere holds. Its

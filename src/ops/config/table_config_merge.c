@@ -27,16 +27,16 @@ void zb_table_config__builtin_retention(zb_tc_retention *r)
 {
     memset(r, 0, sizeof(*r));
     r->expire_enabled = 1;
-    r->max_snapshot_age_days = -1;
-    r->min_snapshots_to_keep = -1;
-    r->max_ref_age_days = -1;
+    r->max_snapshot_age_days = ZB_UNSET;
+    r->min_snapshots_to_keep = ZB_UNSET;
+    r->max_ref_age_days = ZB_UNSET;
     r->orphans_enabled = 1;
     r->orphans_older_than_days = ZB_TC_DEFAULT_ORPHAN_DAYS;
     r->dangling_enabled = 1;
     r->manifests_enabled = 1;
     r->min_input_manifests = ZB_TC_DEFAULT_MIN_INPUT_MANIFESTS;
-    r->previous_versions_max = -1;
-    r->delete_after_commit = -1;
+    r->previous_versions_max = ZB_UNSET;
+    r->delete_after_commit = ZB_UNSET;
 }
 
 void zb_table_config__builtin(zb_tc_block *b, int has_defaults)
@@ -49,7 +49,7 @@ void zb_table_config__builtin(zb_tc_block *b, int has_defaults)
     }
     b->order_mode = ZB_TC_ORDER_NONE;
     b->precision_bits = ZB_TC_DEFAULT_PRECISION_BITS;
-    b->target_file_size_bytes = -1;
+    b->target_file_size_bytes = ZB_UNSET;
     b->min_input_files = ZB_TC_DEFAULT_MIN_INPUT_FILES;
     zb_table_config__builtin_retention(&b->retention);
 }
@@ -210,12 +210,16 @@ static const char *mark(zb_tc_origin o)
     }
 }
 
-static int put_days(zb_buf *b, const char *key, int64_t v,
-                    const char *fallback)
+/* fallback: the setting's default (ops/table_settings.h); INT64_MAX is
+ * "never". */
+static int put_days(zb_buf *b, const char *key, int64_t v, int64_t fallback)
 {
+    if (v < 0 && fallback == INT64_MAX)
+        return zb_buf_appendf(b, ", %s=null (table property, else never)",
+                              key);
     if (v < 0)
-        return zb_buf_appendf(b, ", %s=null (table property, else %s)", key,
-                              fallback);
+        return zb_buf_appendf(b, ", %s=null (table property, else %lld)", key,
+                              (long long)fallback);
     return zb_buf_appendf(b, ", %s=%lld", key, (long long)v);
 }
 
@@ -289,12 +293,13 @@ static int put_retention(zb_buf *b, const zb_tc_retention *r,
                         r->expire_enabled ? "enabled" : "disabled");
     if (rc == ZB_OK)
         rc = put_days(b, "max_snapshot_age_days", r->max_snapshot_age_days,
-                      "5");
+                      ZB_TSET_DEFAULT_MAX_SNAPSHOT_AGE_MS / ZB_TSET_DAY_MS);
     if (rc == ZB_OK)
         rc = put_days(b, "min_snapshots_to_keep", r->min_snapshots_to_keep,
-                      "1");
+                      ZB_TSET_DEFAULT_MIN_SNAPSHOTS_TO_KEEP);
     if (rc == ZB_OK)
-        rc = put_days(b, "max_ref_age_days", r->max_ref_age_days, "never");
+        rc = put_days(b, "max_ref_age_days", r->max_ref_age_days,
+                      ZB_TSET_DEFAULT_MAX_REF_AGE_MS);
     if (rc == ZB_OK)
         rc = zb_buf_appendf(b, "%s\n  %-24s %s, older_than_days=%lld%s\n",
                             m, "remove_orphan_files",
@@ -356,7 +361,7 @@ static int put_block(zb_buf *b, const zb_tc_effective *e)
                             "target_file_size_bytes");
     if (rc == ZB_OK)
         rc = k->target_file_size_bytes < 0
-                 ? zb_buf_appendf(b, "null (table property, else %d)",
+                 ? zb_buf_appendf(b, "null (table property, else %lld)",
                                   ZB_TC_DEFAULT_TARGET_FILE_SIZE_BYTES)
                  : zb_buf_appendf(b, "%lld",
                                   (long long)k->target_file_size_bytes);

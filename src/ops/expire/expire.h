@@ -78,23 +78,37 @@
 #include <stdint.h>
 
 #include "ops/ops.h"
+#include "ops/table_settings.h"
 #include "util/buf.h"
 
-#define ZB_EXPIRE_MAX_SNAPSHOT_AGE_MS ((int64_t)5 * 24 * 3600 * 1000)
-
+/*
+ * Each field's default is its value in ZB_EXPIRE_OPTS_INIT. The rules
+ * override the table properties (table-config
+ * retention.expire_snapshots: days x 86400000); ZB_UNSET
+ * (ops/table_settings.h) leaves them to the property, else the built-in
+ * value (ZB_TSET_DEFAULT_*).
+ */
 typedef struct zb_expire_opts {
-    unsigned version;
-    /* Overrides of the table properties (table-config
-     * retention.expire_snapshots: days x 86400000). */
-    int64_t max_snapshot_age_ms;    /* < 0: property, else 5 days */
-    int32_t min_snapshots_to_keep;  /* < 1: property, else 1 */
-    int64_t max_ref_age_ms;         /* < 0: property, else never */
-    uint64_t max_memory_bytes;      /* path streams in all; 0: 128 MiB */
-    unsigned delete_threads;        /* 0: 4 */
+    unsigned version;               /* ZB_EXPIRE_OPTS_VERSION */
+    int64_t max_snapshot_age_ms;    /* ms; default ZB_UNSET: property,
+                                       else 5 days */
+    int32_t min_snapshots_to_keep;  /* default ZB_UNSET: property, else 1;
+                                       at least 1 */
+    int64_t max_ref_age_ms;         /* ms; default ZB_UNSET: property,
+                                       else never */
+    uint64_t max_memory_bytes;      /* bytes of the path streams in all;
+                                       default 0: 128 MiB */
+    unsigned delete_threads;        /* default 0: 4 */
 } zb_expire_opts;
 
 #define ZB_EXPIRE_OPTS_VERSION 1
-#define ZB_EXPIRE_OPTS_INIT { ZB_EXPIRE_OPTS_VERSION, -1, -1, -1, 0, 0 }
+#define ZB_EXPIRE_OPTS_INIT                                                \
+    {                                                                      \
+        .version = ZB_EXPIRE_OPTS_VERSION,                                 \
+        .max_snapshot_age_ms = ZB_UNSET,                                   \
+        .min_snapshots_to_keep = ZB_UNSET, .max_ref_age_ms = ZB_UNSET,     \
+        .max_memory_bytes = 0, .delete_threads = 0,                        \
+    }
 
 typedef struct zb_expire_result {
     uint64_t snapshots_expired;     /* or would be */
@@ -119,7 +133,8 @@ typedef struct zb_expire_result {
     char first_error[256];          /* first deletion failure, or "" */
 } zb_expire_result;
 
-#define ZB_EXPIRE_RESULT_INIT { 0 }
+/* Every count 0, no names, nothing committed. */
+#define ZB_EXPIRE_RESULT_INIT { .snapshots_expired = 0 }
 
 /* See above. r is filled as far as the work went. */
 int zb_expire(const zb_op_target *t, zb_ctx *ctx, const zb_expire_opts *o,

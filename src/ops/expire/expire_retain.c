@@ -2,8 +2,8 @@
  * ops/expire/expire_retain.c - which snapshots and refs expire (expire.h).
  *
  * zb_expire__rules picks each rule from opts, else the table property,
- * else the default. zb_expire__retain then works in three passes over
- * the refs: refs past their max age are dropped (never main); each kept
+ * else the default (zb_tset_resolve, ops/table_settings.h).
+ * zb_expire__retain then works in three passes over the refs: refs past their max age are dropped (never main); each kept
  * branch walks its ancestry (ice_metadata_ancestors) keeping snapshots
  * while fewer than min-snapshots-to-keep are kept or the snapshot is no
  * older than the cutoff, and stops at the first that is neither (Iceberg
@@ -19,54 +19,28 @@
 #include "ops/expire/expire_int.h"
 #include "util/alloc.h"
 #include "util/err.h"
-#include "util/str.h"
-
-#define PROP_MAX_SNAPSHOT_AGE "history.expire.max-snapshot-age-ms"
-#define PROP_MIN_SNAPSHOTS "history.expire.min-snapshots-to-keep"
-#define PROP_MAX_REF_AGE "history.expire.max-ref-age-ms"
-
-/* A non-negative integer property, or def when absent; bad text fails. */
-static int prop_i64(int64_t *out, zb_ctx *ctx, const ice_metadata *m,
-                    const char *key, int64_t def)
-{
-    const char *v = ice_metadata_property(m, key);
-    uint64_t u;
-
-    *out = def;
-    if (v == NULL)
-        return ZB_OK;
-    if (zb_str_to_u64(&u, v) < 0 || u > (uint64_t)INT64_MAX)
-        return zb_fail(ctx, ZB_EINVAL, "table property %s=\"%s\" is not a "
-                       "non-negative integer", key, v);
-    *out = (int64_t)u;
-    return ZB_OK;
-}
 
 int zb_expire__rules(zb_expire_rules *out, zb_ctx *ctx,
                      const ice_metadata *m, const zb_expire_opts *o)
 {
-    int64_t v;
+    zb_tset_value v;
     int rc;
 
-    if (o && o->max_snapshot_age_ms >= 0)
-        out->max_snapshot_age_ms = o->max_snapshot_age_ms;
-    else if ((rc = prop_i64(&out->max_snapshot_age_ms, ctx, m,
-                            PROP_MAX_SNAPSHOT_AGE,
-                            ZB_EXPIRE_MAX_SNAPSHOT_AGE_MS)) < 0)
+    /* an unusable history.expire.* property fails (ZB_EINVAL) */
+    if ((rc = zb_tset_resolve(&v, ctx, ZB_TSET_MAX_SNAPSHOT_AGE,
+                              o ? o->max_snapshot_age_ms : ZB_UNSET, NULL,
+                              m)) < 0)
         return rc;
-    if (o && o->min_snapshots_to_keep >= 1)
-        out->min_snapshots_to_keep = o->min_snapshots_to_keep;
-    else {
-        if ((rc = prop_i64(&v, ctx, m, PROP_MIN_SNAPSHOTS, 1)) < 0)
-            return rc;
-        out->min_snapshots_to_keep = v < 1 ? 1 : v > INT32_MAX ? INT32_MAX
-                                                               : (int32_t)v;
-    }
-    if (o && o->max_ref_age_ms >= 0)
-        out->max_ref_age_ms = o->max_ref_age_ms;
-    else if ((rc = prop_i64(&out->max_ref_age_ms, ctx, m, PROP_MAX_REF_AGE,
-                            INT64_MAX)) < 0)
+    out->max_snapshot_age_ms = v.value;
+    if ((rc = zb_tset_resolve(&v, ctx, ZB_TSET_MIN_SNAPSHOTS_TO_KEEP,
+                              o ? o->min_snapshots_to_keep : ZB_UNSET, NULL,
+                              m)) < 0)
         return rc;
+    out->min_snapshots_to_keep = (int32_t)v.value;
+    if ((rc = zb_tset_resolve(&v, ctx, ZB_TSET_MAX_REF_AGE,
+                              o ? o->max_ref_age_ms : ZB_UNSET, NULL, m)) < 0)
+        return rc;
+    out->max_ref_age_ms = v.value;
     return ZB_OK;
 }
 

@@ -492,8 +492,14 @@ int zb_remove_orphans(const zb_op_target *t, zb_ctx *ctx,
     ZB_ASSERT_ARG(t && t->catalog && t->io && t->ident && ctx && r);
     memset(r, 0, sizeof *r);
     memset(&o, 0, sizeof o);
-    guard = opts && opts->older_than_ms >= 0 ? opts->older_than_ms
-                                             : ZB_ORPHANS_DEFAULT_AGE_MS;
+    {
+        zb_tset_value v;
+
+        (void)zb_tset_resolve(&v, NULL, ZB_TSET_ORPHAN_AGE,
+                              opts ? opts->older_than_ms : ZB_UNSET, NULL,
+                              NULL);
+        guard = v.value;
+    }
     r->older_than_ms = guard;
 
     if (guard < ZB_ORPHANS_MIN_AGE_MS && !(opts && opts->force))

@@ -41,22 +41,31 @@
 #include <stdint.h>
 
 #include "ops/ops.h"
+#include "ops/table_settings.h"
 #include "util/buf.h"
 
-#define ZB_ORPHANS_DEFAULT_AGE_MS ((int64_t)3 * 24 * 3600 * 1000)
 #define ZB_ORPHANS_MIN_AGE_MS ((int64_t)24 * 3600 * 1000)
 
+/* Each field's default is its value in ZB_REMOVE_ORPHANS_OPTS_INIT. */
 typedef struct zb_remove_orphans_opts {
-    unsigned version;
-    int64_t older_than_ms;          /* < 0: 3 days (older_than_days) */
-    int force;                      /* allow a guard below 24 hours */
-    uint64_t max_memory_bytes;      /* path streams in all; 0: 128 MiB */
-    unsigned delete_threads;        /* 0: 4 */
+    unsigned version;               /* ZB_REMOVE_ORPHANS_OPTS_VERSION */
+    /* The age guard in ms; default ZB_UNSET: 3 days
+     * (ZB_TSET_DEFAULT_ORPHAN_AGE_MS, ops/table_settings.h). */
+    int64_t older_than_ms;
+    int force;                      /* default 0; 1: allow a guard below
+                                       24 hours */
+    uint64_t max_memory_bytes;      /* bytes of the path streams in all;
+                                       default 0: 128 MiB */
+    unsigned delete_threads;        /* default 0: 4 */
 } zb_remove_orphans_opts;
 
 #define ZB_REMOVE_ORPHANS_OPTS_VERSION 1
-#define ZB_REMOVE_ORPHANS_OPTS_INIT \
-    { ZB_REMOVE_ORPHANS_OPTS_VERSION, -1, 0, 0, 0 }
+#define ZB_REMOVE_ORPHANS_OPTS_INIT                                        \
+    {                                                                      \
+        .version = ZB_REMOVE_ORPHANS_OPTS_VERSION,                         \
+        .older_than_ms = ZB_UNSET, .force = 0, .max_memory_bytes = 0,      \
+        .delete_threads = 0,                                               \
+    }
 
 typedef struct zb_remove_orphans_result {
     uint64_t files_scanned;         /* listed */

@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "table/commit/commit_snap_int.h"
+#include "table/metadata/table_props.h"
 #include "util/alloc.h"
 #include "util/err.h"
 #include "util/str.h"
@@ -673,8 +674,6 @@ static int setup(bst *b)
 {
     const ice_metadata *m = b->base;
     ice_commit_op *op = b->op;
-    const char *t;
-    uint64_t u;
     size_t i;
     int rc;
 
@@ -713,10 +712,13 @@ static int setup(bst *b)
     b->first_row_id = m->has_next_row_id ? m->next_row_id : 0;
     b->target = op->o.manifest_target_bytes;
     if (b->target <= 0) {
+        int64_t v = 0;
+
+        /* an unusable value is passed over, as Java's writers do */
         b->target = ICE_MANIFEST_TARGET_DEFAULT;
-        if ((t = ice_metadata_property(m, ICE_PROP_MANIFEST_TARGET)) != NULL &&
-            zb_str_to_u64(&u, t) == 0 && u > 0 && u <= INT64_MAX)
-            b->target = (int64_t)u;
+        if (ice_table_prop_i64(&v, NULL, m, ICE_PROP_MANIFEST_TARGET) ==
+                ICE_PROP_OK && v > 0)
+            b->target = v;
     }
     ice_commit_uuid(b->uuid);
     if ((rc = ice_commit_metadata_dir(&b->dir, b->ctx, m, op->o.root)) < 0)

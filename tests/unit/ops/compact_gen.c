@@ -50,7 +50,7 @@ static void test_ops_compact_gen__plan(void)
     ZBT_EQ_U64(r.plan.live_files, 16);
     ZBT_EQ_U64(r.plan.est_out_files, 4);
     ZBT_CHECK(r.plan.est_peak_memory_bytes > 0);
-    ZBT_EQ_INT(r.plan.target_file_bytes, ZB_COMPACT_TARGET_DEFAULT);
+    ZBT_EQ_INT(r.plan.target_file_bytes, ZB_TSET_DEFAULT_TARGET_FILE_BYTES);
     ZBT_OK_CTX(zb_compact_plan_report(&out, "db.t", &r.plan), &e.ctx);
     ZBT_CONTAINS(zb_buf_cstr(&out), "db.t: 4 group(s), 16 file(s), target "
                                     "134217728 bytes, snapshot ");
@@ -239,7 +239,7 @@ static void test_ops_compact_gen__copy(void)
     ZBT_EQ_U64(r.plan.groups[0].copied_files + r.plan.groups[1].copied_files,
                12);
     same_rows(&e, rows0, h0);
-    ZBT_EQ_U64(ct_check_file_counts(&e, ZB_COMPACT_TARGET_DEFAULT), 2);
+    ZBT_EQ_U64(ct_check_file_counts(&e, ZB_TSET_DEFAULT_TARGET_FILE_BYTES), 2);
     tt_check_files(&e);
     zb_compact_result_free(&r);
     /* With deletes the group is decoded (deletes applied), not copied. */
@@ -382,6 +382,7 @@ static void test_ops_compact_gen__row_mismatch(void)
 {
     tt_env e;
     zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
+    zb_compact_test_hooks hk = ZB_COMPACT_TEST_HOOKS_INIT;
     zb_compact_result r;
     char *before, *after;
     int64_t id;
@@ -390,8 +391,8 @@ static void test_ops_compact_gen__row_mismatch(void)
     tt_make_table(&e, 2, 1, 2, 8, 20);
     id = tt_current_id(&e);
     before = tt_listing(e.dir);
-    o.test_row_skew = 1;
-    ZBT_RC(ct_compact(&e, &o, &r), ZB_EUNSAFE);
+    hk.row_skew = 1;
+    ZBT_RC(ct_compact_hooked(&e, &o, &hk, &r), ZB_EUNSAFE);
     ZBT_CONTAINS(e.ctx.err.msg, "nothing committed");
     ZBT_EQ_U64(r.groups_failed, 2);
     ZBT_EQ_U64(r.groups_committed, 0);
@@ -463,7 +464,7 @@ static void test_ops_compact_gen__partial_progress(void)
     ZBT_EQ_U64(r.groups_committed, 4);
     ZBT_EQ_U64(tt_snapshot_count(&e), snaps + 2);
     same_rows(&e, rows0, h0);
-    ZBT_EQ_U64(ct_check_file_counts(&e, ZB_COMPACT_TARGET_DEFAULT), 4);
+    ZBT_EQ_U64(ct_check_file_counts(&e, ZB_TSET_DEFAULT_TARGET_FILE_BYTES), 4);
     zb_compact_result_free(&r);
     tt_close(&e);
 }
@@ -503,6 +504,7 @@ static void test_ops_compact_gen__stop_drain(void)
 {
     tt_env e;
     zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
+    zb_compact_test_hooks hk = ZB_COMPACT_TEST_HOOKS_INIT;
     zb_compact_result r;
     atomic_int stop = 0;
     char *before, *after;
@@ -515,9 +517,9 @@ static void test_ops_compact_gen__stop_drain(void)
     id = tt_current_id(&e);
     before = tt_listing(e.dir);
     e.ctx.stop = &stop;
-    o.test_before_commit = raise_stop;
-    o.test_payload = &stop;
-    ZBT_OK_CTX(ct_compact(&e, &o, &r), &e.ctx);
+    hk.before_commit = raise_stop;
+    hk.payload = &stop;
+    ZBT_OK_CTX(ct_compact_hooked(&e, &o, &hk, &r), &e.ctx);
     ZBT_CHECK(r.stopped);
     ZBT_EQ_U64(r.groups_committed, 0);
     ZBT_EQ_U64(r.groups_dropped, 2);
@@ -527,7 +529,7 @@ static void test_ops_compact_gen__stop_drain(void)
     ZBT_EQ_INT(tt_current_id(&e), id);
     atomic_store(&stop, 0);
     o.drain_timeout_ms = 10000;
-    ZBT_OK_CTX(ct_compact(&e, &o, &r), &e.ctx);
+    ZBT_OK_CTX(ct_compact_hooked(&e, &o, &hk, &r), &e.ctx);
     ZBT_EQ_U64(r.groups_committed, 2);
     zb_compact_result_free(&r);
     e.ctx.stop = NULL;

@@ -290,6 +290,7 @@ static void test_ops_compact_race__injected(void)
 {
     tt_env e;
     zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
+    zb_compact_test_hooks hk = ZB_COMPACT_TEST_HOOKS_INIT;
     zb_compact_result r;
     inject in;
     tt_items live;
@@ -308,9 +309,9 @@ static void test_ops_compact_race__injected(void)
             in.path = zb_strdup(live.v[i].path);
     tt_items_free(&live);
     ZBT_CHECK(in.path != NULL);
-    o.test_before_commit = before_commit;
-    o.test_payload = &in;
-    ZBT_OK_CTX(ct_compact(&e, &o, &r), &e.ctx);
+    hk.before_commit = before_commit;
+    hk.payload = &in;
+    ZBT_OK_CTX(ct_compact_hooked(&e, &o, &hk, &r), &e.ctx);
     ZBT_EQ_U64(r.groups_committed, 1);
     ZBT_EQ_U64(r.groups_dropped, 1);
     ZBT_EQ_INT(r.plan.groups[r.plan.groups[0].state == ZB_GROUP_DROPPED
@@ -323,8 +324,8 @@ static void test_ops_compact_race__injected(void)
     zb_free(ids);
     tt_check_files(&e);
     /* A second run compacts partition 1 with its new delete applied. */
-    o.test_before_commit = NULL;
-    ZBT_OK_CTX(ct_compact(&e, &o, &r), &e.ctx);
+    hk.before_commit = NULL;
+    ZBT_OK_CTX(ct_compact_hooked(&e, &o, &hk, &r), &e.ctx);
     zb_compact_result_free(&r);
     ids = ct_ids(&e, &n);
     ZBT_EQ_U64(n, rows0 - 2);
@@ -409,6 +410,7 @@ static void test_ops_compact_race__eq_without_starting_seq(void)
 {
     tt_env e;
     zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
+    zb_compact_test_hooks hk = ZB_COMPACT_TEST_HOOKS_INIT;
     zb_compact_result r;
     int64_t *ids;
     size_t n, i;
@@ -418,9 +420,9 @@ static void test_ops_compact_race__eq_without_starting_seq(void)
     tt_make_table(&e, 2, 1, PARTS, 8, ROWS);
     tt_rows(&e, &rows0, &h0);
     o.use_starting_seq = 0;
-    o.test_before_commit = eq_only;
-    o.test_payload = &e;
-    ZBT_OK_CTX(ct_compact(&e, &o, &r), &e.ctx);
+    hk.before_commit = eq_only;
+    hk.payload = &e;
+    ZBT_OK_CTX(ct_compact_hooked(&e, &o, &hk, &r), &e.ctx);
     ZBT_EQ_U64(r.groups_dropped, 1);
     ZBT_EQ_U64(r.groups_committed, 1);
     zb_compact_result_free(&r);
@@ -454,6 +456,7 @@ static void test_ops_compact_race__dropped_group_keeps_shared_puffin(void)
 {
     tt_env e;
     zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
+    zb_compact_test_hooks hk = ZB_COMPACT_TEST_HOOKS_INIT;
     zb_compact_result r;
     tt_items it;
     uint64_t rows0, h0, rows1, h1, max = 0;
@@ -471,7 +474,7 @@ static void test_ops_compact_race__dropped_group_keeps_shared_puffin(void)
     tt_items_free(&it);
     o.max_group_bytes = 2 * max;   /* two groups of two files */
     e.t.dry_run = 1;
-    ZBT_OK_CTX(ct_compact(&e, &o, &r), &e.ctx);
+    ZBT_OK_CTX(ct_compact_hooked(&e, &o, &hk, &r), &e.ctx);
     e.t.dry_run = 0;
     ZBT_EQ_U64(r.plan.n_groups, 2);
     ZBT_EQ_U64(r.plan.groups[0].n_tasks, 2);
@@ -498,9 +501,9 @@ static void test_ops_compact_race__dropped_group_keeps_shared_puffin(void)
     }
     tt_rows(&e, &rows0, &h0);
     ZBT_EQ_U64(rows0, 4 * ROWS - 4);
-    o.test_before_commit = dv_for_dropped;
-    o.test_payload = &e;
-    ZBT_OK_CTX(ct_compact(&e, &o, &r), &e.ctx);
+    hk.before_commit = dv_for_dropped;
+    hk.payload = &e;
+    ZBT_OK_CTX(ct_compact_hooked(&e, &o, &hk, &r), &e.ctx);
     ZBT_EQ_U64(r.groups_committed, 1);
     ZBT_EQ_U64(r.groups_dropped, 1);
     zb_compact_result_free(&r);
@@ -610,6 +613,7 @@ static void test_ops_compact_race__eq_while_changing_spec(void)
     for (spec = 0; spec <= 1; spec++) {
         tt_env e;
         zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
+        zb_compact_test_hooks hk = ZB_COMPACT_TEST_HOOKS_INIT;
         zb_compact_result r;
         uint64_t want, h, got, h2;
 
@@ -625,9 +629,9 @@ static void test_ops_compact_race__eq_while_changing_spec(void)
         tt_make_table(&e, 2, 1, 1, 4, ROWS);
         evolve_to_truncate(&e);
         race_spec = spec;
-        o.test_before_commit = eq_in_spec_hook;
-        o.test_payload = &e;
-        ZBT_OK_CTX(ct_compact(&e, &o, &r), &e.ctx);
+        hk.before_commit = eq_in_spec_hook;
+        hk.payload = &e;
+        ZBT_OK_CTX(ct_compact_hooked(&e, &o, &hk, &r), &e.ctx);
         ZBT_CHECK(r.plan.n_groups >= 1);
         ZBT_EQ_INT(r.plan.groups[0].out_spec_id, 1);
         ZBT_EQ_U64(r.groups_committed, 0);
@@ -669,6 +673,7 @@ static void test_ops_compact_race__upgraded_from_v1(void)
 {
     tt_env e;
     zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
+    zb_compact_test_hooks hk = ZB_COMPACT_TEST_HOOKS_INIT;
     zb_compact_result r;
     uint64_t want, h, got, h2;
 
@@ -684,17 +689,17 @@ static void test_ops_compact_race__upgraded_from_v1(void)
     tt_make_table(&e, 1, 1, 1, 4, ROWS);
     upgrade_to_v2(&e);
     race_spec = 0;
-    o.test_before_commit = eq_in_spec_hook;
-    o.test_payload = &e;
-    ZBT_OK_CTX(ct_compact(&e, &o, &r), &e.ctx);
+    hk.before_commit = eq_in_spec_hook;
+    hk.payload = &e;
+    ZBT_OK_CTX(ct_compact_hooked(&e, &o, &hk, &r), &e.ctx);
     ZBT_EQ_U64(r.groups_committed, 0);
     zb_compact_result_free(&r);
     tt_rows(&e, &got, &h2);
     ZBT_EQ_U64(got, want);
     ZBT_EQ_U64(h2, h);
     /* and without a race it compacts, keeping the rows */
-    o.test_before_commit = NULL;
-    ZBT_OK_CTX(ct_compact(&e, &o, &r), &e.ctx);
+    hk.before_commit = NULL;
+    ZBT_OK_CTX(ct_compact_hooked(&e, &o, &hk, &r), &e.ctx);
     ZBT_EQ_U64(r.groups_committed, 1);
     zb_compact_result_free(&r);
     tt_rows(&e, &got, &h2);

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "ops/compact/compact.h"
+#include "ops/compact/compact_hooks.h"
 #include "tidy_test.h"
 
 /* Position deletes of rows pos[0..n) of the nth live data file (returns
@@ -34,5 +35,8 @@ size_t ct_check_file_counts(tt_env *e, int64_t target);
 
 /* Runs zb_compact; prints the report; returns the rc. */
 int ct_compact(tt_env *e, const zb_compact_opts *o, zb_compact_result *r);
+/* The same with compaction's test hooks (ops/compact/compact_hooks.h). */
+int ct_compact_hooked(tt_env *e, const zb_compact_opts *o,
+                      const zb_compact_test_hooks *h, zb_compact_result *r);
 
 #endif

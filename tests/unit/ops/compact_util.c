@@ -213,8 +213,14 @@ size_t ct_check_file_counts(tt_env *e, int64_t target)
 
 int ct_compact(tt_env *e, const zb_compact_opts *o, zb_compact_result *r)
 {
+    return ct_compact_hooked(e, o, NULL, r);
+}
+
+int ct_compact_hooked(tt_env *e, const zb_compact_opts *o,
+                      const zb_compact_test_hooks *h, zb_compact_result *r)
+{
     zb_buf out = ZB_BUF_INIT(1 << 20);
-    int rc = zb_compact(&e->t, &e->ctx, o, r);
+    int rc = zb_compact_test_run(&e->t, &e->ctx, o, h, r);
 
     if (zb_compact_report(&out, "t", r, e->t.dry_run) == 0 && out.len > 0)
         printf("%s", zb_buf_cstr(&out));

@@ -3,7 +3,7 @@
 # tables and copies of the fixture tables, through the PATH catalog.
 add_executable(test_ops_tidy unit/ops/tidy_main.c unit/ops/tidy_util.c
   unit/ops/tidy_props.c unit/ops/tidy_dangling.c unit/ops/tidy_rewrite.c
-  unit/ops/tidy_faults.c)
+  unit/ops/tidy_faults.c unit/ops/tidy_settings.c)
 target_include_directories(test_ops_tidy PRIVATE
   ${CMAKE_CURRENT_SOURCE_DIR}/unit/ops)
 target_link_libraries(test_ops_tidy PRIVATE zbtest zb_ops zb_plan)
