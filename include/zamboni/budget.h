@@ -102,7 +102,13 @@ typedef struct zb_budget_stats {
 
 void zb_budget_stats_get(zb_budget_stats *out, zb_budget *b);
 
-/* Single readings of the same. */
+/*
+ * Single readings of the same, each taken under the budget's lock.
+ * zb_budget_waiters is the number of zb_budget_reserve and zb_budget_grow
+ * calls queued for room right now (a call counts from when it queues until
+ * it is admitted or gives up), so that a test or a gauge can tell that a
+ * call is waiting without sleeping.
+ */
 uint64_t zb_budget_limit_bytes(const zb_budget *b);
 uint64_t zb_budget_held_bytes(zb_budget *b);
 unsigned zb_budget_holders(zb_budget *b);

@@ -1,37 +1,7 @@
 #!/usr/bin/env bash
 # The zamboni executable's surface: help, version, usage errors and exit
 # codes. Usage: cli_basics.sh PATH/TO/zamboni
-set -u
-zb=$1
-pass=0
-fail=0
-out=$(mktemp) err=$(mktemp)
-trap 'rm -f "$out" "$err"' EXIT
-
-# expect NAME WANT_EXIT STDOUT_PATTERN STDERR_PATTERN -- ARGS...
-expect() {
-    local name=$1 want=$2 out_pat=$3 err_pat=$4
-    shift 5
-    "$zb" "$@" >"$out" 2>"$err" </dev/null
-    local got=$?
-    local why=""
-    [ "$got" -eq "$want" ] || why="exit $got, want $want"
-    if [ -z "$why" ] && [ -n "$out_pat" ] && ! grep -qE -- "$out_pat" "$out"; then
-        why="stdout lacks /$out_pat/"
-    fi
-    if [ -z "$why" ] && [ -n "$err_pat" ] && ! grep -qE -- "$err_pat" "$err"; then
-        why="stderr lacks /$err_pat/"
-    fi
-    if [ -z "$why" ]; then
-        echo "PASS $name"
-        pass=$((pass + 1))
-    else
-        echo "FAIL $name: $why"
-        sed 's/^/     stdout: /' "$out" | head -5
-        sed 's/^/     stderr: /' "$err" | head -5
-        fail=$((fail + 1))
-    fi
-}
+. "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 
 expect help 0 '^Usage: zamboni' '' -- --help
 expect help_lists_maintenance 0 'maintenance' '' -- --help
@@ -52,5 +22,4 @@ expect version_extra_arg 2 '' "unexpected argument 'x'" -- version x
 expect planned_command_refused 3 '' 'not available in this build' -- serve
 expect planned_worker_refused 3 '' 'not available in this build' -- worker
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+harness_done

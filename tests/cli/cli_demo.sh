@@ -6,28 +6,12 @@
 # with --status in the seed's shape, fewer files after, the fixed order;
 # a second run.
 # Usage: cli_demo.sh PATH/TO/zamboni
-set -u
-zb=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-pass=0
-fail=0
-tmp=$(mktemp -d)
-out=$tmp/out err=$tmp/err
-trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/home" "$tmp/cwd"
-cd "$tmp/cwd" || exit 1
-for v in $(env | grep -o '^ZAMBONI_[A-Z0-9_]*'); do unset "$v"; done
-export HOME=$tmp/home
-
-ok() { echo "PASS $1"; pass=$((pass + 1)); }
-bad() {
-    echo "FAIL $1: $2"
-    sed 's/^/     stdout: /' "$out" | head -12
-    sed 's/^/     stderr: /' "$err" | head -8
-    fail=$((fail + 1))
-}
-run() { "$zb" "$@" >"$out" 2>"$err" </dev/null; }
-snapshot() {
-    (cd "$1" && find . -type f | LC_ALL=C sort | xargs -d '\n' sha256sum)
+. "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
+# The demo makes its own root: the first runs name none.
+unset ZAMBONI_ROOT
+# The harness's snapshot, and the rows of the demo's SQLite catalog.
+demo_snapshot() {
+    snapshot "$1"
     if command -v sqlite3 >/dev/null; then
         sqlite3 "$1/catalog.db" 'select * from iceberg_tables order by 1, 2, 3'
     fi
@@ -57,11 +41,11 @@ run demo "$tmp/other"; code=$?
 [ $code -eq 3 ] && [ -f "$tmp/other/keep" ] && ok demo_refuses_foreign_folder || bad demo_refuses_foreign_folder "exit $code"
 
 # --dry-run: no byte changes
-before=$(snapshot "$d")
+before=$(demo_snapshot "$d")
 run maintenance --warehouse demo --dry-run --status; code=$?
 [ $code -eq 0 ] && ok dry_run_exit || bad dry_run_exit "exit $code"
 grep -q 'would rewrite 240 file' "$out" && ok dry_run_real_counts || bad dry_run_real_counts "no plan"
-after=$(snapshot "$d")
+after=$(demo_snapshot "$d")
 [ "$before" = "$after" ] && ok dry_run_changed_nothing || bad dry_run_changed_nothing "$(diff <(echo "$before") <(echo "$after") | head -4)"
 
 # the run, with --status
@@ -81,5 +65,4 @@ run describe demo.events && grep -q 'live data files : 3 ' "$out" && ok compacte
 run maintenance --warehouse demo; code=$?
 [ $code -eq 0 ] && ok second_run || bad second_run "exit $code"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+harness_done

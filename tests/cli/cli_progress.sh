@@ -5,20 +5,7 @@
 # (script(1), when present) the line is drawn and erased, and the report
 # lines stay whole.
 # Usage: cli_progress.sh PATH/TO/zamboni FIXTURES_DIR
-set -u
-zb=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-fx=$(cd "$2" && pwd)
-pass=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/root" "$tmp/home" "$tmp/cwd"
-cd "$tmp/cwd" || exit 1
-for v in $(env | grep -o '^ZAMBONI_[A-Z0-9_]*'); do unset "$v"; done
-export ZAMBONI_ROOT=$tmp/root HOME=$tmp/home
-ok() { echo "PASS $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1: $2"; fail=$((fail + 1)); }
-copy() { rm -rf "$2" && cp -a "$fx/$1" "$2"; }
+. "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 esc=$(printf '\033')
 cr=$(printf '\r')
 
@@ -27,14 +14,14 @@ copy impala-v2-pos-some-files "$t"
 for v in compact expire remove-orphans; do
     extra=
     [ "$v" = remove-orphans ] && extra="--older-than-days 1"
-    "$zb" "$v" $extra "$t" >"$tmp/out" 2>"$tmp/err" </dev/null
+    run "$v" $extra "$t"
     rc=$?
     if [ "$rc" -ne 0 ]; then
-        bad "plain_$v" "exit $rc: $(head -3 "$tmp/err")"
-    elif grep -q "[$esc$cr]" "$tmp/out" "$tmp/err"; then
+        bad "plain_$v" "exit $rc: $(head -3 "$err")"
+    elif grep -q "[$esc$cr]" "$out" "$err"; then
         bad "plain_$v" "control characters on a non-terminal"
-    elif [ -s "$tmp/err" ]; then
-        bad "plain_$v" "stderr not empty: $(head -3 "$tmp/err")"
+    elif [ -s "$err" ]; then
+        bad "plain_$v" "stderr not empty: $(head -3 "$err")"
     else
         ok "plain_$v"
     fi
@@ -63,5 +50,4 @@ if command -v script >/dev/null 2>&1 &&
 else
     echo "SKIP tty checks: script(1) cannot make a terminal here"
 fi
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+harness_done

@@ -3,44 +3,7 @@
 # URIs, a copied table folder, and truncated or corrupt files (a clear
 # message naming the file and exit 1, never a crash).
 # Usage: cli_scan.sh PATH/TO/zamboni FIXTURES_DIR
-set -u
-zb=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-fx=$2
-pass=0
-fail=0
-tmp=$(mktemp -d)
-out=$tmp/out err=$tmp/err
-trap 'rm -rf "$tmp"' EXIT
-# A configuration of our own: no profile, .env or root of the caller's.
-mkdir -p "$tmp/root" "$tmp/home" "$tmp/cwd"
-cd "$tmp/cwd" || exit 1
-for v in $(env | grep -o '^ZAMBONI_[A-Z0-9_]*'); do unset "$v"; done
-export ZAMBONI_ROOT=$tmp/root HOME=$tmp/home
-
-# expect NAME WANT_EXIT STDOUT_PATTERN STDERR_PATTERN -- ARGS...
-expect() {
-    local name=$1 want=$2 out_pat=$3 err_pat=$4
-    shift 5
-    "$zb" "$@" >"$out" 2>"$err" </dev/null
-    local got=$?
-    local why=""
-    [ "$got" -eq "$want" ] || why="exit $got, want $want"
-    if [ -z "$why" ] && [ -n "$out_pat" ] && ! grep -qE -- "$out_pat" "$out"; then
-        why="stdout lacks /$out_pat/"
-    fi
-    if [ -z "$why" ] && [ -n "$err_pat" ] && ! grep -qE -- "$err_pat" "$err"; then
-        why="stderr lacks /$err_pat/"
-    fi
-    if [ -z "$why" ]; then
-        echo "PASS $name"
-        pass=$((pass + 1))
-    else
-        echo "FAIL $name: $why"
-        sed 's/^/     stdout: /' "$out" | head -5
-        sed 's/^/     stderr: /' "$err" | head -5
-        fail=$((fail + 1))
-    fi
-}
+. "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 
 t=$fx/impala-v2-pos-delete
 expect help 0 '^Usage: zamboni scan' '' -- scan --help
@@ -83,11 +46,11 @@ cp -r "$t" "$tmp/copied"
 expect copied_folder 0 '^2$' '' -- scan --count "$tmp/copied"
 # A folder name with a dot is still a folder when it exists.
 cp -r "$t" "$tmp/db.copied"
-(cd "$tmp" && "$zb" scan --count db.copied >"$out" 2>"$err")
+(cd "$tmp" && run scan --count db.copied)
 if [ $? -eq 0 ] && grep -q '^2$' "$out"; then
-    echo "PASS dotted_folder"; pass=$((pass + 1))
+    ok dotted_folder
 else
-    echo "FAIL dotted_folder"; sed 's/^/     stderr: /' "$err" | head -3; fail=$((fail + 1))
+    bad dotted_folder "exit or count"
 fi
 
 # namespace.table in the default SQLite catalog ($ZAMBONI_ROOT/catalog.db,
@@ -129,5 +92,4 @@ cp -r "$t" "$tmp/badlist"
 for l in "$tmp"/badlist/metadata/snap-*.avro; do head -c 50 "$l" >"$l.tmp" && mv "$l.tmp" "$l"; done
 expect truncated_manifest_list 1 '' 'snap-.*\.avro' -- scan "$tmp/badlist"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+harness_done

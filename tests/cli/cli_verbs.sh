@@ -229,5 +229,4 @@ done
 expect describe_property_target 0 'target_file_size_bytes 5000 \(table property write.target-file-size-bytes\)' '' -- describe "$m"
 expect maintenance_verbose_settings 0 'orphan_older_than_ms 432000000 \(flag --older-than-days\)' '' -- maintenance --verbose --dry-run --older-than-days 5 "$m"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+harness_done

@@ -1,14 +1,17 @@
 # tests/cli/harness.sh - sourced by the CLI test scripts: the zamboni
-# binary ($1) and the fixtures ($2) as absolute paths, a private temporary
-# root, home and working folder (no ZAMBONI_* of the caller's), and
+# binary ($1) and the fixtures ($2, optional) as absolute paths, a private
+# temporary root, home and working folder (no ZAMBONI_* of the caller's),
+# $out and $err (the last run's streams), and
 #   ok NAME / bad NAME WHY          count a check (bad shows the output)
+#   run ARGS...                     zamboni ARGS into $out and $err
 #   expect NAME WANT_EXIT STDOUT_RE STDERR_RE -- ARGS...
 #   snapshot DIR                    every file under DIR with its checksum
 #   copy FIXTURE DEST               a fresh copy of a fixture table
-# A script ends with: harness_done NAME.
+# A script ends with: harness_done [NAME] (the counts; fails on a failure).
 set -u
 zb=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-fx=$(cd "$2" && pwd)
+fx=
+if [ $# -ge 2 ]; then fx=$(cd "$2" && pwd) || exit 1; fi
 pass=0
 fail=0
 tmp=$(mktemp -d)
@@ -29,11 +32,13 @@ bad() {
     fail=$((fail + 1))
 }
 
+run() { "$zb" "$@" >"$out" 2>"$err" </dev/null; }
+
 # expect NAME WANT_EXIT STDOUT_PATTERN STDERR_PATTERN -- ARGS...
 expect() {
     local name=$1 want=$2 out_pat=$3 err_pat=$4
     shift 5
-    "$zb" "$@" >"$out" 2>"$err" </dev/null
+    run "$@"
     local got=$?
     if [ "$got" -ne "$want" ]; then
         bad "$name" "exit $got, want $want"
@@ -49,3 +54,8 @@ expect() {
 # A listing of every file under a folder with its checksum.
 snapshot() { (cd "$1" && find . -type f | LC_ALL=C sort | xargs -d '\n' sha256sum); }
 copy() { rm -rf "$2" && cp -a "$fx/$1" "$2"; }
+
+harness_done() {
+    echo "${1:+$1: }$pass passed, $fail failed"
+    [ "$fail" -eq 0 ]
+}

@@ -1,8 +1,6 @@
 # The operation verbs, maintenance and the read-only verbs
-# (src/cli/verbs/), tested through the executable, and the
-# maintenance run's order at the library level:
-#   test_ops_maintenance  the fixed order, a subset in it, the stop after
-#                       an abort, disabled sections (label unit)
+# (cmake/cli_verbs.cmake), tested through the executable (the maintenance
+# run's order at the library level is tests/unit/ops/maintenance.cmake):
 #   test_cli_verbs      help of every verb (every flag with its default),
 #                       usage errors (2), refusals (3), the table config's
 #                       warehouse check (3, nothing touched), --dry-run
@@ -18,15 +16,6 @@
 # Registered when the executable has the verbs (and compaction, which the
 # demo's counts expect).
 find_program(ZB_NODE NAMES node nodejs)
-# The order of the six operations and the stop after an abort, at the
-# library level (src/ops/maintenance_run.c), on fixture copies.
-add_executable(test_ops_maintenance ${CMAKE_CURRENT_LIST_DIR}/maint_order_test.c)
-target_link_libraries(test_ops_maintenance PRIVATE zbtest zb_ops zb_plan
-  zb_catalog zb_exec zb_io zb_util)
-target_compile_definitions(test_ops_maintenance PRIVATE
-  ZB_FIXTURES_DIR="${PROJECT_SOURCE_DIR}/../shared/fixtures")
-add_test(NAME test_ops_maintenance COMMAND test_ops_maintenance)
-set_tests_properties(test_ops_maintenance PROPERTIES LABELS unit TIMEOUT 300)
 add_test(NAME test_cli_verbs
   COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/cli_verbs.sh
           $<TARGET_FILE:zamboni> ${PROJECT_SOURCE_DIR}/../shared/fixtures)

@@ -18,55 +18,15 @@
 //     snapshot, read with the spec's inheritance rules;
 //   - total-records equals the sum of the record counts.
 // Usage: node tidy_manifests.mjs <dir>
-import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import path from 'node:path';
-
-const require = createRequire(import.meta.url);
-let avro;
-try {
-  avro = require('avsc');
-} catch (e) {
-  console.error('avsc is missing: run scripts/install-deps.sh (npm ci)');
-  process.exit(1);
-}
-
-const longType = avro.types.LongType.__with({
-  fromBuffer: (buf) => buf.readBigInt64LE(),
-  toBuffer: (n) => {
-    const buf = Buffer.alloc(8);
-    buf.writeBigInt64LE(BigInt(n));
-    return buf;
-  },
-  fromJSON: BigInt,
-  toJSON: Number,
-  isValid: (n) => typeof n === 'bigint',
-  compare: (a, b) => (a === b ? 0 : a < b ? -1 : 1),
-});
+import { readAvroRecords } from './avro/avsc_read.mjs';
 
 let failures = 0;
 const fail = (msg) => { console.error('FAIL ' + msg); failures++; };
 const eq = (a, b, what) => {
   if (String(a) !== String(b)) fail(`${what}: ${a} != ${b}`);
 };
-
-function readAvro(file) {
-  return new Promise((resolve, reject) => {
-    const records = [];
-    let schema = null, meta = null;
-    avro.createFileDecoder(file, {
-      parseHook: (s) => {
-        schema = s;
-        return avro.Type.forSchema(s, { registry: { long: longType },
-                                        wrapUnions: false });
-      },
-    })
-      .on('metadata', (type, codec, header) => { meta = header.meta; })
-      .on('data', (r) => records.push(r))
-      .on('end', () => resolve({ schema, meta, records }))
-      .on('error', reject);
-  });
-}
 
 const LIST_IDS = {
   manifest_path: 500, manifest_length: 501, partition_spec_id: 502,
@@ -103,10 +63,10 @@ function checkIds(rec, ids, where) {
 
 // The live entries of a snapshot, inheritance applied as the spec says.
 async function liveEntries(snap, remap, v) {
-  const list = await readAvro(remap(snap['manifest-list']));
+  const list = await readAvroRecords(remap(snap['manifest-list']));
   const out = [];
   for (const mf of list.records) {
-    const m = await readAvro(remap(mf.manifest_path));
+    const m = await readAvroRecords(remap(mf.manifest_path));
     let next = mf.first_row_id ?? null;
     for (const e of m.records) {
       const d = e.data_file;
@@ -148,7 +108,7 @@ async function checkTable(dir) {
     (s) => String(s['snapshot-id']) === String(snap['parent-snapshot-id']));
   eq(snap.summary.operation, 'replace', `${dir} operation`);
   eq(snap.summary['manifests-replaced'], 12, `${dir} manifests-replaced`);
-  const list = await readAvro(remap(snap['manifest-list']));
+  const list = await readAvroRecords(remap(snap['manifest-list']));
   checkIds(recordOf(list.schema), LIST_IDS, 'manifest_file');
   eq(list.records.length, 1, `${dir} manifests`);
   let total = 0n, entries = 0;
@@ -156,7 +116,7 @@ async function checkTable(dir) {
   for (const mf of list.records) {
     eq(mf.added_snapshot_id, cur, `${mf.manifest_path} added_snapshot_id`);
     eq(mf.sequence_number, snap['sequence-number'], 'manifest sequence_number');
-    const m = await readAvro(remap(mf.manifest_path));
+    const m = await readAvroRecords(remap(mf.manifest_path));
     const entry = recordOf(m.schema);
     checkIds(entry, ENTRY_IDS, 'manifest_entry');
     const df = recordOf(entry.fields.find((f) => f.name === 'data_file').type);

@@ -1,7 +1,9 @@
-// Decodes an Avro object container file with avsc (the independent
-// reader of tests/interop/avro), longs as BigInt (LongType.__with, per
-// avsc's docs) and unions wrapped so that every branch is known, and
-// turns each record into the canonical form of tools/zb_avro_cat.c.
+// The one Avro reader of the JavaScript tests: decodes an object container
+// file with avsc (independent of our codec), longs as BigInt
+// (LongType.__with, per avsc's docs). readAvro wraps unions so that every
+// branch is known and turns each record into the canonical form of
+// tools/zb_avro_cat.c; readAvroRecords gives avsc's own values (unions
+// unwrapped) and the writer's schema, for checks of manifests by field.
 // Codecs: null and deflate are avsc's; snappy (hysnappy, with the CRC32
 // checked) and zstd (fzstd) come with hyparquet-compressors.
 import { createRequire } from 'node:module';
@@ -120,31 +122,48 @@ export function canonical(type, v) {
   }
 }
 
-// { schemaText, meta, records: [canonical...] } of one file.
-export function readAvro(path) {
+// Decodes every record of one file with the BigInt long type; unions are
+// wrapped ({branch: value}) when wrapUnions, else a value or null.
+function decodeFile(path, wrapUnions) {
   return new Promise((resolve, reject) => {
-    let type = null, header = null;
+    let schema = null, type = null, header = null;
     const records = [];
     avro.createFileDecoder(path, {
       codecs,
-      parseHook: (schema) =>
-        avro.Type.forSchema(schema, {
+      parseHook: (s) => {
+        schema = s;
+        return avro.Type.forSchema(s, {
           registry: { long: longType },
-          wrapUnions: true,
+          wrapUnions,
           // {"type": "long", "logicalType": ...} does not go through the
           // registry: every long, bare or annotated, is the BigInt type.
-          typeHook: (s) => (s === 'long' || (s && s.type === 'long')
+          typeHook: (t) => (t === 'long' || (t && t.type === 'long')
                             ? longType : undefined),
-        }),
+        });
+      },
     })
       .on('metadata', (t, codec, h) => { type = t; header = h; })
-      .on('data', (rec) => records.push(canonical(type, rec)))
+      .on('data', (rec) => records.push(rec))
       .on('error', reject)
-      .on('end', () => resolve({
-        schemaText: header.meta['avro.schema'].toString(),
-        codec: (header.meta['avro.codec'] || 'null').toString(),
-        meta: header.meta,
-        records,
-      }));
+      .on('end', () => resolve({ schema, type, header, records }));
   });
+}
+
+// { schemaText, codec, meta, records: [canonical...] } of one file.
+export async function readAvro(path) {
+  const { type, header, records } = await decodeFile(path, true);
+  return {
+    schemaText: header.meta['avro.schema'].toString(),
+    codec: (header.meta['avro.codec'] || 'null').toString(),
+    meta: header.meta,
+    records: records.map((rec) => canonical(type, rec)),
+  };
+}
+
+// { schema, meta, records } of one file as avsc decodes it, for checks
+// that read fields by name: schema is the writer's (parsed JSON, with its
+// field-id attributes), longs are BigInt, a union is its value or null.
+export async function readAvroRecords(path) {
+  const { schema, header, records } = await decodeFile(path, false);
+  return { schema, meta: header.meta, records };
 }

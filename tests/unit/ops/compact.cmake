@@ -1,10 +1,10 @@
 # Tests of compaction (src/ops/compact*.c) on generated tables, with a
 # concurrent writer, and on copies of the fixture tables, through the
-# PATH catalog. The tidy suites' table helpers (tidy_util.c) are shared.
+# PATH catalog. The operation suites' fixture kit (ops_fixture*.c) is shared.
 add_executable(test_ops_compact unit/ops/compact_main.c
   unit/ops/compact_util.c unit/ops/compact_gen.c unit/ops/compact_fixtures.c
-  unit/ops/compact_race.c unit/ops/compact_sort.c unit/ops/tidy_util.c
-  unit/ops/compact_lineage.c)
+  unit/ops/compact_race.c unit/ops/compact_sort.c unit/ops/ops_fixture.c
+  unit/ops/ops_fixture_files.c unit/ops/compact_lineage.c)
 target_include_directories(test_ops_compact PRIVATE
   ${CMAKE_CURRENT_SOURCE_DIR}/unit/ops)
 target_link_libraries(test_ops_compact PRIVATE zbtest zb_ops zb_plan)
@@ -16,7 +16,7 @@ set_tests_properties(test_ops_compact PROPERTIES LABELS unit TIMEOUT 600)
 # Partition evolution by compaction (src/ops/compact/compact_evolve.c): a day(ts)
 # table evolved into a month spec, and the maintenance run's wiring.
 add_executable(test_ops_compact_evolve unit/ops/compact_evolve_test.c
-  unit/ops/tidy_util.c)
+  unit/ops/ops_fixture.c unit/ops/ops_fixture_files.c)
 target_include_directories(test_ops_compact_evolve PRIVATE
   ${CMAKE_CURRENT_SOURCE_DIR}/unit/ops)
 target_link_libraries(test_ops_compact_evolve PRIVATE zbtest zb_ops zb_plan)

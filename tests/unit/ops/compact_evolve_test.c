@@ -32,7 +32,7 @@
 #include "plan/scan/scan_plan.h"
 #include "plan/read/scan_read.h"
 #include "table/value/transform.h"
-#include "tidy_test.h"
+#include "ops_fixture.h"
 #include "util/alloc.h"
 
 #define DAY_MS ((int64_t)86400000)
@@ -72,12 +72,12 @@ static void field(struct ArrowSchema *s, const char *fmt, const char *name,
 
 /* rows rows with ts spread over [ts0, ts0 + span) microseconds, ids
  * from first, into the partition pv of the default spec. */
-static void append_rows(tt_env *e, ice_value pv, const char *folder,
+static void append_rows(of_env *e, ice_value pv, const char *folder,
                         int64_t first, int rows, int64_t ts0, int64_t span)
 {
     struct ArrowSchema s;
     struct ArrowArray b, *ids, *ts, *pay;
-    zb_table *t = tt_load(e);
+    zb_table *t = of_load(e);
     zb_write_partition wp;
     int64_t *idv, *tsv;
     int32_t *off;
@@ -136,7 +136,7 @@ static void append_rows(tt_env *e, ice_value pv, const char *folder,
 }
 
 /* rows rows of day `day` (days from 1970-01-01), ids from first. */
-static void append_day(tt_env *e, int32_t day, int64_t first, int rows)
+static void append_day(of_env *e, int32_t day, int64_t first, int rows)
 {
     char folder[32];
 
@@ -159,14 +159,14 @@ enum {
 #define M_2026_05 676
 
 /* An empty table of schema and spec (JSON text). */
-static void create_table(tt_env *e, const char *name, const char *schema_text,
+static void create_table(of_env *e, const char *name, const char *schema_text,
                          const char *spec_text)
 {
     json_t *schema = json_loads(schema_text, 0, NULL);
     json_t *spec = json_loads(spec_text, 0, NULL);
     zb_table *t = NULL;
 
-    tt_open(e, name);
+    of_open(e, name);
     e->t.now_ms = NOW_MS;
     ZBT_CHECK(schema != NULL && spec != NULL);
     ZBT_OK_CTX(zb_table_create(&t, e->cat, &e->ctx, e->dir, NULL, schema,
@@ -176,7 +176,7 @@ static void create_table(tt_env *e, const char *name, const char *schema_text,
     zb_table_free(t);
 }
 
-static void fill_table(tt_env *e)
+static void fill_table(of_env *e)
 {
     append_day(e, D_MAR01, 0, 100);
     append_day(e, D_MAR01, 100, 50);
@@ -189,7 +189,7 @@ static void fill_table(tt_env *e)
     append_day(e, D_JUN14, 800, 30);
 }
 
-static void make_table(tt_env *e, const char *name)
+static void make_table(of_env *e, const char *name)
 {
     create_table(e, name, SCHEMA, SPEC);
     fill_table(e);
@@ -199,7 +199,7 @@ static const zb_tc_evolution_rule DAY_MONTH_30[] = {
     { ZB_TC_DAY, ZB_TC_MONTH, 30 }
 };
 
-static int run_evolve(tt_env *e, const zb_tc_evolution_rule *rules, size_t n,
+static int run_evolve(of_env *e, const zb_tc_evolution_rule *rules, size_t n,
                       zb_compact_evolve_result *r)
 {
     zb_compact_evolve_opts o = ZB_COMPACT_EVOLVE_OPTS_INIT;
@@ -225,9 +225,9 @@ typedef struct fileinfo {
     int64_t records;
 } fileinfo;
 
-static size_t live_files(tt_env *e, fileinfo *out, size_t max)
+static size_t live_files(of_env *e, fileinfo *out, size_t max)
 {
-    zb_table *t = tt_load(e);
+    zb_table *t = of_load(e);
     const ice_snapshot *s = ice_metadata_current_snapshot(t->meta);
     ice_snapshot_iter *it = NULL;
     const ice_manifest_entry *en;
@@ -277,9 +277,9 @@ static size_t count_spec(const fileinfo *f, size_t n, int32_t spec,
 
 /* Every row of each data file of spec `spec` has a ts in the file's
  * month (spec 1) or day (spec 0): read through the row stream. */
-static void check_rows_in_partitions(tt_env *e)
+static void check_rows_in_partitions(of_env *e)
 {
-    zb_table *t = tt_load(e);
+    zb_table *t = of_load(e);
     const ice_snapshot *s = ice_metadata_current_snapshot(t->meta);
     zb_scan_plan_opts po = ZB_SCAN_PLAN_OPTS_INIT;
     zb_scan_plan *p = NULL;
@@ -370,7 +370,7 @@ static void test_ops_evolve__period_end(void)
 
 static void test_ops_evolve__day_to_month(void)
 {
-    tt_env e;
+    of_env e;
     zb_compact_evolve_result r;
     fileinfo f[64];
     size_t n, i;
@@ -384,13 +384,13 @@ static void test_ops_evolve__day_to_month(void)
     size_t nb;
 
     make_table(&e, "evolve_day");
-    tt_rows(&e, &rows0, &hash0);
+    of_rows(&e, &rows0, &hash0);
     ZBT_CHECK(rows0 == 560);
     nb = live_files(&e, before, 64);
     ZBT_EQ_INT((int)nb, 9);
 
     /* dry run: counts, nothing written */
-    list0 = tt_listing(e.dir);
+    list0 = of_listing(e.dir);
     e.t.dry_run = 1;
     ZBT_RC(run_evolve(&e, DAY_MONTH_30, 1, &r), ZB_OK);
     ZBT_EQ_INT(r.applicable, 1);
@@ -403,14 +403,14 @@ static void test_ops_evolve__day_to_month(void)
     ZBT_EQ_INT((int)r.n_fields, 1);
     ZBT_CHECK(strcmp(r.fields[0].coarse_name, "ts_month") == 0);
     zb_compact_evolve_result_free(&r);
-    list1 = tt_listing(e.dir);
+    list1 = of_listing(e.dir);
     ZBT_CHECK(strcmp(list0, list1) == 0);
     zb_free(list0);
     zb_free(list1);
     e.t.dry_run = 0;
 
     /* the run */
-    nsnap = tt_snapshot_count(&e);
+    nsnap = of_snapshot_count(&e);
     ZBT_RC(run_evolve(&e, DAY_MONTH_30, 1, &r), ZB_OK);
     ZBT_EQ_INT(r.ran, 1);
     ZBT_EQ_INT(r.spec_added, 1);
@@ -421,8 +421,8 @@ static void test_ops_evolve__day_to_month(void)
     /* then the two March files merged: a second replace */
     ZBT_CHECK(r.merge.files_removed == 2 && r.merge.files_added == 1);
     zb_compact_evolve_result_free(&r);
-    ZBT_EQ_INT((int)tt_snapshot_count(&e), (int)nsnap + 2);
-    t = tt_load(&e);
+    ZBT_EQ_INT((int)of_snapshot_count(&e), (int)nsnap + 2);
+    t = of_load(&e);
     ZBT_EQ_INT((int)t->meta->default_spec_id, 0);
     ZBT_EQ_INT((int)t->meta->n_specs, 2);
     c = ice_metadata_spec(t->meta, 1);
@@ -434,7 +434,7 @@ static void test_ops_evolve__day_to_month(void)
         ZBT_EQ_INT((int)c->fields[0].field_id, 1001);
     }
     zb_table_free(t);
-    tt_rows(&e, &rows1, &hash1);
+    of_rows(&e, &rows1, &hash1);
     ZBT_CHECK(rows1 == rows0 && hash1 == hash0);
     n = live_files(&e, f, 64);
     ZBT_EQ_INT((int)n, 7);
@@ -458,14 +458,14 @@ static void test_ops_evolve__day_to_month(void)
     free_files(f, n);
 
     /* again: nothing new */
-    snap = tt_current_id(&e);
+    snap = of_current_id(&e);
     ZBT_RC(run_evolve(&e, DAY_MONTH_30, 1, &r), ZB_OK);
     ZBT_EQ_INT((int)r.files, 0);
     ZBT_EQ_INT(r.spec_added, 0);
     ZBT_EQ_INT((int)r.coarse_spec_id, 1);
     zb_compact_evolve_result_free(&r);
-    ZBT_CHECK(tt_current_id(&e) == snap);
-    t = tt_load(&e);
+    ZBT_CHECK(of_current_id(&e) == snap);
+    t = of_load(&e);
     ZBT_EQ_INT((int)t->meta->n_specs, 2);
     zb_table_free(t);
 
@@ -478,7 +478,7 @@ static void test_ops_evolve__day_to_month(void)
     ZBT_EQ_INT(r.spec_added, 0);
     ZBT_EQ_INT((int)r.coarse_spec_id, 1);
     zb_compact_evolve_result_free(&r);
-    tt_rows(&e, &rows1, &hash1);
+    of_rows(&e, &rows1, &hash1);
     ZBT_CHECK(rows1 == rows0 && hash1 == hash0);
     n = live_files(&e, f, 64);
     ZBT_EQ_INT((int)count_spec(f, n, 0, -1), 1);
@@ -486,9 +486,9 @@ static void test_ops_evolve__day_to_month(void)
     ZBT_EQ_INT((int)count_spec(f, n, 1, -1), 4);   /* one per month */
     free_files(f, n);
     check_rows_in_partitions(&e);
-    tt_check_files(&e);
+    of_check_files(&e);
     free_files(before, nb);
-    tt_close(&e);
+    of_close(&e);
 }
 
 /* Rules that cover nothing, and no rules. */
@@ -497,12 +497,12 @@ static void test_ops_evolve__not_applicable(void)
     static const zb_tc_evolution_rule hour_day[] = {
         { ZB_TC_HOUR, ZB_TC_DAY, 1 }
     };
-    tt_env e;
+    of_env e;
     zb_compact_evolve_result r;
     int64_t snap;
 
     make_table(&e, "evolve_none");
-    snap = tt_current_id(&e);
+    snap = of_current_id(&e);
     ZBT_RC(run_evolve(&e, hour_day, 1, &r), ZB_OK);
     ZBT_EQ_INT(r.applicable, 0);
     ZBT_EQ_INT((int)r.files, 0);
@@ -517,14 +517,14 @@ static void test_ops_evolve__not_applicable(void)
     ZBT_EQ_INT((int)r.files, 0);
     ZBT_EQ_INT(r.spec_added, 0);
     zb_compact_evolve_result_free(&r);
-    ZBT_CHECK(tt_current_id(&e) == snap);
+    ZBT_CHECK(of_current_id(&e) == snap);
     {
-        zb_table *t = tt_load(&e);
+        zb_table *t = of_load(&e);
 
         ZBT_EQ_INT((int)t->meta->n_specs, 1);
         zb_table_free(t);
     }
-    tt_close(&e);
+    of_close(&e);
 }
 
 /* An hour(ts) table with a field named "h": rules hour -> day after 2
@@ -546,12 +546,12 @@ static void test_ops_evolve__hour_to_day(void)
     json_t *spec = json_loads(hour_spec, 0, NULL);
     zb_compact_evolve_result r;
     zb_table *t = NULL;
-    tt_env e;
+    of_env e;
     fileinfo f[64];
     size_t n, i;
     uint64_t rows0, hash0, rows1, hash1;
 
-    tt_open(&e, "evolve_hour");
+    of_open(&e, "evolve_hour");
     e.t.now_ms = NOW_MS;
     ZBT_CHECK(schema != NULL && spec != NULL);
     ZBT_OK_CTX(zb_table_create(&t, e.cat, &e.ctx, e.dir, NULL, schema,
@@ -566,7 +566,7 @@ static void test_ops_evolve__hour_to_day(void)
         append_rows(&e, ice_value_int(hours[i]), folder, (int64_t)i * 100,
                     20, (int64_t)hours[i] * 3600000000, 3600000000);
     }
-    tt_rows(&e, &rows0, &hash0);
+    of_rows(&e, &rows0, &hash0);
     /* cutoff now - 2 d = hour 494808: hours ending <= it are old (494800,
      * 494801 and 494807; 494808 ends an hour later) */
     ZBT_RC(run_evolve(&e, rules, 2, &r), ZB_OK);
@@ -577,14 +577,14 @@ static void test_ops_evolve__hour_to_day(void)
     ZBT_EQ_INT((int)r.partitions, 3);
     ZBT_EQ_INT(r.spec_added, 1);
     zb_compact_evolve_result_free(&r);
-    tt_rows(&e, &rows1, &hash1);
+    of_rows(&e, &rows1, &hash1);
     ZBT_CHECK(rows1 == rows0 && hash1 == hash0);
     n = live_files(&e, f, 64);
     /* 494800..494807 are 16:00..23:00 of day 20616 (2026-06-12) */
     ZBT_EQ_INT((int)count_spec(f, n, 1, 20616), 1);   /* merged */
     ZBT_EQ_INT((int)count_spec(f, n, 0, -1), 3);
     free_files(f, n);
-    t = tt_load(&e);
+    t = of_load(&e);
     ZBT_EQ_INT((int)t->meta->default_spec_id, 0);
     {
         const ice_partition_spec *c = ice_metadata_spec(t->meta, 1);
@@ -594,7 +594,7 @@ static void test_ops_evolve__hour_to_day(void)
                   strcmp(c->fields[0].name, "h_day") == 0);
     }
     zb_table_free(t);
-    tt_close(&e);
+    of_close(&e);
 }
 
 /* The filters on a result made by hand, and a rule that does not
@@ -607,7 +607,7 @@ static void test_ops_evolve__filters(void)
     zb_compact_evolve_result r;
     ice_data_file f;
     ice_value v;
-    tt_env e;
+    of_env e;
 
     memset(&r, 0, sizeof r);
     memset(&f, 0, sizeof f);
@@ -641,7 +641,7 @@ static void test_ops_evolve__filters(void)
     ZBT_RC(run_evolve(&e, bad, 1, &r), ZB_EINVAL);
     ZBT_CONTAINS(e.ctx.err.msg, "does not coarsen");
     zb_compact_evolve_result_free(&r);
-    tt_close(&e);
+    of_close(&e);
 }
 
 /* A truncated manifest: the planning fails with the reader's error,
@@ -650,31 +650,31 @@ static void test_ops_evolve__corrupt_manifest(void)
 {
     zb_compact_evolve_result r;
     zbt_files mf;
-    tt_env e;
+    of_env e;
     char meta[1100], *list0, *list1;
     int64_t snap;
     size_t i;
     int rc;
 
     make_table(&e, "evolve_corrupt");
-    snap = tt_current_id(&e);
+    snap = of_current_id(&e);
     snprintf(meta, sizeof meta, "%s/metadata", e.dir);
     memset(&mf, 0, sizeof mf);
     ZBT_CHECK(zbt_find_files(&mf, meta, "-m0.avro") == 9);
     for (i = 0; i < mf.n; i++)
         ZBT_EQ_INT(truncate(mf.paths[i], 40), 0);
     zbt_files_free(&mf);
-    list0 = tt_listing(e.dir);
+    list0 = of_listing(e.dir);
     rc = run_evolve(&e, DAY_MONTH_30, 1, &r);
     ZBT_CHECK(rc < 0);
     ZBT_CHECK(strstr(e.ctx.err.msg, "-m0.avro") != NULL);
     zb_compact_evolve_result_free(&r);
-    list1 = tt_listing(e.dir);
+    list1 = of_listing(e.dir);
     ZBT_CHECK(strcmp(list0, list1) == 0);
     zb_free(list0);
     zb_free(list1);
-    ZBT_CHECK(tt_current_id(&e) == snap);
-    tt_close(&e);
+    ZBT_CHECK(of_current_id(&e) == snap);
+    of_close(&e);
 }
 
 typedef struct steps {
@@ -707,7 +707,7 @@ static void test_ops_evolve__maintenance(void)
         "\"to\":\"month\",\"older_than_days\":30}]}}}";
     zb_table_config *tc = NULL;
     zb_maint_opts mo = ZB_MAINT_OPTS_INIT;
-    tt_env e;
+    of_env e;
     steps s;
     fileinfo f[64];
     size_t n, i;
@@ -716,7 +716,7 @@ static void test_ops_evolve__maintenance(void)
     const char *keep = getenv("ZB_EVOLVE_KEEP");
 
     make_table(&e, "evolve_maint");
-    tt_rows(&e, &rows0, &hash0);
+    of_rows(&e, &rows0, &hash0);
     ZBT_OK_CTX(zb_table_config_parse(&tc, &e.ctx, "cfg.json", cfg,
                                      strlen(cfg)), &e.ctx);
     mo.config = tc;
@@ -724,7 +724,7 @@ static void test_ops_evolve__maintenance(void)
         mo.run[i] = i == ZB_MAINT_COMPACT;
 
     /* preview: nothing changes, the line says what would evolve */
-    list0 = tt_listing(e.dir);
+    list0 = of_listing(e.dir);
     e.t.dry_run = 1;
     memset(&s, 0, sizeof s);
     ZBT_RC(zb_maintenance_table(&e.t, &e.ctx, &mo, on_step, &s), ZB_OK);
@@ -733,7 +733,7 @@ static void test_ops_evolve__maintenance(void)
                              "30 days): would evolve 5 file(s)") != NULL);
     /* the preview's regular pass: only the 06-10 pair */
     ZBT_CHECK(strstr(s.text, ": 1 group(s), 2 file(s)") != NULL);
-    list1 = tt_listing(e.dir);
+    list1 = of_listing(e.dir);
     ZBT_CHECK(strcmp(list0, list1) == 0);
     zb_free(list0);
     zb_free(list1);
@@ -752,7 +752,7 @@ static void test_ops_evolve__maintenance(void)
     ZBT_EQ_INT((int)count_spec(f, n, 0, D_JUN10), 1);
     ZBT_EQ_INT((int)count_spec(f, n, 0, -1), 3);
     free_files(f, n);
-    tt_rows(&e, &rows1, &hash1);
+    of_rows(&e, &rows1, &hash1);
     ZBT_CHECK(rows1 == rows0 && hash1 == hash0);
 
     /* again: nothing to do (the month files stay where they are) */
@@ -775,13 +775,13 @@ static void test_ops_evolve__maintenance(void)
         printf("  kept the table in %s\n", keep);
     }
     zb_table_config_free(tc);
-    tt_close(&e);
+    of_close(&e);
 }
 
 /* An equality delete of id in the day partition `day` (spec 0). */
-static void delete_eq(tt_env *e, int32_t day, int64_t id)
+static void delete_eq(of_env *e, int32_t day, int64_t id)
 {
-    zb_table *t = tt_load(e);
+    zb_table *t = of_load(e);
     zb_write_partition wp;
     ice_value v = ice_value_date(day);
     struct ArrowSchema s;
@@ -812,9 +812,9 @@ static void delete_eq(tt_env *e, int32_t day, int64_t id)
 }
 
 /* Number of partition specs of the table. */
-static size_t n_specs(tt_env *e)
+static size_t n_specs(of_env *e)
 {
-    zb_table *t = tt_load(e);
+    zb_table *t = of_load(e);
     size_t n = t->meta->n_specs;
 
     zb_table_free(t);
@@ -830,7 +830,7 @@ static size_t n_specs(tt_env *e)
  */
 static void test_ops_evolve__eq_deletes_refused(void)
 {
-    tt_env e;
+    of_env e;
     zb_compact_evolve_result r;
     zb_buf out = ZB_BUF_INIT(1 << 16);
     ice_data_file df;
@@ -840,7 +840,7 @@ static void test_ops_evolve__eq_deletes_refused(void)
 
     make_table(&e, "evolve_eqdel");
     delete_eq(&e, D_JUN14, 805);
-    snap = tt_current_id(&e);
+    snap = of_current_id(&e);
     for (dry = 1; dry >= 0; dry--) {
         e.t.dry_run = dry;
         ZBT_RC(run_evolve(&e, DAY_MONTH_30, 1, &r), ZB_OK);
@@ -862,11 +862,11 @@ static void test_ops_evolve__eq_deletes_refused(void)
         r.coarse_spec_id = 1;
         ZBT_EQ_INT(zb_compact_evolve_regular_filter(1, &df, &r), 0);
         zb_compact_evolve_result_free(&r);
-        ZBT_CHECK(tt_current_id(&e) == snap);
+        ZBT_CHECK(of_current_id(&e) == snap);
         ZBT_EQ_INT((int)n_specs(&e), 1);
     }
     zb_buf_free(&out);
-    tt_close(&e);
+    of_close(&e);
 }
 
 /*
@@ -893,7 +893,7 @@ static void test_ops_evolve__identifier_refused(void)
     zb_table_config *tc = NULL;
     zb_maint_opts mo = ZB_MAINT_OPTS_INIT;
     zb_compact_evolve_result r;
-    tt_env e;
+    of_env e;
     steps s;
     fileinfo f[64];
     size_t n, i;
@@ -901,7 +901,7 @@ static void test_ops_evolve__identifier_refused(void)
 
     create_table(&e, "evolve_keyed", keyed, SPEC);
     fill_table(&e);
-    tt_rows(&e, &rows0, &hash0);
+    of_rows(&e, &rows0, &hash0);
     ZBT_RC(run_evolve(&e, DAY_MONTH_30, 1, &r), ZB_OK);
     ZBT_CHECK(strstr(r.refused, "schema 0 has identifier fields") != NULL);
     ZBT_EQ_INT(r.ran, 0);
@@ -927,10 +927,10 @@ static void test_ops_evolve__identifier_refused(void)
     ZBT_EQ_INT((int)count_spec(f, n, 0, -1), 7);
     ZBT_EQ_INT((int)count_spec(f, n, 0, D_MAR01), 1);
     free_files(f, n);
-    tt_rows(&e, &rows1, &hash1);
+    of_rows(&e, &rows1, &hash1);
     ZBT_CHECK(rows1 == rows0 && hash1 == hash0);
     zb_table_config_free(tc);
-    tt_close(&e);
+    of_close(&e);
 }
 
 /*
@@ -965,7 +965,7 @@ static void test_ops_evolve__name_clash(void)
         "\"name\":\"ts_day\",\"transform\":\"day\"},{\"source-id\":3,"
         "\"field-id\":1001,\"name\":\"ts_month\","
         "\"transform\":\"identity\"}]}";
-    tt_env e;
+    of_env e;
     zb_compact_evolve_result r;
     zb_table *t;
     const ice_partition_spec *c;
@@ -982,14 +982,14 @@ static void test_ops_evolve__name_clash(void)
     ZBT_EQ_INT(r.spec_added, 1);
     ZBT_EQ_STR(r.fields[0].coarse_name, "ts_month_1");
     zb_compact_evolve_result_free(&r);
-    t = tt_load(&e);
+    t = of_load(&e);
     c = ice_metadata_spec(t->meta, 1);
     ZBT_CHECK(c != NULL && c->n_fields == 1);
     if (c != NULL && c->n_fields == 1)
         ZBT_EQ_STR(c->fields[0].name, "ts_month_1");
     zb_table_free(t);
     col3_name = "payload";
-    tt_close(&e);
+    of_close(&e);
 
     /* a kept field ts_month and a column TS_MONTH_1 (empty table, dry) */
     create_table(&e, "evolve_clash2", schema_month1, spec2);
@@ -998,7 +998,7 @@ static void test_ops_evolve__name_clash(void)
     ZBT_EQ_INT(r.applicable, 1);
     ZBT_EQ_STR(r.fields[0].coarse_name, "ts_month_2");
     zb_compact_evolve_result_free(&r);
-    tt_close(&e);
+    of_close(&e);
 
     /* every name taken: columns ts_month_1 .. ts_month_99 */
     at = (size_t)snprintf(big, sizeof big, "{\"type\":\"struct\","
@@ -1022,7 +1022,7 @@ static void test_ops_evolve__name_clash(void)
     ZBT_EQ_INT(r.ran, 0);
     zb_compact_evolve_result_free(&r);
     ZBT_EQ_INT((int)n_specs(&e), 1);
-    tt_close(&e);
+    of_close(&e);
 }
 
 static const zbt_case test_ops_evolve[] = {

@@ -63,7 +63,7 @@ static void compact_one(const char *out_root, const char *name)
     zb_compact_result r;
     char root[1024], cmd[3000], remap_to[1100];
     uint64_t rows0, h0, rows1, h1;
-    tt_env e;
+    of_env e;
     int rc;
 
     memset(&e, 0, sizeof e);
@@ -87,7 +87,7 @@ static void compact_one(const char *out_root, const char *name)
     e.t.catalog = e.cat;
     e.t.io = e.io;
     e.t.ident = e.dir;
-    tt_rows(&e, &rows0, &h0);
+    of_rows(&e, &rows0, &h0);
     o.target_file_bytes = 4096;
     o.rewrite_all = 1;
     rc = zb_compact(&e.t, &e.ctx, &o, &r);
@@ -97,12 +97,12 @@ static void compact_one(const char *out_root, const char *name)
            (unsigned long long)r.files_added, (unsigned long long)rows0,
            rc < 0 ? ": " : "", rc < 0 ? e.ctx.err.msg : "");
     ZBT_OK_CTX(rc, &e.ctx);
-    tt_rows(&e, &rows1, &h1);
+    of_rows(&e, &rows1, &h1);
     ZBT_EQ_U64(rows1, rows0);
     ZBT_EQ_U64(h1, h0);
-    tt_check_files(&e);
+    of_check_files(&e);
     zb_compact_result_free(&r);
-    tt_close(&e);
+    of_close(&e);
 }
 
 static void test_ops_compact_fixtures__all(void)

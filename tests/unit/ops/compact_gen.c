@@ -20,29 +20,29 @@
 
 #define SMALL_TARGET 4096
 
-static void same_rows(tt_env *e, uint64_t rows0, uint64_t h0)
+static void same_rows(of_env *e, uint64_t rows0, uint64_t h0)
 {
     uint64_t rows, h;
 
-    tt_rows(e, &rows, &h);
+    of_rows(e, &rows, &h);
     ZBT_EQ_U64(rows, rows0);
     ZBT_EQ_U64(h, h0);
 }
 
 static void test_ops_compact_gen__plan(void)
 {
-    tt_env e;
+    of_env e;
     zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
     zb_compact_result r;
     zb_buf out = ZB_BUF_INIT(1 << 20);
     char *before, *after;
 
-    tt_open(&e, "cplan");
-    tt_make_table(&e, 2, 1, 4, 16, 50);
+    of_open(&e, "cplan");
+    of_make_table(&e, 2, 1, 4, 16, 50);
     e.t.dry_run = 1;
-    before = tt_listing(e.dir);
+    before = of_listing(e.dir);
     ZBT_OK_CTX(ct_compact(&e, &o, &r), &e.ctx);
-    after = tt_listing(e.dir);
+    after = of_listing(e.dir);
     ZBT_EQ_STR(before, after);     /* a dry run writes nothing */
     ZBT_EQ_U64(r.plan.n_groups, 4);
     ZBT_EQ_U64(r.plan.files, 16);
@@ -89,7 +89,7 @@ static void test_ops_compact_gen__plan(void)
     zb_buf_free(&out);
     zb_free(before);
     zb_free(after);
-    tt_close(&e);
+    of_close(&e);
 }
 
 /* Compacts a generated table with a small target and checks rows,
@@ -97,17 +97,17 @@ static void test_ops_compact_gen__plan(void)
 static void binpack(const char *name, int fv, int partitioned, int deletes,
                     uint64_t eq_memory)
 {
-    tt_env e;
+    of_env e;
     zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
     zb_compact_result r;
     uint64_t rows0, h0;
     size_t n_before, n_after, n_ids, i;
     int64_t start_seq, *ids;
-    tt_items live;
+    of_items live;
     char *op, *zop;
 
-    tt_open(&e, name);
-    tt_make_table(&e, fv, partitioned, 3, 30, 200);
+    of_open(&e, name);
+    of_make_table(&e, fv, partitioned, 3, 30, 200);
     if (deletes) {
         int64_t pos[] = { 0, 7, 199 };
         int64_t eq[] = { 3 * 200 + 5, 3 * 200 + 6, 6 * 200 + 1 };
@@ -117,12 +117,12 @@ static void binpack(const char *name, int fv, int partitioned, int deletes,
         /* ids of append 3 and 6 live in partition 0 (3 % 3, 6 % 3). */
         ct_delete_eq2(&e, eq, 3, partitioned ? 0 : -1);
     }
-    tt_rows(&e, &rows0, &h0);
+    of_rows(&e, &rows0, &h0);
     n_before = ct_check_file_counts(&e, 0);
     ZBT_EQ_U64(n_before, 30);
     start_seq = 0;
     {
-        zb_table *t = tt_load(&e);
+        zb_table *t = of_load(&e);
 
         start_seq = t->meta->last_sequence_number;
         zb_table_free(t);
@@ -147,24 +147,24 @@ static void binpack(const char *name, int fv, int partitioned, int deletes,
     printf("  %zu files -> %zu (%llu bytes)\n", n_before, n_after,
            (unsigned long long)r.bytes_added);
     ZBT_EQ_U64(n_after, r.files_added);
-    op = tt_summary(&e, "operation");
-    zop = tt_summary(&e, "zamboni.operation");
+    op = of_summary(&e, "operation");
+    zop = of_summary(&e, "zamboni.operation");
     ZBT_EQ_STR(op, "replace");
     ZBT_EQ_STR(zop, "compaction");
     zb_free(op);
     zb_free(zop);
-    op = tt_summary(&e, "zamboni.removed-data-files");
+    op = of_summary(&e, "zamboni.removed-data-files");
     ZBT_EQ_STR(op, "30");
     zb_free(op);
     /* The new files carry the starting snapshot's sequence number. */
-    tt_live(&live, &e);
+    of_live(&live, &e);
     for (i = 0; i < live.n; i++)
         if (live.v[i].content == 0 && fv >= 2) {
             ZBT_EQ_INT(live.v[i].seq, start_seq);
             ZBT_EQ_INT(live.v[i].fseq, start_seq + 1);
         }
-    tt_items_free(&live);
-    tt_check_files(&e);
+    of_items_free(&live);
+    of_check_files(&e);
     zb_compact_result_free(&r);
     if (fv >= 2) {
         /* A later equality delete applies to the rewritten rows. */
@@ -187,7 +187,7 @@ static void binpack(const char *name, int fv, int partitioned, int deletes,
         ZBT_EQ_U64(n_ids, rows0 - 1);
         zb_free(ids);
     }
-    tt_close(&e);
+    of_close(&e);
 }
 
 static void test_ops_compact_gen__v2_unpartitioned(void)
@@ -225,14 +225,14 @@ static void test_ops_compact_gen__v3_deletes(void)
  * enough (here: any) are copied, not decoded; rows unchanged. */
 static void test_ops_compact_gen__copy(void)
 {
-    tt_env e;
+    of_env e;
     zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
     zb_compact_result r;
     uint64_t rows0, h0;
 
-    tt_open(&e, "c-copy");
-    tt_make_table(&e, 2, 1, 2, 12, 100);
-    tt_rows(&e, &rows0, &h0);
+    of_open(&e, "c-copy");
+    of_make_table(&e, 2, 1, 2, 12, 100);
+    of_rows(&e, &rows0, &h0);
     o.copy_min_rows = 1;
     ZBT_OK_CTX(ct_compact(&e, &o, &r), &e.ctx);
     ZBT_EQ_U64(r.groups_committed, 2);
@@ -240,24 +240,24 @@ static void test_ops_compact_gen__copy(void)
                12);
     same_rows(&e, rows0, h0);
     ZBT_EQ_U64(ct_check_file_counts(&e, ZB_TSET_DEFAULT_TARGET_FILE_BYTES), 2);
-    tt_check_files(&e);
+    of_check_files(&e);
     zb_compact_result_free(&r);
     /* With deletes the group is decoded (deletes applied), not copied. */
     ct_delete_eq2(&e, (int64_t[]){ 0 }, 1, 0);
-    tt_append(&e, 0, 5000, 10);
-    tt_rows(&e, &rows0, &h0);
+    of_append(&e, 0, 5000, 10);
+    of_rows(&e, &rows0, &h0);
     ZBT_OK_CTX(ct_compact(&e, &o, &r), &e.ctx);
     ZBT_EQ_U64(r.groups_committed, 1);
     ZBT_EQ_U64(r.plan.groups[0].copied_files, 0);
     same_rows(&e, rows0, h0);
     zb_compact_result_free(&r);
-    tt_close(&e);
+    of_close(&e);
 }
 
 /* Evolves t's spec to identity(part) + bucket[3](id). */
-static void evolve_spec(tt_env *e)
+static void evolve_spec(of_env *e)
 {
-    zb_table *t = tt_load(e), *t2 = NULL;
+    zb_table *t = of_load(e), *t2 = NULL;
     json_t *reqs = json_array();
     json_t *updates = json_loads(
         "[{\"action\":\"add-spec\",\"spec\":{\"spec-id\":1,\"fields\":["
@@ -282,29 +282,29 @@ static void evolve_spec(tt_env *e)
  * bucket are its partition values (read back from the file). */
 static void test_ops_compact_gen__spec_evolution(void)
 {
-    tt_env e;
+    of_env e;
     zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
     zb_compact_result r;
     uint64_t rows0, h0;
-    tt_items live;
+    of_items live;
     zb_table *t;
     size_t i, files = 0;
 
-    tt_open(&e, "c-evo");
-    tt_make_table(&e, 2, 1, 3, 6, 40);  /* spec 0: identity(part) */
+    of_open(&e, "c-evo");
+    of_make_table(&e, 2, 1, 3, 6, 40);  /* spec 0: identity(part) */
     evolve_spec(&e);
-    tt_rows(&e, &rows0, &h0);
+    of_rows(&e, &rows0, &h0);
     ZBT_OK_CTX(ct_compact(&e, &o, &r), &e.ctx);
     ZBT_CHECK(r.groups_committed >= 1);
     ZBT_EQ_INT(r.plan.groups[0].out_spec_id, 1);
     zb_compact_result_free(&r);
     same_rows(&e, rows0, h0);
-    tt_live(&live, &e);
+    of_live(&live, &e);
     for (i = 0; i < live.n; i++)
         ZBT_EQ_INT(live.v[i].spec_id, 1);
-    tt_items_free(&live);
+    of_items_free(&live);
     /* Each file: its rows match its partition values. */
-    t = tt_load(&e);
+    t = of_load(&e);
     {
         zb_scan_plan_opts po = ZB_SCAN_PLAN_OPTS_INIT;
         zb_scan_plan *p = NULL;
@@ -354,77 +354,77 @@ static void test_ops_compact_gen__spec_evolution(void)
     printf("  %zu files in spec 1, each holding its partition's rows\n",
            files);
     ZBT_CHECK(files >= 3);
-    tt_close(&e);
+    of_close(&e);
 }
 
 /* v3 without reset_row_lineage: compacted, the new files written with
  * the row lineage columns (compact_lineage.c checks their values). */
 static void test_ops_compact_gen__v3_lineage(void)
 {
-    tt_env e;
+    of_env e;
     zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
     zb_compact_result r;
     uint64_t rows0, h0;
 
-    tt_open(&e, "c-v3r");
-    tt_make_table(&e, 3, 0, 1, 4, 10);
-    tt_rows(&e, &rows0, &h0);
+    of_open(&e, "c-v3r");
+    of_make_table(&e, 3, 0, 1, 4, 10);
+    of_rows(&e, &rows0, &h0);
     ZBT_OK_CTX(ct_compact(&e, &o, &r), &e.ctx);
     ZBT_EQ_U64(r.groups_committed, 1);
     ZBT_EQ_U64(r.files_added, 1);
     same_rows(&e, rows0, h0);
     zb_compact_result_free(&r);
-    tt_close(&e);
+    of_close(&e);
 }
 
 /* Rows written != rows read - deleted: ZB_EUNSAFE, nothing changes. */
 static void test_ops_compact_gen__row_mismatch(void)
 {
-    tt_env e;
+    of_env e;
     zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
     zb_compact_test_hooks hk = ZB_COMPACT_TEST_HOOKS_INIT;
     zb_compact_result r;
     char *before, *after;
     int64_t id;
 
-    tt_open(&e, "c-skew");
-    tt_make_table(&e, 2, 1, 2, 8, 20);
-    id = tt_current_id(&e);
-    before = tt_listing(e.dir);
+    of_open(&e, "c-skew");
+    of_make_table(&e, 2, 1, 2, 8, 20);
+    id = of_current_id(&e);
+    before = of_listing(e.dir);
     hk.row_skew = 1;
     ZBT_RC(ct_compact_hooked(&e, &o, &hk, &r), ZB_EUNSAFE);
     ZBT_CONTAINS(e.ctx.err.msg, "nothing committed");
     ZBT_EQ_U64(r.groups_failed, 2);
     ZBT_EQ_U64(r.groups_committed, 0);
-    after = tt_listing(e.dir);
+    after = of_listing(e.dir);
     ZBT_EQ_STR(before, after);     /* outputs deleted, no commit */
-    ZBT_EQ_INT(tt_current_id(&e), id);
+    ZBT_EQ_INT(of_current_id(&e), id);
     zb_compact_result_free(&r);
     zb_free(before);
     zb_free(after);
-    tt_close(&e);
+    of_close(&e);
 }
 
 /* A group above the largest memory allowed fails before writing. */
 static void test_ops_compact_gen__memory(void)
 {
-    tt_env e;
+    of_env e;
     zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
     zb_compact_result r;
     zb_budget *b = NULL;
     char *before, *after;
     uint64_t rows0, h0;
 
-    tt_open(&e, "c-mem");
-    tt_make_table(&e, 2, 1, 4, 16, 50);
-    tt_rows(&e, &rows0, &h0);
-    before = tt_listing(e.dir);
+    of_open(&e, "c-mem");
+    of_make_table(&e, 2, 1, 4, 16, 50);
+    of_rows(&e, &rows0, &h0);
+    before = of_listing(e.dir);
     ZBT_OK_CTX(zb_budget_new(&b, (uint64_t)1 << 20, NULL), &e.ctx);
     e.ctx.budget = b;
     ZBT_RC(ct_compact(&e, &o, &r), ZB_ENOMEM);
     ZBT_CONTAINS(e.ctx.err.msg, "bytes of memory, more than the 1048576 "
                                 "allowed");
-    after = tt_listing(e.dir);
+    after = of_listing(e.dir);
     ZBT_EQ_STR(before, after);
     zb_compact_result_free(&r);
     zb_budget_free(b);
@@ -442,55 +442,55 @@ static void test_ops_compact_gen__memory(void)
     zb_budget_free(b);
     zb_free(before);
     zb_free(after);
-    tt_close(&e);
+    of_close(&e);
 }
 
 static void test_ops_compact_gen__partial_progress(void)
 {
-    tt_env e;
+    of_env e;
     zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
     zb_compact_result r;
     uint64_t rows0, h0;
     size_t snaps;
 
-    tt_open(&e, "c-pp");
-    tt_make_table(&e, 2, 1, 4, 16, 50);
-    tt_rows(&e, &rows0, &h0);
-    snaps = tt_snapshot_count(&e);
+    of_open(&e, "c-pp");
+    of_make_table(&e, 2, 1, 4, 16, 50);
+    of_rows(&e, &rows0, &h0);
+    snaps = of_snapshot_count(&e);
     o.partial_progress = 1;
     o.max_commits = 2;
     ZBT_OK_CTX(ct_compact(&e, &o, &r), &e.ctx);
     ZBT_EQ_U64(r.commits, 2);
     ZBT_EQ_U64(r.groups_committed, 4);
-    ZBT_EQ_U64(tt_snapshot_count(&e), snaps + 2);
+    ZBT_EQ_U64(of_snapshot_count(&e), snaps + 2);
     same_rows(&e, rows0, h0);
     ZBT_EQ_U64(ct_check_file_counts(&e, ZB_TSET_DEFAULT_TARGET_FILE_BYTES), 4);
     zb_compact_result_free(&r);
-    tt_close(&e);
+    of_close(&e);
 }
 
 static void test_ops_compact_gen__stop(void)
 {
-    tt_env e;
+    of_env e;
     zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
     zb_compact_result r;
     atomic_int stop = 1;
     char *before, *after;
 
-    tt_open(&e, "c-stop");
-    tt_make_table(&e, 2, 1, 2, 8, 20);
-    before = tt_listing(e.dir);
+    of_open(&e, "c-stop");
+    of_make_table(&e, 2, 1, 2, 8, 20);
+    before = of_listing(e.dir);
     e.ctx.stop = &stop;
     ZBT_OK_CTX(ct_compact(&e, &o, &r), &e.ctx);
     ZBT_CHECK(r.stopped);
     ZBT_EQ_U64(r.groups_committed, 0);
-    after = tt_listing(e.dir);
+    after = of_listing(e.dir);
     ZBT_EQ_STR(before, after);
     e.ctx.stop = NULL;
     zb_compact_result_free(&r);
     zb_free(before);
     zb_free(after);
-    tt_close(&e);
+    of_close(&e);
 }
 
 static void raise_stop(void *payload)
@@ -502,7 +502,7 @@ static void raise_stop(void *payload)
  * files are deleted and nothing commits; with one, they commit. */
 static void test_ops_compact_gen__stop_drain(void)
 {
-    tt_env e;
+    of_env e;
     zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
     zb_compact_test_hooks hk = ZB_COMPACT_TEST_HOOKS_INIT;
     zb_compact_result r;
@@ -511,11 +511,11 @@ static void test_ops_compact_gen__stop_drain(void)
     int64_t id;
     uint64_t rows0, h0;
 
-    tt_open(&e, "c-drain");
-    tt_make_table(&e, 2, 1, 2, 8, 20);
-    tt_rows(&e, &rows0, &h0);
-    id = tt_current_id(&e);
-    before = tt_listing(e.dir);
+    of_open(&e, "c-drain");
+    of_make_table(&e, 2, 1, 2, 8, 20);
+    of_rows(&e, &rows0, &h0);
+    id = of_current_id(&e);
+    before = of_listing(e.dir);
     e.ctx.stop = &stop;
     hk.before_commit = raise_stop;
     hk.payload = &stop;
@@ -524,9 +524,9 @@ static void test_ops_compact_gen__stop_drain(void)
     ZBT_EQ_U64(r.groups_committed, 0);
     ZBT_EQ_U64(r.groups_dropped, 2);
     zb_compact_result_free(&r);
-    after = tt_listing(e.dir);
+    after = of_listing(e.dir);
     ZBT_EQ_STR(before, after);
-    ZBT_EQ_INT(tt_current_id(&e), id);
+    ZBT_EQ_INT(of_current_id(&e), id);
     atomic_store(&stop, 0);
     o.drain_timeout_ms = 10000;
     ZBT_OK_CTX(ct_compact_hooked(&e, &o, &hk, &r), &e.ctx);
@@ -536,20 +536,20 @@ static void test_ops_compact_gen__stop_drain(void)
     same_rows(&e, rows0, h0);
     zb_free(before);
     zb_free(after);
-    tt_close(&e);
+    of_close(&e);
 }
 
 /* Each allocation of a plan (dry run) fails in turn: ZB_ENOMEM or OK,
  * never a crash or a leak (ASan). */
 static void test_ops_compact_gen__plan_alloc_failure(void)
 {
-    tt_env e;
+    of_env e;
     zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
     zb_compact_result r;
     uint64_t n0, total, nth, fails = 0;
 
-    tt_open(&e, "c-oom");
-    tt_make_table(&e, 2, 1, 2, 6, 10);
+    of_open(&e, "c-oom");
+    of_make_table(&e, 2, 1, 2, 6, 10);
     ct_delete_eq2(&e, (int64_t[]){ 3 }, 1, 0);
     e.t.dry_run = 1;
     n0 = zb_alloc__count();
@@ -570,7 +570,7 @@ static void test_ops_compact_gen__plan_alloc_failure(void)
     printf("  %llu allocations, %llu runs failed with ZB_ENOMEM\n",
            (unsigned long long)total, (unsigned long long)fails);
     ZBT_CHECK(fails > 0);
-    tt_close(&e);
+    of_close(&e);
 }
 
 const zbt_case test_ops_compact_gen[] = {

@@ -66,9 +66,9 @@ static int cmp_lrow(const void *x, const void *y)
 
 /* The live rows of the current snapshot with their lineage (read with
  * lineage mode mode), sorted. */
-static lrow *lineage_rows_as(tt_env *e, size_t *n_out, int mode)
+static lrow *lineage_rows_as(of_env *e, size_t *n_out, int mode)
 {
-    zb_table *t = tt_load(e);
+    zb_table *t = of_load(e);
     const ice_snapshot *s = ice_metadata_current_snapshot(t->meta);
     zb_rowstream_opts ro = ZB_ROWSTREAM_OPTS_INIT;
     zb_rowstream *rs = NULL;
@@ -81,7 +81,7 @@ static lrow *lineage_rows_as(tt_env *e, size_t *n_out, int mode)
     int rc;
 
     ZBT_CHECK(s != NULL);
-    tasks = tt_plan_tasks(e, t, s, &arena, &n);
+    tasks = of_plan_tasks(e, t, s, &arena, &n);
     ro.meta = t->meta;
     ro.paths = &t->paths;
     ro.lineage = mode;
@@ -113,7 +113,7 @@ static lrow *lineage_rows_as(tt_env *e, size_t *n_out, int mode)
             }
             x = &rows[nr++];
             for (c = 0; c < nc - 2; c++)
-                h = tt_hash_value(h, sch.children[c], b.children[c],
+                h = of_hash_value(h, sch.children[c], b.children[c],
                               r + b.offset);
             x->hash = h;
             x->row_id = long_at(b.children[nc - 2], r + b.offset);
@@ -141,7 +141,7 @@ static lrow *lineage_rows_as(tt_env *e, size_t *n_out, int mode)
     return rows;
 }
 
-static lrow *lineage_rows(tt_env *e, size_t *n_out)
+static lrow *lineage_rows(of_env *e, size_t *n_out)
 {
     return lineage_rows_as(e, n_out, ZB_LINEAGE_READ);
 }
@@ -190,7 +190,7 @@ static void as_appended(const lrow *a, size_t n, const int64_t *gone,
 }
 
 /* Whether Parquet file uri has both lineage columns, with no null. */
-static int file_has_lineage(tt_env *e, const char *uri)
+static int file_has_lineage(of_env *e, const char *uri)
 {
     pq_reader *r = NULL;
     const pq_schema *sc;
@@ -222,19 +222,19 @@ static int file_has_lineage(tt_env *e, const char *uri)
 }
 
 /* Live data files with lineage columns (and the number of data files). */
-static size_t files_with_lineage(tt_env *e, size_t *n_data)
+static size_t files_with_lineage(of_env *e, size_t *n_data)
 {
-    tt_items it;
+    of_items it;
     size_t i, n = 0;
 
-    tt_live(&it, e);
+    of_live(&it, e);
     *n_data = 0;
     for (i = 0; i < it.n; i++)
         if (it.v[i].content == 0) {
             (*n_data)++;
             n += (size_t)file_has_lineage(e, it.v[i].path);
         }
-    tt_items_free(&it);
+    of_items_free(&it);
     return n;
 }
 
@@ -244,9 +244,9 @@ typedef struct rowids {
     int64_t seq;
 } rowids;
 
-static void row_ids_of(tt_env *e, rowids *out)
+static void row_ids_of(of_env *e, rowids *out)
 {
-    zb_table *t = tt_load(e);
+    zb_table *t = of_load(e);
     const ice_snapshot *s = ice_metadata_current_snapshot(t->meta);
 
     ZBT_CHECK(t->meta->has_next_row_id);
@@ -260,12 +260,12 @@ static void row_ids_of(tt_env *e, rowids *out)
 
 /* The replace took its row ids from next-row-id and advanced it by its
  * added-rows, covering the new files it gave first_row_ids. */
-static void check_replace(tt_env *e, const rowids *before,
+static void check_replace(of_env *e, const rowids *before,
                           const zb_compact_result *r)
 {
     rowids after;
-    char *op = tt_summary(e, "operation");
-    tt_items it;
+    char *op = of_summary(e, "operation");
+    of_items it;
     size_t i;
     int64_t added = 0;
 
@@ -274,7 +274,7 @@ static void check_replace(tt_env *e, const rowids *before,
     zb_free(op);
     ZBT_CHECK(after.first_row_id == before->next_row_id);
     ZBT_CHECK(after.next_row_id == after.first_row_id + after.added_rows);
-    tt_live(&it, e);
+    of_live(&it, e);
     for (i = 0; i < it.n; i++)
         if (it.v[i].content == 0 && it.v[i].snap == r->snapshot_id) {
             /* Added by the replace: inherited ids in its range. */
@@ -283,7 +283,7 @@ static void check_replace(tt_env *e, const rowids *before,
                       after.next_row_id);
             added += it.v[i].records;
         }
-    tt_items_free(&it);
+    of_items_free(&it);
     ZBT_CHECK(added > 0);
     ZBT_CHECK(after.added_rows >= added);
 }
@@ -302,7 +302,7 @@ static uint64_t copied(const zb_compact_result *r)
  * appends, with row-group copy allowed both times. */
 static void test_ops_compact_lineage__binpack(void)
 {
-    tt_env e;
+    of_env e;
     zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
     zb_compact_result r;
     lrow *a, *b;
@@ -312,8 +312,8 @@ static void test_ops_compact_lineage__binpack(void)
     rowids ids;
     char *p;
 
-    tt_open(&e, "lin-bin");
-    tt_make_table(&e, 3, 1, 2, 6, ROWS);
+    of_open(&e, "lin-bin");
+    of_make_table(&e, 3, 1, 2, 6, ROWS);
     p = ct_delete_pos(&e, 0, pos, 3, 0);
     zb_free(p);
     /* A second DV on another file of partition 0. */
@@ -324,10 +324,10 @@ static void test_ops_compact_lineage__binpack(void)
     distinct_ids(a, na);
     /* Partition 0 holds appends 0, 2, 4: the deleted ids are theirs. */
     {
-        tt_items it;
+        of_items it;
         size_t i, k = 0;
 
-        tt_live(&it, &e);
+        of_live(&it, &e);
         for (i = 0; i < it.n && k < 2; i++)
             if (it.v[i].content == 0) {
                 int64_t f = it.v[i].first_row_id;
@@ -341,7 +341,7 @@ static void test_ops_compact_lineage__binpack(void)
                 }
                 k++;
             }
-        tt_items_free(&it);
+        of_items_free(&it);
     }
     as_appended(a, na, gone, 4);
     row_ids_of(&e, &ids);
@@ -362,8 +362,8 @@ static void test_ops_compact_lineage__binpack(void)
 
     /* More appends (no columns) next to compacted files (columns, no
      * nulls): the latter may be copied, the rows keep their lineage. */
-    tt_append(&e, 0, 6 * ROWS, ROWS);
-    tt_append(&e, 1, 7 * ROWS, ROWS);
+    of_append(&e, 0, 6 * ROWS, ROWS);
+    of_append(&e, 1, 7 * ROWS, ROWS);
     zb_free(a);
     a = lineage_rows(&e, &na);
     ZBT_EQ_U64(na, 8 * ROWS - 4);
@@ -382,7 +382,7 @@ static void test_ops_compact_lineage__binpack(void)
     ZBT_EQ_U64(with, n_data);
     zb_free(a);
     zb_free(b);
-    tt_close(&e);
+    of_close(&e);
 }
 
 /* Sort and z-order carry the columns through the external sort. */
@@ -391,7 +391,7 @@ static void test_ops_compact_lineage__sort(void)
     static const zb_compact_sort_field by_id_desc[] = { { 1, 1, 0 } };
     static const zb_compact_sort_field zcols[] = { { 1, 0, 0 },
                                                    { 2, 0, 0 } };
-    tt_env e;
+    of_env e;
     zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
     zb_compact_result r;
     lrow *a, *b;
@@ -399,8 +399,8 @@ static void test_ops_compact_lineage__sort(void)
     int64_t pos[] = { 3, 4 };
     char *p;
 
-    tt_open(&e, "lin-sort");
-    tt_make_table(&e, 3, 0, 1, 4, ROWS);
+    of_open(&e, "lin-sort");
+    of_make_table(&e, 3, 0, 1, 4, ROWS);
     p = ct_delete_pos(&e, 2, pos, 2, -1);
     zb_free(p);
     a = lineage_rows(&e, &na);
@@ -429,7 +429,7 @@ static void test_ops_compact_lineage__sort(void)
     same_lineage(a, na, b, nb);
     zb_free(a);
     zb_free(b);
-    tt_close(&e);
+    of_close(&e);
 }
 
 /* An int64 column of n values; valid[i] == 0: null. */
@@ -472,7 +472,7 @@ static void null_str_col(struct ArrowArray *sa, size_t n)
  * (900000, null, 900002, null), _last_updated_sequence_number (null, 1,
  * null, 1); bad: _row_id is a string column instead.
  */
-static void commit_lineage_file(tt_env *e, int bad)
+static void commit_lineage_file(of_env *e, int bad)
 {
     static const int64_t id[] = { 1000, 1001, 1002, 1003 };
     static const int64_t rid[] = { 900000, 0, 900002, 0 };
@@ -523,7 +523,7 @@ static void commit_lineage_file(tt_env *e, int bad)
     else
         long_col(b.children[3], rid, rid_ok, 4);
     long_col(b.children[4], sq, sq_ok, 4);
-    t = tt_load(e);
+    t = of_load(e);
     ZBT_CHECK(zb_arena_new(&arena, (size_t)1 << 24) == 0);
     ZBT_OK_CTX(zb_table_write_parquet(&df, arena, e->io, &e->ctx, t,
                                       ICE_CONTENT_DATA, &s, &b, 1, NULL),
@@ -540,26 +540,26 @@ static void commit_lineage_file(tt_env *e, int bad)
  * is taken where present, inherited where null; compaction keeps both. */
 static void test_ops_compact_lineage__mixed(void)
 {
-    tt_env e;
+    of_env e;
     zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
     zb_compact_result r;
     lrow *a, *c;
     size_t na, nc, i, k;
     int64_t first = 0, seq = 0;
 
-    tt_open(&e, "lin-mixed");
-    tt_make_table(&e, 3, 0, 1, 2, ROWS);
+    of_open(&e, "lin-mixed");
+    of_make_table(&e, 3, 0, 1, 2, ROWS);
     commit_lineage_file(&e, 0);
     {
-        tt_items it;
+        of_items it;
 
-        tt_live(&it, &e);
+        of_live(&it, &e);
         for (i = 0; i < it.n; i++)
             if (it.v[i].content == 0 && it.v[i].records == 4) {
                 first = it.v[i].first_row_id;
                 seq = it.v[i].seq;
             }
-        tt_items_free(&it);
+        of_items_free(&it);
     }
     ZBT_CHECK(first == 2 * ROWS);
     ZBT_CHECK(seq == 3);
@@ -594,47 +594,47 @@ static void test_ops_compact_lineage__mixed(void)
     same_lineage(a, na, c, nc);
     zb_free(a);
     zb_free(c);
-    tt_close(&e);
+    of_close(&e);
 }
 
 /* A _row_id column that is no integer: ZB_ECORRUPT naming the file,
  * nothing committed. */
 static void test_ops_compact_lineage__bad_type(void)
 {
-    tt_env e;
+    of_env e;
     zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
     zb_compact_result r;
     int64_t id;
 
-    tt_open(&e, "lin-bad");
-    tt_make_table(&e, 3, 0, 1, 2, ROWS);
+    of_open(&e, "lin-bad");
+    of_make_table(&e, 3, 0, 1, 2, ROWS);
     commit_lineage_file(&e, 1);
-    id = tt_current_id(&e);
+    id = of_current_id(&e);
     o.rewrite_all = 1;
     ZBT_RC(ct_compact(&e, &o, &r), ZB_ECORRUPT);
     ZBT_CONTAINS(e.ctx.err.msg, "row lineage column _row_id");
     ZBT_CONTAINS(e.ctx.err.msg, ".parquet");
     zb_compact_result_free(&r);
-    ZBT_EQ_INT(tt_current_id(&e), id);
+    ZBT_EQ_INT(of_current_id(&e), id);
     /* The opt-out reads no lineage: it compacts. */
     o.reset_row_lineage = 1;
     ZBT_OK_CTX(ct_compact(&e, &o, &r), &e.ctx);
     zb_compact_result_free(&r);
-    tt_close(&e);
+    of_close(&e);
 }
 
 /* reset_row_lineage: new ids from the replace's range, no columns. */
 static void test_ops_compact_lineage__reset(void)
 {
-    tt_env e;
+    of_env e;
     zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
     zb_compact_result r;
     lrow *a;
     size_t na, i, n_data;
     rowids before, after;
 
-    tt_open(&e, "lin-reset");
-    tt_make_table(&e, 3, 0, 1, 3, ROWS);
+    of_open(&e, "lin-reset");
+    of_make_table(&e, 3, 0, 1, 3, ROWS);
     row_ids_of(&e, &before);
     o.rewrite_all = 1;
     o.reset_row_lineage = 1;
@@ -651,12 +651,12 @@ static void test_ops_compact_lineage__reset(void)
         ZBT_CHECK(a[i].seq == before.seq); /* the starting one */
     }
     zb_free(a);
-    tt_close(&e);
+    of_close(&e);
 }
 
-static void upgrade_to_v3(tt_env *e)
+static void upgrade_to_v3(of_env *e)
 {
-    zb_table *t = tt_load(e), *t2 = NULL;
+    zb_table *t = of_load(e), *t2 = NULL;
     json_t *reqs = json_array();
     json_t *updates = json_loads("[{\"action\":\"upgrade-format-version\","
                                  "\"format-version\":3}]", 0, NULL);
@@ -684,15 +684,15 @@ static void upgrade_to_v3(tt_env *e)
  */
 static void test_ops_compact_lineage__upgraded(void)
 {
-    tt_env e;
+    of_env e;
     zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
     zb_compact_result r;
     lrow *a, *b, *c;
     size_t na, nb, nc, i, n_data;
     rowids before, after;
 
-    tt_open(&e, "lin-upgraded");
-    tt_make_table(&e, 2, 1, 2, 4, ROWS);
+    of_open(&e, "lin-upgraded");
+    of_make_table(&e, 2, 1, 2, 4, ROWS);
     upgrade_to_v3(&e);
     a = lineage_rows(&e, &na);
     ZBT_EQ_U64(na, 4 * ROWS);
@@ -706,7 +706,7 @@ static void test_ops_compact_lineage__upgraded(void)
     zb_free(a);
 
     {
-        zb_table *t = tt_load(&e);
+        zb_table *t = of_load(&e);
 
         ZBT_CHECK(t->meta->has_next_row_id && t->meta->next_row_id == 0);
         zb_table_free(t);
@@ -742,14 +742,14 @@ static void test_ops_compact_lineage__upgraded(void)
     ZBT_EQ_U64(files_with_lineage(&e, &n_data), n_data);
     zb_free(b);
     zb_free(c);
-    tt_close(&e);
+    of_close(&e);
 
     /* An append first: the upgraded files get first_row_ids and their
      * rows inherit the same sequence numbers as above. */
-    tt_open(&e, "lin-upgraded-append");
-    tt_make_table(&e, 2, 1, 2, 4, ROWS);
+    of_open(&e, "lin-upgraded-append");
+    of_make_table(&e, 2, 1, 2, 4, ROWS);
     upgrade_to_v3(&e);
-    tt_append(&e, 0, 4 * ROWS, ROWS);
+    of_append(&e, 0, 4 * ROWS, ROWS);
     a = lineage_rows(&e, &na);
     ZBT_EQ_U64(na, 5 * ROWS);
     distinct_ids(a, na);
@@ -761,7 +761,7 @@ static void test_ops_compact_lineage__upgraded(void)
     same_lineage(a, na, b, nb);
     zb_free(a);
     zb_free(b);
-    tt_close(&e);
+    of_close(&e);
 }
 
 /* A fixture copy compacted (min_input_files 1: single files too), once
@@ -769,15 +769,15 @@ static void test_ops_compact_lineage__upgraded(void)
 static void fixture(const char *name, uint64_t copy_min_rows,
                     const lrow *expect, size_t n_expect)
 {
-    tt_env e;
+    of_env e;
     zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
     zb_compact_result r;
     lrow *a, *b;
     size_t na, nb, i, with, n_data;
     rowids ids;
 
-    if (!tt_fixture(&e, name)) {
-        tt_close(&e);
+    if (!of_fixture(&e, name)) {
+        of_close(&e);
         return;
     }
     a = lineage_rows(&e, &na);
@@ -808,10 +808,10 @@ static void fixture(const char *name, uint64_t copy_min_rows,
     same_lineage(a, na, b, nb);
     with = files_with_lineage(&e, &n_data);
     ZBT_EQ_U64(with, n_data);
-    tt_check_files(&e);
+    of_check_files(&e);
     zb_free(a);
     zb_free(b);
-    tt_close(&e);
+    of_close(&e);
 }
 
 static void test_ops_compact_lineage__fixtures(void)

@@ -105,14 +105,14 @@ static int live_in(zb_ctx *ctx, zb_io *io, const zb_table *t,
     return rc < 0 ? rc : hit;
 }
 
-static int child(tt_env *c, FILE *log)
+static int child(of_env *c, FILE *log)
 {
     int k, rc = 0;
 
     for (k = 0; k < CHILD_STEPS && rc >= 0; k++) {
         int64_t first = 100000 + (int64_t)k * 10;
 
-        if ((rc = tt_append_rc(c, k % PARTS, first, 10)) < 0)
+        if ((rc = of_append_rc(c, k % PARTS, first, 10)) < 0)
             break;
         fprintf(log, "A %lld 10\n", (long long)first);
         if (k % 3 == 0) {
@@ -172,7 +172,7 @@ static int cmp_i64(const void *a, const void *b)
 
 static void test_ops_compact_race__writer(void)
 {
-    tt_env e;
+    of_env e;
     zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
     zb_compact_result r;
     char logpath[1100], line[128];
@@ -184,12 +184,12 @@ static void test_ops_compact_race__writer(void)
     FILE *log;
     pid_t pid;
 
-    tt_open(&e, "c-race");
-    tt_make_table(&e, 2, 1, PARTS, APPENDS, ROWS);
+    of_open(&e, "c-race");
+    of_make_table(&e, 2, 1, PARTS, APPENDS, ROWS);
     snprintf(logpath, sizeof logpath, "%s/child.log", zbt_tmpdir());
     fflush(stdout);
     if ((pid = fork()) == 0) {
-        tt_env c = e;
+        of_env c = e;
         zb_catalog_config cfg = ZB_CATALOG_CONFIG_INIT;
         FILE *f = fopen(logpath, "w");
 
@@ -260,11 +260,11 @@ static void test_ops_compact_race__writer(void)
                    (long long)exp[i]);
             ZBT_CHECK(ids[i] == exp[i]);
         }
-    tt_check_files(&e);
+    of_check_files(&e);
     zb_free(ids);
     zb_free(exp);
     zb_free(deleted);
-    tt_close(&e);
+    of_close(&e);
 }
 
 /* Between the writes and the commit, another writer deletes a row of a
@@ -273,7 +273,7 @@ static void test_ops_compact_race__writer(void)
  * with the starting sequence number so the equality delete still
  * applies; both deleted rows stay deleted. */
 typedef struct inject {
-    tt_env *e;
+    of_env *e;
     char *path;                    /* a data file of partition 1 */
 } inject;
 
@@ -288,26 +288,26 @@ static void before_commit(void *payload)
 
 static void test_ops_compact_race__injected(void)
 {
-    tt_env e;
+    of_env e;
     zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
     zb_compact_test_hooks hk = ZB_COMPACT_TEST_HOOKS_INIT;
     zb_compact_result r;
     inject in;
-    tt_items live;
+    of_items live;
     int64_t *ids;
     size_t n, i;
     uint64_t rows0, h0;
 
-    tt_open(&e, "c-inject");
-    tt_make_table(&e, 2, 1, PARTS, 8, ROWS);
-    tt_rows(&e, &rows0, &h0);
-    tt_live(&live, &e);
+    of_open(&e, "c-inject");
+    of_make_table(&e, 2, 1, PARTS, 8, ROWS);
+    of_rows(&e, &rows0, &h0);
+    of_live(&live, &e);
     in.e = &e;
     in.path = NULL;
     for (i = 0; i < live.n && in.path == NULL; i++)
         if (live.v[i].content == 0 && strstr(live.v[i].path, "part=1"))
             in.path = zb_strdup(live.v[i].path);
-    tt_items_free(&live);
+    of_items_free(&live);
     ZBT_CHECK(in.path != NULL);
     hk.before_commit = before_commit;
     hk.payload = &in;
@@ -322,7 +322,7 @@ static void test_ops_compact_race__injected(void)
     for (i = 0; i < n; i++)
         ZBT_CHECK(ids[i] != 2 * ROWS + 7);
     zb_free(ids);
-    tt_check_files(&e);
+    of_check_files(&e);
     /* A second run compacts partition 1 with its new delete applied. */
     hk.before_commit = NULL;
     ZBT_OK_CTX(ct_compact_hooked(&e, &o, &hk, &r), &e.ctx);
@@ -331,7 +331,7 @@ static void test_ops_compact_race__injected(void)
     ZBT_EQ_U64(n, rows0 - 2);
     zb_free(ids);
     zb_free(in.path);
-    tt_close(&e);
+    of_close(&e);
 }
 
 /* SIGKILL at random points of a compaction: the table stays readable
@@ -339,19 +339,19 @@ static void test_ops_compact_race__injected(void)
  * killed run wrote are orphans, never referenced). */
 static void test_ops_compact_race__sigkill(void)
 {
-    tt_env e;
+    of_env e;
     uint64_t rows0, h0, rows, h;
     int k, killed = 0, finished = 0;
 
-    tt_open(&e, "c-kill");
-    tt_make_table(&e, 2, 1, PARTS, 16, 500);
+    of_open(&e, "c-kill");
+    of_make_table(&e, 2, 1, PARTS, 16, 500);
     {
         int64_t pos[] = { 1, 2 };
         char *p = ct_delete_pos(&e, 0, pos, 2, 0);
 
         zb_free(p);
     }
-    tt_rows(&e, &rows0, &h0);
+    of_rows(&e, &rows0, &h0);
     srand(12345);
     for (k = 0; k < 20; k++) {
         int st = 0;
@@ -359,7 +359,7 @@ static void test_ops_compact_race__sigkill(void)
 
         fflush(stdout);
         if ((pid = fork()) == 0) {
-            tt_env c = e;
+            of_env c = e;
             zb_catalog_config cfg = ZB_CATALOG_CONFIG_INIT;
             zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
             zb_compact_result r;
@@ -384,20 +384,20 @@ static void test_ops_compact_race__sigkill(void)
             killed++;
         else
             finished += WIFEXITED(st) && WEXITSTATUS(st) == 0;
-        tt_rows(&e, &rows, &h);
+        of_rows(&e, &rows, &h);
         ZBT_EQ_U64(rows, rows0);
         ZBT_EQ_U64(h, h0);
-        tt_check_files(&e);
+        of_check_files(&e);
     }
     printf("  20 runs: %d killed, %d finished; rows intact each time\n",
            killed, finished);
     ZBT_CHECK(killed > 0);
-    tt_close(&e);
+    of_close(&e);
 }
 
 static void eq_only(void *payload)
 {
-    tt_env *e = payload;
+    of_env *e = payload;
     int64_t id = 2 * ROWS + 9;      /* append 2: partition 0 */
 
     ZBT_OK_CTX(ct_delete_eq2_rc(e, &id, 1, 0), &e->ctx);
@@ -408,7 +408,7 @@ static void eq_only(void *payload)
  * dropped, and the row stays deleted. */
 static void test_ops_compact_race__eq_without_starting_seq(void)
 {
-    tt_env e;
+    of_env e;
     zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
     zb_compact_test_hooks hk = ZB_COMPACT_TEST_HOOKS_INIT;
     zb_compact_result r;
@@ -416,9 +416,9 @@ static void test_ops_compact_race__eq_without_starting_seq(void)
     size_t n, i;
     uint64_t rows0, h0;
 
-    tt_open(&e, "c-noseq");
-    tt_make_table(&e, 2, 1, PARTS, 8, ROWS);
-    tt_rows(&e, &rows0, &h0);
+    of_open(&e, "c-noseq");
+    of_make_table(&e, 2, 1, PARTS, 8, ROWS);
+    of_rows(&e, &rows0, &h0);
     o.use_starting_seq = 0;
     hk.before_commit = eq_only;
     hk.payload = &e;
@@ -431,8 +431,8 @@ static void test_ops_compact_race__eq_without_starting_seq(void)
     for (i = 0; i < n; i++)
         ZBT_CHECK(ids[i] != 2 * ROWS + 9);
     zb_free(ids);
-    tt_check_files(&e);
-    tt_close(&e);
+    of_check_files(&e);
+    of_close(&e);
 }
 
 /* ---- a dropped group's vectors and a shared Puffin file ---------------- */
@@ -441,7 +441,7 @@ static char *dropped_file;
 
 static void dv_for_dropped(void *payload)
 {
-    tt_env *e = payload;
+    of_env *e = payload;
     int64_t pos = 3;
 
     ZBT_OK_CTX(ct_delete_pos_rc(e, dropped_file, &pos, 1, 0), &e->ctx);
@@ -454,24 +454,24 @@ static void dv_for_dropped(void *payload)
  */
 static void test_ops_compact_race__dropped_group_keeps_shared_puffin(void)
 {
-    tt_env e;
+    of_env e;
     zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
     zb_compact_test_hooks hk = ZB_COMPACT_TEST_HOOKS_INIT;
     zb_compact_result r;
-    tt_items it;
+    of_items it;
     uint64_t rows0, h0, rows1, h1, max = 0;
     char *a, *c;
     size_t i;
 
-    tt_open(&e, "c-shared-puffin");
-    tt_make_table(&e, 3, 1, 1, 4, ROWS);
+    of_open(&e, "c-shared-puffin");
+    of_make_table(&e, 3, 1, 1, 4, ROWS);
     o.reset_row_lineage = 1;
     o.rewrite_all = 1;
-    tt_live(&it, &e);
+    of_live(&it, &e);
     for (i = 0; i < it.n; i++)
         if ((uint64_t)it.v[i].size > max)
             max = (uint64_t)it.v[i].size;
-    tt_items_free(&it);
+    of_items_free(&it);
     o.max_group_bytes = 2 * max;   /* two groups of two files */
     e.t.dry_run = 1;
     ZBT_OK_CTX(ct_compact_hooked(&e, &o, &hk, &r), &e.ctx);
@@ -499,7 +499,7 @@ static void test_ops_compact_race__dropped_group_keeps_shared_puffin(void)
                                              pos, 4, &wp), &e.ctx);
         zb_table_free(t);
     }
-    tt_rows(&e, &rows0, &h0);
+    of_rows(&e, &rows0, &h0);
     ZBT_EQ_U64(rows0, 4 * ROWS - 4);
     hk.before_commit = dv_for_dropped;
     hk.payload = &e;
@@ -507,13 +507,13 @@ static void test_ops_compact_race__dropped_group_keeps_shared_puffin(void)
     ZBT_EQ_U64(r.groups_committed, 1);
     ZBT_EQ_U64(r.groups_dropped, 1);
     zb_compact_result_free(&r);
-    tt_rows(&e, &rows1, &h1);
+    of_rows(&e, &rows1, &h1);
     ZBT_EQ_U64(rows1, rows0 - 1);  /* only the hook's row went */
-    tt_check_files(&e);
+    of_check_files(&e);
     zb_free(a);
     zb_free(c);
     zb_free(dropped_file);
-    tt_close(&e);
+    of_close(&e);
 }
 
 /* ---- equality deletes while rows move to another spec ------------------- */
@@ -531,7 +531,7 @@ static void eq_field(struct ArrowSchema *s, const char *fmt,
 }
 
 /* An equality delete of (id, part=0), written in spec spec_id. */
-static int eq_delete_in_spec(tt_env *e, int32_t spec_id, int64_t id)
+static int eq_delete_in_spec(of_env *e, int32_t spec_id, int64_t id)
 {
     zb_table *t = NULL;
     ice_value v = ice_value_int(0);
@@ -574,15 +574,15 @@ static int32_t race_spec;
 
 static void eq_in_spec_hook(void *payload)
 {
-    tt_env *e = payload;
+    of_env *e = payload;
 
     ZBT_OK_CTX(eq_delete_in_spec(e, race_spec, 7), &e->ctx);
 }
 
 /* identity(part) evolved to truncate[10](part): spec 1 is the default. */
-static void evolve_to_truncate(tt_env *e)
+static void evolve_to_truncate(of_env *e)
 {
-    zb_table *t = tt_load(e), *t2 = NULL;
+    zb_table *t = of_load(e), *t2 = NULL;
     json_t *reqs = json_array();
     json_t *updates = json_loads(
         "[{\"action\":\"add-spec\",\"spec\":{\"spec-id\":1,\"fields\":["
@@ -611,22 +611,22 @@ static void test_ops_compact_race__eq_while_changing_spec(void)
     int32_t spec;
 
     for (spec = 0; spec <= 1; spec++) {
-        tt_env e;
+        of_env e;
         zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
         zb_compact_test_hooks hk = ZB_COMPACT_TEST_HOOKS_INIT;
         zb_compact_result r;
         uint64_t want, h, got, h2;
 
         /* the delete alone, on a table made the same way */
-        tt_open(&e, spec ? "c-spec1-alone" : "c-spec0-alone");
-        tt_make_table(&e, 2, 1, 1, 4, ROWS);
+        of_open(&e, spec ? "c-spec1-alone" : "c-spec0-alone");
+        of_make_table(&e, 2, 1, 1, 4, ROWS);
         evolve_to_truncate(&e);
         ZBT_OK_CTX(eq_delete_in_spec(&e, spec, 7), &e.ctx);
-        tt_rows(&e, &want, &h);
-        tt_close(&e);
+        of_rows(&e, &want, &h);
+        of_close(&e);
 
-        tt_open(&e, spec ? "c-spec1-race" : "c-spec0-race");
-        tt_make_table(&e, 2, 1, 1, 4, ROWS);
+        of_open(&e, spec ? "c-spec1-race" : "c-spec0-race");
+        of_make_table(&e, 2, 1, 1, 4, ROWS);
         evolve_to_truncate(&e);
         race_spec = spec;
         hk.before_commit = eq_in_spec_hook;
@@ -636,19 +636,19 @@ static void test_ops_compact_race__eq_while_changing_spec(void)
         ZBT_EQ_INT(r.plan.groups[0].out_spec_id, 1);
         ZBT_EQ_U64(r.groups_committed, 0);
         zb_compact_result_free(&r);
-        tt_rows(&e, &got, &h2);
+        of_rows(&e, &got, &h2);
         ZBT_EQ_U64(got, want);
         ZBT_EQ_U64(h2, h);
-        tt_check_files(&e);
-        tt_close(&e);
+        of_check_files(&e);
+        of_close(&e);
     }
 }
 
 /* ---- a table upgraded from v1 ------------------------------------------ */
 
-static void upgrade_to_v2(tt_env *e)
+static void upgrade_to_v2(of_env *e)
 {
-    zb_table *t = tt_load(e), *t2 = NULL;
+    zb_table *t = of_load(e), *t2 = NULL;
     json_t *reqs = json_array();
     json_t *updates = json_loads("[{\"action\":\"upgrade-format-version\","
                                  "\"format-version\":2}]", 0, NULL);
@@ -671,22 +671,22 @@ static void upgrade_to_v2(tt_env *e)
  */
 static void test_ops_compact_race__upgraded_from_v1(void)
 {
-    tt_env e;
+    of_env e;
     zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
     zb_compact_test_hooks hk = ZB_COMPACT_TEST_HOOKS_INIT;
     zb_compact_result r;
     uint64_t want, h, got, h2;
 
-    tt_open(&e, "c-v1-alone");
-    tt_make_table(&e, 1, 1, 1, 4, ROWS);
+    of_open(&e, "c-v1-alone");
+    of_make_table(&e, 1, 1, 1, 4, ROWS);
     upgrade_to_v2(&e);
     ZBT_OK_CTX(eq_delete_in_spec(&e, 0, 7), &e.ctx);
-    tt_rows(&e, &want, &h);
+    of_rows(&e, &want, &h);
     ZBT_EQ_U64(want, 4 * ROWS - 1);
-    tt_close(&e);
+    of_close(&e);
 
-    tt_open(&e, "c-v1-race");
-    tt_make_table(&e, 1, 1, 1, 4, ROWS);
+    of_open(&e, "c-v1-race");
+    of_make_table(&e, 1, 1, 1, 4, ROWS);
     upgrade_to_v2(&e);
     race_spec = 0;
     hk.before_commit = eq_in_spec_hook;
@@ -694,7 +694,7 @@ static void test_ops_compact_race__upgraded_from_v1(void)
     ZBT_OK_CTX(ct_compact_hooked(&e, &o, &hk, &r), &e.ctx);
     ZBT_EQ_U64(r.groups_committed, 0);
     zb_compact_result_free(&r);
-    tt_rows(&e, &got, &h2);
+    of_rows(&e, &got, &h2);
     ZBT_EQ_U64(got, want);
     ZBT_EQ_U64(h2, h);
     /* and without a race it compacts, keeping the rows */
@@ -702,16 +702,16 @@ static void test_ops_compact_race__upgraded_from_v1(void)
     ZBT_OK_CTX(ct_compact_hooked(&e, &o, &hk, &r), &e.ctx);
     ZBT_EQ_U64(r.groups_committed, 1);
     zb_compact_result_free(&r);
-    tt_rows(&e, &got, &h2);
+    of_rows(&e, &got, &h2);
     ZBT_EQ_U64(got, want);
     ZBT_EQ_U64(h2, h);
-    tt_check_files(&e);
-    tt_close(&e);
+    of_check_files(&e);
+    of_close(&e);
 }
 
 /* ---- a commit on another branch ----------------------------------------- */
 
-static int remove_on_branch(tt_env *e, zb_table *base, const char *branch,
+static int remove_on_branch(of_env *e, zb_table *base, const char *branch,
                             const char *path)
 {
     ice_commit_op_opts oo = ICE_COMMIT_OP_OPTS_INIT;
@@ -742,25 +742,25 @@ static int remove_on_branch(tt_env *e, zb_table *base, const char *branch,
  * retry (on the table as it is now), not a failure. */
 static void test_ops_compact_race__other_branch_is_retryable(void)
 {
-    tt_env e;
-    tt_items it;
+    of_env e;
+    of_items it;
     zb_table *base, *other;
 
-    tt_open(&e, "c-branch");
-    tt_make_table(&e, 3, 1, 1, 2, 10);
-    tt_live(&it, &e);
+    of_open(&e, "c-branch");
+    of_make_table(&e, 3, 1, 1, 2, 10);
+    of_live(&it, &e);
     ZBT_EQ_U64(it.n, 2);
-    base = tt_load(&e);
-    other = tt_load(&e);
+    base = of_load(&e);
+    other = of_load(&e);
     ZBT_OK_CTX(remove_on_branch(&e, other, "audit", it.v[0].path), &e.ctx);
     ZBT_EQ_INT(remove_on_branch(&e, base, "main", it.v[1].path),
                ZB_ECONFLICT);
     ZBT_CHECK(ice_commit_conflict_retryable(&e.ctx));
     zb_err_clear(&e.ctx.err);
-    tt_items_free(&it);
+    of_items_free(&it);
     zb_table_free(base);
     zb_table_free(other);
-    tt_close(&e);
+    of_close(&e);
 }
 
 /* ---- a deletion vector filed under another partition -------------------- */
@@ -770,26 +770,26 @@ static void test_ops_compact_race__other_branch_is_retryable(void)
  * than skip it, which would let the rewrite bring its row back. */
 static void test_ops_compact_race__dv_in_wrong_partition_is_corrupt(void)
 {
-    tt_env e;
+    of_env e;
     zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
     zb_compact_result r;
     int64_t pos = 1;
     uint64_t snaps;
     char *path;
 
-    tt_open(&e, "c-dv-wrong-part");
-    tt_make_table(&e, 3, 1, 1, 2, ROWS);
+    of_open(&e, "c-dv-wrong-part");
+    of_make_table(&e, 3, 1, 1, 2, ROWS);
     path = ct_delete_pos(&e, 0, &pos, 1, 1);
-    snaps = tt_snapshot_count(&e);
+    snaps = of_snapshot_count(&e);
     o.rewrite_all = 1;
     ZBT_RC(ct_compact(&e, &o, &r), ZB_ECORRUPT);
     ZBT_CONTAINS(e.ctx.err.msg, "corrupt");
     ZBT_CONTAINS(e.ctx.err.msg, path);
     zb_err_clear(&e.ctx.err);
     zb_compact_result_free(&r);
-    ZBT_EQ_U64(tt_snapshot_count(&e), snaps);
+    ZBT_EQ_U64(of_snapshot_count(&e), snaps);
     zb_free(path);
-    tt_close(&e);
+    of_close(&e);
 }
 
 const zbt_case test_ops_compact_race[] = {

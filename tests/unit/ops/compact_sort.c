@@ -46,9 +46,9 @@ static int in_order(order_kind k, int64_t id0, int32_t p0, int64_t id1,
 }
 
 /* Every live data file sorted on its own; returns the files checked. */
-static size_t check_sorted(tt_env *e, order_kind k, int32_t stamp)
+static size_t check_sorted(of_env *e, order_kind k, int32_t stamp)
 {
-    zb_table *t = tt_load(e);
+    zb_table *t = of_load(e);
     zb_scan_plan_opts po = ZB_SCAN_PLAN_OPTS_INIT;
     zb_scan_plan *p = NULL;
     const zb_scan_task *task;
@@ -108,32 +108,32 @@ static size_t check_sorted(tt_env *e, order_kind k, int32_t stamp)
 }
 
 /* A table whose appends hold ids out of order. */
-static void make_table(tt_env *e, const char *name, int partitioned)
+static void make_table(of_env *e, const char *name, int partitioned)
 {
     int a;
 
-    tt_open(e, name);
-    tt_make_table(e, 2, partitioned, 2, 0, 0);
+    of_open(e, name);
+    of_make_table(e, 2, partitioned, 2, 0, 0);
     for (a = 0; a < 24; a++)
-        tt_append(e, partitioned ? a % 2 : -1, (int64_t)((a * 7) % 24) * 100,
+        of_append(e, partitioned ? a % 2 : -1, (int64_t)((a * 7) % 24) * 100,
                   100);
 }
 
 static void run_sort(const char *name, int partitioned, zb_compact_opts *o,
                      order_kind k, int32_t stamp)
 {
-    tt_env e;
+    of_env e;
     zb_compact_result r;
     uint64_t rows0, h0, rows1, h1;
     size_t files;
 
     make_table(&e, name, partitioned);
-    tt_rows(&e, &rows0, &h0);
+    of_rows(&e, &rows0, &h0);
     o->target_file_bytes = 8192;
     o->rewrite_all = 1;
     ZBT_OK_CTX(ct_compact(&e, o, &r), &e.ctx);
     ZBT_CHECK(r.groups_committed >= 1);
-    tt_rows(&e, &rows1, &h1);
+    of_rows(&e, &rows1, &h1);
     ZBT_EQ_U64(rows1, rows0);
     ZBT_EQ_U64(h1, h0);
     files = check_sorted(&e, k, stamp);
@@ -144,7 +144,7 @@ static void run_sort(const char *name, int partitioned, zb_compact_opts *o,
         ZBT_CHECK(r.plan.groups[0].sort_runs > 1);
     ZBT_CHECK(files > 1);
     zb_compact_result_free(&r);
-    tt_close(&e);
+    of_close(&e);
 }
 
 static void test_ops_compact_sort__columns(void)
@@ -173,7 +173,7 @@ static void test_ops_compact_sort__spill(void)
 
 static void test_ops_compact_sort__table_order(void)
 {
-    tt_env e;
+    of_env e;
     zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
     zb_compact_result r;
     zb_table *t, *t2 = NULL;
@@ -193,7 +193,7 @@ static void test_ops_compact_sort__table_order(void)
     zb_compact_result_free(&r);
     ZBT_CHECK(order != NULL && updates != NULL && reqs != NULL);
     ZBT_OK_CTX(ice_update_set_sort_order(updates, &e.ctx, order), &e.ctx);
-    t = tt_load(&e);
+    t = of_load(&e);
     ZBT_OK_CTX(zb_catalog_commit(e.cat, &e.ctx, t, reqs, updates, &t2),
                &e.ctx);
     zb_table_free(t);
@@ -201,13 +201,13 @@ static void test_ops_compact_sort__table_order(void)
     json_decref(order);
     json_decref(updates);
     json_decref(reqs);
-    tt_close(&e);
+    of_close(&e);
     {
-        tt_env e2;
+        of_env e2;
         uint64_t rows0, h0;
 
-        tt_open(&e2, "s-order");
-        tt_rows(&e2, &rows0, &h0);
+        of_open(&e2, "s-order");
+        of_rows(&e2, &rows0, &h0);
         o.target_file_bytes = 8192;
         o.rewrite_all = 1;
         ZBT_OK_CTX(ct_compact(&e2, &o, &r), &e2.ctx);
@@ -215,12 +215,12 @@ static void test_ops_compact_sort__table_order(void)
         {
             uint64_t rows1, h1;
 
-            tt_rows(&e2, &rows1, &h1);
+            of_rows(&e2, &rows1, &h1);
             ZBT_EQ_U64(rows1, rows0);
             ZBT_EQ_U64(h1, h0);
         }
         ZBT_CHECK(check_sorted(&e2, BY_PART_ID, 1) > 1);
-        tt_close(&e2);
+        of_close(&e2);
     }
 }
 
@@ -235,13 +235,13 @@ static void test_ops_compact_sort__zorder(void)
     run_sort("s-z", 0, &o, BY_ZORDER, -1);
     o.n_sort_fields = 1;
     {
-        tt_env e;
+        of_env e;
         zb_compact_result r;
 
         make_table(&e, "s-z1", 0);
         ZBT_RC(ct_compact(&e, &o, &r), ZB_EINVAL);
         zb_compact_result_free(&r);
-        tt_close(&e);
+        of_close(&e);
     }
 }
 

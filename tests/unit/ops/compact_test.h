@@ -1,8 +1,8 @@
 /*
  * tests/unit/ops/compact_test.h - helpers of the compaction suites
- * (compact_*.c), on top of the tidy suites' table helpers (tidy_test.h:
- * generated tables of (id long, part int, payload string) in folders
- * opened through the PATH catalog).
+ * (compact_*.c), on top of the operation suites' fixture kit
+ * (ops_fixture.h: generated tables of (id long, part int, payload string)
+ * in folders opened through the PATH catalog).
  */
 #ifndef COMPACT_TEST_H
 #define COMPACT_TEST_H
@@ -11,32 +11,32 @@
 
 #include "ops/compact/compact.h"
 #include "ops/compact/compact_hooks.h"
-#include "tidy_test.h"
+#include "ops_fixture.h"
 
 /* Position deletes of rows pos[0..n) of the nth live data file (returns
  * its path, a copy: zb_free); part -1: unpartitioned. ZB_OK or an rc
  * (the _rc form does no checks, for child processes). */
-char *ct_delete_pos(tt_env *e, size_t nth, const int64_t *pos, size_t n,
+char *ct_delete_pos(of_env *e, size_t nth, const int64_t *pos, size_t n,
                     int part);
-int ct_delete_pos_rc(tt_env *e, const char *path, const int64_t *pos,
+int ct_delete_pos_rc(of_env *e, const char *path, const int64_t *pos,
                      size_t n, int part);
 /* Equality deletes on (id, part) of the given ids (all in part). */
-void ct_delete_eq2(tt_env *e, const int64_t *ids, size_t n, int part);
-int ct_delete_eq2_rc(tt_env *e, const int64_t *ids, size_t n, int part);
+void ct_delete_eq2(of_env *e, const int64_t *ids, size_t n, int part);
+int ct_delete_eq2_rc(of_env *e, const int64_t *ids, size_t n, int part);
 
 /* The ids of the live rows, sorted (zb_free). */
-int64_t *ct_ids(tt_env *e, size_t *n);
+int64_t *ct_ids(of_env *e, size_t *n);
 
 /* Live data files and their bytes per partition value of column part
  * (unpartitioned: one bucket); checks files <= ceil(bytes / target) + 1
  * in every bucket (target <= 0: no check); returns the number of live
  * data files. */
-size_t ct_check_file_counts(tt_env *e, int64_t target);
+size_t ct_check_file_counts(of_env *e, int64_t target);
 
 /* Runs zb_compact; prints the report; returns the rc. */
-int ct_compact(tt_env *e, const zb_compact_opts *o, zb_compact_result *r);
+int ct_compact(of_env *e, const zb_compact_opts *o, zb_compact_result *r);
 /* The same with compaction's test hooks (ops/compact/compact_hooks.h). */
-int ct_compact_hooked(tt_env *e, const zb_compact_opts *o,
+int ct_compact_hooked(of_env *e, const zb_compact_opts *o,
                       const zb_compact_test_hooks *h, zb_compact_result *r);
 
 #endif

@@ -13,7 +13,7 @@
 #include "plan/read/scan_read.h"
 #include "util/alloc.h"
 
-int ct_delete_pos_rc(tt_env *e, const char *path, const int64_t *pos,
+int ct_delete_pos_rc(of_env *e, const char *path, const int64_t *pos,
                      size_t n, int part)
 {
     zb_table *t = NULL;
@@ -36,18 +36,18 @@ int ct_delete_pos_rc(tt_env *e, const char *path, const int64_t *pos,
     return rc;
 }
 
-char *ct_delete_pos(tt_env *e, size_t nth, const int64_t *pos, size_t n,
+char *ct_delete_pos(of_env *e, size_t nth, const int64_t *pos, size_t n,
                     int part)
 {
-    tt_items it;
+    of_items it;
     size_t i, k = 0;
     char *path = NULL;
 
-    tt_live(&it, e);
+    of_live(&it, e);
     for (i = 0; i < it.n && path == NULL; i++)
         if (it.v[i].content == 0 && k++ == nth)
             path = zb_strdup(it.v[i].path);
-    tt_items_free(&it);
+    of_items_free(&it);
     ZBT_CHECK(path != NULL);
     ZBT_OK_CTX(ct_delete_pos_rc(e, path, pos, n, part), &e->ctx);
     return path;
@@ -65,7 +65,7 @@ static void field(struct ArrowSchema *s, const char *fmt, const char *name,
     zb_free(md);
 }
 
-int ct_delete_eq2_rc(tt_env *e, const int64_t *ids, size_t n, int part)
+int ct_delete_eq2_rc(of_env *e, const int64_t *ids, size_t n, int part)
 {
     zb_table *t = NULL;
     ice_value v = ice_value_int(part < 0 ? 0 : part);
@@ -107,7 +107,7 @@ int ct_delete_eq2_rc(tt_env *e, const int64_t *ids, size_t n, int part)
     return rc;
 }
 
-void ct_delete_eq2(tt_env *e, const int64_t *ids, size_t n, int part)
+void ct_delete_eq2(of_env *e, const int64_t *ids, size_t n, int part)
 {
     ZBT_OK_CTX(ct_delete_eq2_rc(e, ids, n, part), &e->ctx);
 }
@@ -119,9 +119,9 @@ static int cmp_i64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-int64_t *ct_ids(tt_env *e, size_t *n_out)
+int64_t *ct_ids(of_env *e, size_t *n_out)
 {
-    zb_table *t = tt_load(e);
+    zb_table *t = of_load(e);
     const ice_snapshot *s = ice_metadata_current_snapshot(t->meta);
     zb_rowstream_opts ro = ZB_ROWSTREAM_OPTS_INIT;
     zb_rowstream *rs = NULL;
@@ -139,7 +139,7 @@ int64_t *ct_ids(tt_env *e, size_t *n_out)
         zb_table_free(t);
         return ids;
     }
-    tasks = tt_plan_tasks(e, t, s, &arena, &n);
+    tasks = of_plan_tasks(e, t, s, &arena, &n);
     ro.meta = t->meta;
     ro.paths = &t->paths;
     ro.field_ids = &id_field;
@@ -170,9 +170,9 @@ int64_t *ct_ids(tt_env *e, size_t *n_out)
     return ids;
 }
 
-size_t ct_check_file_counts(tt_env *e, int64_t target)
+size_t ct_check_file_counts(of_env *e, int64_t target)
 {
-    zb_table *t = tt_load(e);
+    zb_table *t = of_load(e);
     const ice_snapshot *s = ice_metadata_current_snapshot(t->meta);
     zb_scan_plan_opts po = ZB_SCAN_PLAN_OPTS_INIT;
     zb_scan_plan *p = NULL;
@@ -211,12 +211,12 @@ size_t ct_check_file_counts(tt_env *e, int64_t target)
     return total;
 }
 
-int ct_compact(tt_env *e, const zb_compact_opts *o, zb_compact_result *r)
+int ct_compact(of_env *e, const zb_compact_opts *o, zb_compact_result *r)
 {
     return ct_compact_hooked(e, o, NULL, r);
 }
 
-int ct_compact_hooked(tt_env *e, const zb_compact_opts *o,
+int ct_compact_hooked(of_env *e, const zb_compact_opts *o,
                       const zb_compact_test_hooks *h, zb_compact_result *r)
 {
     zb_buf out = ZB_BUF_INIT(1 << 20);

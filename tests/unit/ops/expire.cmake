@@ -1,7 +1,8 @@
 # test_ops_expire: expire and remove-orphans (src/ops/expire*.c,
 # orphans.c, reach*.c) on generated tables (SQLite and PATH catalogs in a
 # temporary folder) and on copies of the fixture tables.
-add_executable(test_ops_expire unit/ops/expire_main.c unit/ops/expire_util.c
+add_executable(test_ops_expire unit/ops/expire_main.c unit/ops/ops_fixture.c
+  unit/ops/ops_fixture_files.c
   unit/ops/expire_reach.c unit/ops/expire_gen.c unit/ops/orphans_gen.c
   unit/ops/orphans_fixtures.c unit/ops/expire_torture.c
   unit/ops/expire_meta.c)
@@ -46,7 +47,7 @@ endif()
 # generated partitioned table, one and two threads (expire's and
 # remove-orphans' are in test_ops_expire, expire_meta.c).
 add_executable(test_ops_progress unit/ops/progress_test.c
-  unit/ops/tidy_util.c)
+  unit/ops/ops_fixture.c unit/ops/ops_fixture_files.c)
 target_include_directories(test_ops_progress PRIVATE
   ${CMAKE_CURRENT_SOURCE_DIR}/unit/ops)
 target_link_libraries(test_ops_progress PRIVATE zbtest zb_ops zb_plan)

@@ -15,13 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "expire_test.h"
+#include "ops_fixture.h"
 #include "ops/expire/expire_int.h"
 #include "table/commit/commit.h"
 
 #define IDENT "db.events"
 
-/* Path fields of a tree (xp_tree), one a line. */
+/* Path fields of a tree (of_tree), one a line. */
 static char *paths_only(const char *tree)
 {
     char *out = malloc(strlen(tree) + 1), *o = out;
@@ -43,7 +43,7 @@ static char *paths_only(const char *tree)
 static char *removed(const char *before, const char *after)
 {
     char *pb = paths_only(before), *pa = paths_only(after);
-    char *r = xp_tree_minus(pb, pa);
+    char *r = of_tree_minus(pb, pa);
 
     free(pb);
     free(pa);
@@ -51,7 +51,7 @@ static char *removed(const char *before, const char *after)
 }
 
 /* A statistics file (or a partition statistics file) for snapshot i. */
-static void add_stats(xp_env *e, zb_table **t, size_t i, int partition)
+static void add_stats(of_env *e, zb_table **t, size_t i, int partition)
 {
     int64_t id = (*t)->meta->snapshots[i].snapshot_id;
     char path[1024];
@@ -72,62 +72,35 @@ static void add_stats(xp_env *e, zb_table **t, size_t i, int partition)
                       "statistics-path", path, "file-size-in-bytes",
                       (json_int_t)9, "file-footer-size-in-bytes",
                       (json_int_t)4, "blob-metadata");
-    xp_commit(e, t, u);
+    of_commit(e, t, u);
 }
 
 /* A table of 12 snapshots: 8 appends, a position delete, a removal of
  * the third data file, 2 more appends; statistics for snapshot 1 and
  * partition statistics for snapshot 10. */
-static zb_table *twelve_at(xp_env *e, const char *location)
+static zb_table *twelve_at(of_env *e, const char *location)
 {
-    zb_table *t = xp_make_table(e, IDENT, location, 8, 20);
+    zb_table *t = of_make_catalog_table(e, IDENT, location, 8, 20);
     char *path;
 
-    xp_delete_row(e, &t);
-    path = xp_data_file(e, t, 2);
-    xp_remove_file(e, &t, path);
+    of_delete_row(e, &t);
+    path = of_data_file(e, t, 2);
+    of_remove_file(e, &t, path);
     free(path);
-    xp_append(e, &t, 20, 1000);
-    xp_append(e, &t, 20, 2000);
+    of_append_to(e, &t, -1, 1000, 20);
+    of_append_to(e, &t, -1, 2000, 20);
     ZBT_EQ_INT(t->meta->n_snapshots, 12);
     add_stats(e, &t, 1, 0);
     add_stats(e, &t, 10, 1);
     return t;
 }
 
-static zb_table *twelve(xp_env *e)
+static zb_table *twelve(of_env *e)
 {
     return twelve_at(e, NULL);
 }
 
-/*
- * With ZB_EXPIRE_OUT set, the expired table is kept there with
- * expected.json (its metadata file, the live rows of each snapshot as
- * the row stream read them before the expiry) for expire_check.mjs,
- * which reads every snapshot with icebird.
- */
-void keep_for_icebird(const zb_table *t, const char *out,
-                             const int64_t *ids, const int64_t *rows, size_t n)
-{
-    char path[1024];
-    FILE *f;
-    size_t i, j;
-
-    snprintf(path, sizeof path, "%s/expected.json", out);
-    f = fopen(path, "w");
-    ZBT_CHECK(f != NULL);
-    fprintf(f, "{\"metadata\": \"%s\", \"rows\": [", t->metadata_location);
-    for (i = 0; i < t->meta->n_snapshots; i++) {
-        for (j = 0; j < n && ids[j] != t->meta->snapshots[i].snapshot_id; j++)
-            ;
-        ZBT_CHECK(j < n);
-        fprintf(f, "%s%lld", i ? ", " : "", (long long)rows[j]);
-    }
-    fprintf(f, "]}\n");
-    fclose(f);
-}
-
-static zb_op_target target(xp_env *e, int dry_run, int64_t now_ms)
+static zb_op_target target(of_env *e, int dry_run, int64_t now_ms)
 {
     zb_op_target t;
 
@@ -142,7 +115,7 @@ static zb_op_target target(xp_env *e, int dry_run, int64_t now_ms)
 
 static void test_ops_expire__generated_table(void)
 {
-    xp_env e;
+    of_env e;
     zb_table *t;
     zb_op_target tg;
     zb_expire_opts o = ZB_EXPIRE_OPTS_INIT;
@@ -155,24 +128,24 @@ static void test_ops_expire__generated_table(void)
 
     const char *out = getenv("ZB_EXPIRE_OUT");
 
-    xp_open(&e, 1);
+    of_open_catalog(&e, 1);
     snprintf(tdir, sizeof tdir, "%s/events", out ? out : e.dir);
     t = twelve_at(&e, tdir);
     for (i = 0; i < 12; i++) {
         keep[i] = i >= 9;        /* the 3 newest of main's line */
         ids[i] = t->meta->snapshots[i].snapshot_id;
-        rows[i] = xp_count_rows(&e, t, &t->meta->snapshots[i]);
+        rows[i] = of_count_rows(&e, t, &t->meta->snapshots[i]);
         ZBT_CHECK(rows[i] > 0);
     }
     ZBT_EQ_INT(rows[8], 8 * 20 - 1);          /* the position delete */
     ZBT_EQ_INT(rows[9], 8 * 20 - 1 - 20);     /* the removed file */
-    a = xp_snapshot_paths(&e, t, keep, 0);
-    b = xp_snapshot_paths(&e, t, keep, 1);
-    doomed_naive = xp_tree_minus(a, b);
-    ZBT_CHECK(xp_lines(doomed_naive) >= 9 + 1);   /* lists + the file */
-    before = xp_tree(tdir);
+    a = of_snapshot_paths(&e, t, keep, 0);
+    b = of_snapshot_paths(&e, t, keep, 1);
+    doomed_naive = of_tree_minus(a, b);
+    ZBT_CHECK(of_lines(doomed_naive) >= 9 + 1);   /* lists + the file */
+    before = of_tree(tdir);
 
-    tg = target(&e, 0, xp_now_ms() + 10 * DAY_MS);
+    tg = target(&e, 0, of_now_ms() + 10 * OF_DAY_MS);
     o.min_snapshots_to_keep = 3;
     o.delete_threads = 3;
     ZBT_OK_CTX(zb_expire(&tg, &e.ctx, &o, &r), &e.ctx);
@@ -184,24 +157,24 @@ static void test_ops_expire__generated_table(void)
     ZBT_EQ_U64(r.planned_data, 1);
     ZBT_EQ_U64(r.planned_stats, 1);      /* snapshot 1's, not 10's */
 
-    after = xp_tree(tdir);
+    after = of_tree(tdir);
     gone = removed(before, after);
     ZBT_EQ_STR(gone, doomed_naive);
-    ZBT_EQ_U64(r.files_deleted, xp_lines(gone));
+    ZBT_EQ_U64(r.files_deleted, of_lines(gone));
 
     /* The table as committed: 3 snapshots, each whole, same rows. */
-    xp_reload(&e, &t, IDENT);
+    of_reload(&e, &t, IDENT);
     ZBT_EQ_INT(t->meta->n_snapshots, 3);
     for (i = 0; i < t->meta->n_snapshots; i++) {
         const ice_snapshot *s = &t->meta->snapshots[i];
-        ZBT_CHECK(xp_check_snapshot(&e, t, s, 0) > 0);
+        ZBT_CHECK(of_check_snapshot(&e, t, s, OF_CHECK_ALL) > 0);
         for (j = 0; j < 12 && ids[j] != s->snapshot_id; j++)
             ;
         ZBT_CHECK(j >= 9 && j < 12);
-        ZBT_EQ_INT(xp_count_rows(&e, t, s), rows[j]);
+        ZBT_EQ_INT(of_count_rows(&e, t, s), rows[j]);
     }
     if (out != NULL)
-        keep_for_icebird(t, out, ids, rows, 12);
+        of_keep_for_icebird(t, out, ids, rows, 12);
     ZBT_OK_CTX(zb_expire_report(&rep, IDENT, &r, 0), &e.ctx);
     {
         char want[128];
@@ -227,14 +200,14 @@ static void test_ops_expire__generated_table(void)
     free(after);
     free(gone);
     zb_table_free(t);
-    xp_close(&e);
+    of_close(&e);
 }
 
 /* Dry run: real counts, not one byte of the table changed, the catalog
  * still points at the same metadata file. */
 static void test_ops_expire__dry_run_changes_nothing(void)
 {
-    xp_env e;
+    of_env e;
     zb_table *t;
     zb_op_target tg;
     zb_expire_opts o = ZB_EXPIRE_OPTS_INIT;
@@ -244,17 +217,17 @@ static void test_ops_expire__dry_run_changes_nothing(void)
 
     char tdir[700], *loc;
 
-    xp_open(&e, 1);
+    of_open_catalog(&e, 1);
     t = twelve(&e);
     snprintf(tdir, sizeof tdir, "%s/events", e.dir);
-    before = xp_tree(tdir);
+    before = of_tree(tdir);
     loc = strdup(t->metadata_location);
-    tg = target(&e, 1, xp_now_ms() + 10 * DAY_MS);
+    tg = target(&e, 1, of_now_ms() + 10 * OF_DAY_MS);
     o.min_snapshots_to_keep = 2;
     ZBT_OK_CTX(zb_expire(&tg, &e.ctx, &o, &r), &e.ctx);
-    after = xp_tree(tdir);
+    after = of_tree(tdir);
     ZBT_EQ_STR(after, before);
-    xp_reload(&e, &t, IDENT);
+    of_reload(&e, &t, IDENT);
     ZBT_EQ_STR(t->metadata_location, loc);      /* the catalog's pointer */
     free(loc);
     ZBT_EQ_U64(r.snapshots_expired, 10);
@@ -273,12 +246,12 @@ static void test_ops_expire__dry_run_changes_nothing(void)
     free(before);
     free(after);
     zb_table_free(t);
-    xp_close(&e);
+    of_close(&e);
 }
 
 static void test_ops_expire__gc_disabled_deletes_nothing(void)
 {
-    xp_env e;
+    of_env e;
     zb_table *t;
     zb_op_target tg;
     zb_expire_opts o = ZB_EXPIRE_OPTS_INIT;
@@ -287,20 +260,20 @@ static void test_ops_expire__gc_disabled_deletes_nothing(void)
     char tdir[700], *before, *after, *gone;
     zb_buf rep = ZB_BUF_INIT(1 << 16);
 
-    xp_open(&e, 1);
+    of_open_catalog(&e, 1);
     t = twelve(&e);
-    xp_commit(&e, &t, ice_update_set_properties(&kv, 1));
+    of_commit(&e, &t, ice_update_set_properties(&kv, 1));
     snprintf(tdir, sizeof tdir, "%s/events", e.dir);
-    before = xp_tree(tdir);
-    tg = target(&e, 0, xp_now_ms() + 10 * DAY_MS);
+    before = of_tree(tdir);
+    tg = target(&e, 0, of_now_ms() + 10 * OF_DAY_MS);
     ZBT_OK_CTX(zb_expire(&tg, &e.ctx, &o, &r), &e.ctx);
     ZBT_EQ_U64(r.snapshots_expired, 11);
     ZBT_EQ_U64(r.files_deleted, 0);
     ZBT_CHECK(r.gc_disabled && r.committed);
-    after = xp_tree(tdir);
+    after = of_tree(tdir);
     gone = removed(before, after);
     ZBT_EQ_STR(gone, "");
-    xp_reload(&e, &t, IDENT);
+    of_reload(&e, &t, IDENT);
     ZBT_EQ_INT(t->meta->n_snapshots, 1);
     ZBT_OK_CTX(zb_expire_report(&rep, IDENT, &r, 0), &e.ctx);
     ZBT_CONTAINS(zb_buf_cstr(&rep), "gc.enabled=false");
@@ -309,14 +282,14 @@ static void test_ops_expire__gc_disabled_deletes_nothing(void)
     free(after);
     free(gone);
     zb_table_free(t);
-    xp_close(&e);
+    of_close(&e);
 }
 
 /* Refs past their max age go (the ref's own age first, then the option);
  * a young tag keeps its snapshot. */
 static void test_ops_expire__refs(void)
 {
-    xp_env e;
+    of_env e;
     zb_table *t;
     zb_op_target tg;
     zb_expire_opts o = ZB_EXPIRE_OPTS_INIT;
@@ -324,27 +297,27 @@ static void test_ops_expire__refs(void)
     zb_buf rep = ZB_BUF_INIT(1 << 16);
     int64_t s0, s1, s2;
 
-    xp_open(&e, 1);
-    t = xp_make_table(&e, IDENT, NULL, 6, 5);
+    of_open_catalog(&e, 1);
+    t = of_make_catalog_table(&e, IDENT, NULL, 6, 5);
     s0 = t->meta->snapshots[0].snapshot_id;
     s1 = t->meta->snapshots[1].snapshot_id;
     s2 = t->meta->snapshots[2].snapshot_id;
-    xp_set_ref(&e, &t, "old-tag", 1, s0, DAY_MS);
-    xp_set_ref(&e, &t, "old-branch", 0, s1, -1);
-    xp_set_ref(&e, &t, "keep-tag", 1, s2, 100 * DAY_MS);
-    tg = target(&e, 0, xp_now_ms() + 10 * DAY_MS);
-    o.max_ref_age_ms = 2 * DAY_MS;
+    of_set_ref(&e, &t, "old-tag", 1, s0, OF_DAY_MS);
+    of_set_ref(&e, &t, "old-branch", 0, s1, -1);
+    of_set_ref(&e, &t, "keep-tag", 1, s2, 100 * OF_DAY_MS);
+    tg = target(&e, 0, of_now_ms() + 10 * OF_DAY_MS);
+    o.max_ref_age_ms = 2 * OF_DAY_MS;
     ZBT_OK_CTX(zb_expire(&tg, &e.ctx, &o, &r), &e.ctx);
     ZBT_EQ_U64(r.refs_dropped, 2);
     ZBT_EQ_U64(r.snapshots_expired, 4);
     ZBT_EQ_U64(r.snapshots_retained, 2);
-    xp_reload(&e, &t, IDENT);
+    of_reload(&e, &t, IDENT);
     ZBT_CHECK(ice_metadata_ref(t->meta, "old-tag") == NULL);
     ZBT_CHECK(ice_metadata_ref(t->meta, "old-branch") == NULL);
     ZBT_CHECK(ice_metadata_ref(t->meta, "keep-tag") != NULL);
     ZBT_CHECK(ice_metadata_snapshot(t->meta, s2) != NULL);
-    xp_check_snapshot(&e, t, ice_metadata_snapshot(t->meta, s2), 0);
-    ZBT_EQ_INT(xp_count_rows(&e, t, ice_metadata_snapshot(t->meta, s2)), 15);
+    of_check_snapshot(&e, t, ice_metadata_snapshot(t->meta, s2), OF_CHECK_ALL);
+    ZBT_EQ_INT(of_count_rows(&e, t, ice_metadata_snapshot(t->meta, s2)), 15);
     ZBT_OK_CTX(zb_expire_report(&rep, IDENT, &r, 0), &e.ctx);
     ZBT_CONTAINS(zb_buf_cstr(&rep), "  dropped 2 ref(s) past max-ref-age-ms: ");
     ZBT_CONTAINS(zb_buf_cstr(&rep), "old-tag");
@@ -352,7 +325,7 @@ static void test_ops_expire__refs(void)
     zb_buf_free(&rep);
     zb_expire_result_free(&r);
     zb_table_free(t);
-    xp_close(&e);
+    of_close(&e);
 }
 
 /* The spec's retention rules on snapshots with chosen timestamps. */
@@ -386,7 +359,7 @@ static void test_ops_expire__retention_rules(void)
     zb_expire_rules rules;
     zb_expire_opts o = ZB_EXPIRE_OPTS_INIT;
     unsigned char keep[16], drop[8];
-    int64_t T = 1000 * DAY_MS;
+    int64_t T = 1000 * OF_DAY_MS;
     ice_ref ref;
     size_t i;
     char got[32];
@@ -396,15 +369,15 @@ static void test_ops_expire__retention_rules(void)
                                    0, 2),
                &ctx);
     /* main: 1..6 at T-10d, -9d, -8d, -2d, -1d, T. */
-    add_snap(m, &ctx, 1, ICE_NO_SNAPSHOT, T - 10 * DAY_MS, NULL);
-    add_snap(m, &ctx, 2, 1, T - 9 * DAY_MS, NULL);
-    add_snap(m, &ctx, 3, 2, T - 8 * DAY_MS, NULL);
-    add_snap(m, &ctx, 4, 3, T - 2 * DAY_MS, NULL);
-    add_snap(m, &ctx, 5, 4, T - 1 * DAY_MS, NULL);
+    add_snap(m, &ctx, 1, ICE_NO_SNAPSHOT, T - 10 * OF_DAY_MS, NULL);
+    add_snap(m, &ctx, 2, 1, T - 9 * OF_DAY_MS, NULL);
+    add_snap(m, &ctx, 3, 2, T - 8 * OF_DAY_MS, NULL);
+    add_snap(m, &ctx, 4, 3, T - 2 * OF_DAY_MS, NULL);
+    add_snap(m, &ctx, 5, 4, T - 1 * OF_DAY_MS, NULL);
     /* branch b: 7 (parent 2) at T-7d; unreferenced 8 (young), 9 (old). */
-    add_snap(m, &ctx, 7, 2, T - 7 * DAY_MS, "b");
-    add_snap(m, &ctx, 8, ICE_NO_SNAPSHOT, T - DAY_MS, "tmp");
-    add_snap(m, &ctx, 9, ICE_NO_SNAPSHOT, T - 6 * DAY_MS, "tmp");
+    add_snap(m, &ctx, 7, 2, T - 7 * OF_DAY_MS, "b");
+    add_snap(m, &ctx, 8, ICE_NO_SNAPSHOT, T - OF_DAY_MS, "tmp");
+    add_snap(m, &ctx, 9, ICE_NO_SNAPSHOT, T - 6 * OF_DAY_MS, "tmp");
     ZBT_OK_CTX(ice_metadata_remove_ref(m, &ctx, "tmp"), &ctx);
     add_snap(m, &ctx, 6, 5, T, NULL);
     memset(&ref, 0, sizeof ref);
@@ -413,7 +386,7 @@ static void test_ops_expire__retention_rules(void)
     ref.snapshot_id = 1;
     ref.min_snapshots_to_keep = -1;
     ref.max_snapshot_age_ms = -1;
-    ref.max_ref_age_ms = DAY_MS;
+    ref.max_ref_age_ms = OF_DAY_MS;
     ZBT_OK_CTX(ice_metadata_set_ref(m, &ctx, &ref), &ctx);
     ZBT_CHECK(m->n_snapshots <= 16 && m->n_refs <= 8);
 
@@ -430,7 +403,7 @@ static void test_ops_expire__retention_rules(void)
 
     /* Defaults: 5 days, keep 1; t1 (1 day old max) is dropped. */
     ZBT_OK_CTX(zb_expire__rules(&rules, &ctx, m, &o), &ctx);
-    ZBT_EQ_INT(rules.max_snapshot_age_ms, 5 * DAY_MS);
+    ZBT_EQ_INT(rules.max_snapshot_age_ms, 5 * OF_DAY_MS);
     ZBT_EQ_INT(rules.min_snapshots_to_keep, 1);
     ZBT_OK_CTX(zb_expire__retain(keep, drop, &ctx, m, &rules, T), &ctx);
     KEPT(got);
@@ -480,7 +453,7 @@ static void test_ops_expire__retention_rules(void)
  * refused after the commit and nothing is deleted. */
 static void test_ops_expire__unsafe_after_commit(void)
 {
-    xp_env e;
+    of_env e;
     zb_table *t, *t2 = NULL;
     zb_expire_plan *p = NULL;
     zb_expire_opts o = ZB_EXPIRE_OPTS_INIT;
@@ -489,19 +462,19 @@ static void test_ops_expire__unsafe_after_commit(void)
     char tdir[700], *before, *after, *gone;
     const ice_snapshot *old;
 
-    xp_open(&e, 1);
+    of_open_catalog(&e, 1);
     t = twelve(&e);
     snprintf(tdir, sizeof tdir, "%s/events", e.dir);
     o.min_snapshots_to_keep = 2;
     ZBT_OK_CTX(zb_expire__plan(&p, t, e.io, &e.ctx, &o,
-                               xp_now_ms() + 10 * DAY_MS),
+                               of_now_ms() + 10 * OF_DAY_MS),
                &e.ctx);
     ZBT_EQ_INT(p->n_expired, 10);
     old = &t->meta->snapshots[3];
     snap = json_pack("{s:I, s:I, s:I, s:s, s:{s:s}, s:i}", "snapshot-id",
                      (json_int_t)777, "sequence-number",
                      (json_int_t)(t->meta->last_sequence_number + 1),
-                     "timestamp-ms", (json_int_t)xp_now_ms(), "manifest-list",
+                     "timestamp-ms", (json_int_t)of_now_ms(), "manifest-list",
                      old->manifest_list, "summary", "operation", "append",
                      "schema-id", 0);
     ups = json_pack("[{s:s, s:o}, {s:s, s:s, s:s, s:I}]", "action",
@@ -514,54 +487,54 @@ static void test_ops_expire__unsafe_after_commit(void)
     zb_table_free(t2);
     t2 = NULL;
 
-    before = xp_tree(tdir);
+    before = of_tree(tdir);
     ZBT_RC(zb_expire__apply(&t2, p, e.cat, e.io, &e.ctx, &o, &r), ZB_EUNSAFE);
     ZBT_CONTAINS(e.ctx.err.msg, "nothing deleted");
     ZBT_CONTAINS(e.ctx.err.msg, "still referenced");
     ZBT_CHECK(r.committed);
     ZBT_EQ_U64(r.files_deleted, 0);
-    after = xp_tree(tdir);
+    after = of_tree(tdir);
     gone = removed(before, after);
     ZBT_EQ_STR(gone, "");
     /* Everything the committed metadata names still reads. */
-    xp_reload(&e, &t, IDENT);
+    of_reload(&e, &t, IDENT);
     {
         size_t i;
         for (i = 0; i < t->meta->n_snapshots; i++)
-            xp_check_snapshot(&e, t, &t->meta->snapshots[i], 0);
+            of_check_snapshot(&e, t, &t->meta->snapshots[i], OF_CHECK_ALL);
     }
     free(before);
     free(after);
     free(gone);
     zb_expire__plan_free(p);
     zb_table_free(t);
-    xp_close(&e);
+    of_close(&e);
 }
 
 /* Main moved between plan and commit: a conflict, nothing deleted. */
 static void test_ops_expire__lost_race_deletes_nothing(void)
 {
-    xp_env e;
+    of_env e;
     zb_table *t, *t2 = NULL;
     zb_expire_plan *p = NULL;
     zb_expire_opts o = ZB_EXPIRE_OPTS_INIT;
     zb_expire_result r = ZB_EXPIRE_RESULT_INIT;
     char tdir[700], *before, *after, *gone;
 
-    xp_open(&e, 1);
-    t = xp_make_table(&e, IDENT, NULL, 5, 5);
+    of_open_catalog(&e, 1);
+    t = of_make_catalog_table(&e, IDENT, NULL, 5, 5);
     snprintf(tdir, sizeof tdir, "%s/events", e.dir);
     ZBT_OK_CTX(zb_expire__plan(&p, t, e.io, &e.ctx, &o,
-                               xp_now_ms() + 10 * DAY_MS),
+                               of_now_ms() + 10 * OF_DAY_MS),
                &e.ctx);
     ZBT_EQ_INT(p->n_expired, 4);
     ZBT_OK_CTX(zb_catalog_load_table(e.cat, &e.ctx, IDENT, &t2), &e.ctx);
-    xp_append(&e, &t2, 5, 500);
-    before = xp_tree(tdir);
+    of_append_to(&e, &t2, -1, 500, 5);
+    before = of_tree(tdir);
     ZBT_RC(zb_expire__apply(NULL, p, e.cat, e.io, &e.ctx, &o, &r),
            ZB_ECONFLICT);
     ZBT_CHECK(!r.committed);
-    after = xp_tree(tdir);
+    after = of_tree(tdir);
     gone = removed(before, after);
     ZBT_EQ_STR(gone, "");
     free(before);
@@ -570,21 +543,21 @@ static void test_ops_expire__lost_race_deletes_nothing(void)
     zb_expire__plan_free(p);
     zb_table_free(t);
     zb_table_free(t2);
-    xp_close(&e);
+    of_close(&e);
 }
 
 /* Spilled path streams give the same deletion as in-memory ones. */
 static void test_ops_expire__small_memory(void)
 {
-    xp_env e;
+    of_env e;
     zb_table *t;
     zb_op_target tg;
     zb_expire_opts o = ZB_EXPIRE_OPTS_INIT;
     zb_expire_result r1 = ZB_EXPIRE_RESULT_INIT, r2 = ZB_EXPIRE_RESULT_INIT;
 
-    xp_open(&e, 1);
+    of_open_catalog(&e, 1);
     t = twelve(&e);
-    tg = target(&e, 1, xp_now_ms() + 10 * DAY_MS);
+    tg = target(&e, 1, of_now_ms() + 10 * OF_DAY_MS);
     o.max_memory_bytes = 16 << 10;     /* 4 KiB a stream: spills at once */
     ZBT_OK_CTX(zb_expire(&tg, &e.ctx, &o, &r1), &e.ctx);
     o.max_memory_bytes = 0;
@@ -594,14 +567,14 @@ static void test_ops_expire__small_memory(void)
     ZBT_EQ_U64(r1.planned_manifests, r2.planned_manifests);
     ZBT_CHECK(r1.files_deleted > 10);
     zb_table_free(t);
-    xp_close(&e);
+    of_close(&e);
 }
 
 /* A retained snapshot's manifest list is gone: the plan fails, nothing is
  * committed or deleted. */
 static void test_ops_expire__retained_file_missing(void)
 {
-    xp_env e;
+    of_env e;
     zb_table *t;
     zb_op_target tg;
     zb_expire_opts o = ZB_EXPIRE_OPTS_INIT;
@@ -609,26 +582,26 @@ static void test_ops_expire__retained_file_missing(void)
     char tdir[700], *before, *after, *loc;
     const char *list;
 
-    xp_open(&e, 1);
+    of_open_catalog(&e, 1);
     t = twelve(&e);
     snprintf(tdir, sizeof tdir, "%s/events", e.dir);
     list = ice_metadata_current_snapshot(t->meta)->manifest_list;
     ZBT_CHECK(remove(list) == 0);
-    before = xp_tree(tdir);
+    before = of_tree(tdir);
     loc = strdup(t->metadata_location);
-    tg = target(&e, 0, xp_now_ms() + 10 * DAY_MS);
+    tg = target(&e, 0, of_now_ms() + 10 * OF_DAY_MS);
     ZBT_RC(zb_expire(&tg, &e.ctx, &o, &r), ZB_ENOTFOUND);
     ZBT_CONTAINS(e.ctx.err.msg, "retained snapshot");
     ZBT_CHECK(!r.committed);
-    after = xp_tree(tdir);
+    after = of_tree(tdir);
     ZBT_EQ_STR(after, before);
-    xp_reload(&e, &t, IDENT);
+    of_reload(&e, &t, IDENT);
     ZBT_EQ_STR(t->metadata_location, loc);
     free(loc);
     free(before);
     free(after);
     zb_table_free(t);
-    xp_close(&e);
+    of_close(&e);
 }
 
 const zbt_case test_ops_expire_gen[] = {

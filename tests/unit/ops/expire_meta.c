@@ -20,7 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "expire_test.h"
+#include "ops_fixture.h"
 #include "ops/expire/expire_int.h"
 #include "ops/orphans/remove_orphans.h"
 #include "table/commit/commit.h"
@@ -108,29 +108,29 @@ static char *referenced_names(const zb_table *t)
     return out;
 }
 
-static void set_prop(xp_env *e, zb_table **t, const char *k, const char *v)
+static void set_prop(of_env *e, zb_table **t, const char *k, const char *v)
 {
     ice_kv kv;
 
     kv.key = k;
     kv.value = v;
-    xp_commit(e, t, ice_update_set_properties(&kv, 1));
+    of_commit(e, t, ice_update_set_properties(&kv, 1));
 }
 
 /* 30 commits: create, 1 append, previous-versions-max=5, 27 appends. */
-static zb_table *thirty(xp_env *e, const char *ident)
+static zb_table *thirty(of_env *e, const char *ident)
 {
-    zb_table *t = xp_make_table(e, ident, NULL, 1, 10);
+    zb_table *t = of_make_catalog_table(e, ident, NULL, 1, 10);
     int i;
 
     set_prop(e, &t, ICE_PROP_PREVIOUS_VERSIONS_MAX, "5");
     for (i = 0; i < 27; i++)
-        xp_append(e, &t, 10, 100 * (i + 1));
+        of_append_to(e, &t, -1, 100 * (i + 1), 10);
     ZBT_CHECK(t->meta->n_metadata_log <= 5);
     return t;
 }
 
-static zb_op_target target(xp_env *e, const char *ident, int dry_run,
+static zb_op_target target(of_env *e, const char *ident, int dry_run,
                            int64_t now_ms)
 {
     zb_op_target tg;
@@ -186,7 +186,7 @@ static int prog_find(const prog *p, const char *stage)
 
 static void run_thirty(int sqlite)
 {
-    xp_env e;
+    of_env e;
     zb_table *t;
     zb_op_target tg;
     zb_expire_opts o = ZB_EXPIRE_OPTS_INIT;
@@ -198,7 +198,7 @@ static void run_thirty(int sqlite)
     prog pg;
     int k;
 
-    xp_open(&e, sqlite);
+    of_open_catalog(&e, sqlite);
     if (sqlite) {
         snprintf(ident, sizeof ident, "%s", IDENT);
         snprintf(tdir, sizeof tdir, "%s/events", e.dir);
@@ -212,19 +212,19 @@ static void run_thirty(int sqlite)
     ZBT_CHECK(n_snap == 28 && n_snap < 64);
     for (i = 0; i < n_snap; i++) {
         ids[i] = t->meta->snapshots[i].snapshot_id;
-        rows[i] = xp_count_rows(&e, t, &t->meta->snapshots[i]);
+        rows[i] = of_count_rows(&e, t, &t->meta->snapshots[i]);
     }
     names = metadata_names(mdir);
-    n_before = xp_lines(names);
+    n_before = of_lines(names);
     ZBT_EQ_U64(n_before, 30);
     free(names);
 
     /* Dry run: counts, changes no byte. */
-    before = xp_tree(tdir);
-    tg = target(&e, ident, 1, xp_now_ms() + 10 * DAY_MS);
+    before = of_tree(tdir);
+    tg = target(&e, ident, 1, of_now_ms() + 10 * OF_DAY_MS);
     o.min_snapshots_to_keep = 3;
     ZBT_OK_CTX(zb_expire(&tg, &e.ctx, &o, &rd), &e.ctx);
-    after = xp_tree(tdir);
+    after = of_tree(tdir);
     ZBT_EQ_STR(after, before);
     free(after);
     /* The commit adds one file; 6 stay (current and a log of 5). */
@@ -261,7 +261,7 @@ static void run_thirty(int sqlite)
     ZBT_CHECK(pg.calls[k] >= 2);
 
     /* Exactly the current file and its log are left. */
-    xp_reload(&e, &t, ident);
+    of_reload(&e, &t, ident);
     ZBT_EQ_U64(t->meta->n_metadata_log, 5);
     names = metadata_names(mdir);
     want = referenced_names(t);
@@ -271,20 +271,20 @@ static void run_thirty(int sqlite)
     if (!sqlite) {
         char hint[900];
         snprintf(hint, sizeof hint, "%s/version-hint.text", mdir);
-        ZBT_CHECK(xp_exists(hint));
+        ZBT_CHECK(of_exists(hint));
     }
     /* Every retained snapshot reads whole, with its rows. */
     ZBT_EQ_INT(t->meta->n_snapshots, 3);
     for (i = 0; i < t->meta->n_snapshots; i++) {
         const ice_snapshot *s = &t->meta->snapshots[i];
-        ZBT_CHECK(xp_check_snapshot(&e, t, s, 0) > 0);
+        ZBT_CHECK(of_check_snapshot(&e, t, s, OF_CHECK_ALL) > 0);
         for (j = 0; j < n_snap && ids[j] != s->snapshot_id; j++)
             ;
         ZBT_CHECK(j < n_snap);
-        ZBT_EQ_INT(xp_count_rows(&e, t, s), rows[j]);
+        ZBT_EQ_INT(of_count_rows(&e, t, s), rows[j]);
     }
     /* A further commit on the table still works. */
-    xp_append(&e, &t, 10, 99999);
+    of_append_to(&e, &t, -1, 99999, 10);
 
     /* Again: the append dropped one entry from the log, this expire's
      * commit (one more snapshot past the 3 kept) another. */
@@ -292,7 +292,7 @@ static void run_thirty(int sqlite)
     ZBT_OK_CTX(zb_expire(&tg, &e.ctx, &o, &r), &e.ctx);
     ZBT_EQ_U64(r.snapshots_expired, 1);
     ZBT_EQ_U64(r.metadata_deleted, 2);
-    xp_reload(&e, &t, ident);
+    of_reload(&e, &t, ident);
     names = metadata_names(mdir);
     want = referenced_names(t);
     ZBT_EQ_STR(names, want);
@@ -308,7 +308,7 @@ static void run_thirty(int sqlite)
     zb_expire_result_free(&r);
     zb_expire_result_free(&rd);
     zb_table_free(t);
-    xp_close(&e);
+    of_close(&e);
 }
 
 static void test_ops_expire__metadata_sqlite(void)
@@ -324,14 +324,14 @@ static void test_ops_expire__metadata_path(void)
 /* Nothing to expire: no commit, and the files older than the log go. */
 static void test_ops_expire__metadata_without_commit(void)
 {
-    xp_env e;
+    of_env e;
     zb_table *t;
     zb_op_target tg;
     zb_expire_opts o = ZB_EXPIRE_OPTS_INIT;
     zb_expire_result r = ZB_EXPIRE_RESULT_INIT;
     char mdir[800], *names, *want, *loc;
 
-    xp_open(&e, 1);
+    of_open_catalog(&e, 1);
     t = thirty(&e, IDENT);
     snprintf(mdir, sizeof mdir, "%s/events/metadata", e.dir);
     loc = strdup(t->metadata_location);
@@ -340,46 +340,47 @@ static void test_ops_expire__metadata_without_commit(void)
     ZBT_CHECK(!r.committed);
     ZBT_EQ_U64(r.snapshots_expired, 0);
     ZBT_EQ_U64(r.metadata_deleted, 30 - 6);
-    xp_reload(&e, &t, IDENT);
+    of_reload(&e, &t, IDENT);
     ZBT_EQ_STR(t->metadata_location, loc);
     names = metadata_names(mdir);
     want = referenced_names(t);
     ZBT_EQ_STR(names, want);
-    ZBT_EQ_U64(xp_lines(names), 6);
+    ZBT_EQ_U64(of_lines(names), 6);
     for (size_t i = 0; i < t->meta->n_snapshots; i++)
-        ZBT_CHECK(xp_check_snapshot(&e, t, &t->meta->snapshots[i], 0) > 0);
+        ZBT_CHECK(of_check_snapshot(&e, t, &t->meta->snapshots[i],
+                                    OF_CHECK_ALL) > 0);
     free(names);
     free(want);
     free(loc);
     zb_expire_result_free(&r);
     zb_table_free(t);
-    xp_close(&e);
+    of_close(&e);
 }
 
 /* gc.enabled=false and delete-after-commit=false: no metadata file goes. */
 static void keeps_all(const char *key, const char *value)
 {
-    xp_env e;
+    of_env e;
     zb_table *t;
     zb_op_target tg;
     zb_expire_opts o = ZB_EXPIRE_OPTS_INIT;
     zb_expire_result r = ZB_EXPIRE_RESULT_INIT;
     char mdir[800], *names;
 
-    xp_open(&e, 1);
+    of_open_catalog(&e, 1);
     t = thirty(&e, IDENT);
     set_prop(&e, &t, key, value);
     snprintf(mdir, sizeof mdir, "%s/events/metadata", e.dir);
-    tg = target(&e, IDENT, 0, xp_now_ms() + 10 * DAY_MS);
+    tg = target(&e, IDENT, 0, of_now_ms() + 10 * OF_DAY_MS);
     ZBT_OK_CTX(zb_expire(&tg, &e.ctx, &o, &r), &e.ctx);
     ZBT_CHECK(r.committed);
     ZBT_EQ_U64(r.metadata_deleted, 0);
     names = metadata_names(mdir);
-    ZBT_EQ_U64(xp_lines(names), 32);       /* 30, the property, expire */
+    ZBT_EQ_U64(of_lines(names), 32);       /* 30, the property, expire */
     free(names);
     zb_expire_result_free(&r);
     zb_table_free(t);
-    xp_close(&e);
+    of_close(&e);
 }
 
 static void test_ops_expire__metadata_gc_disabled(void)
@@ -410,7 +411,7 @@ static void test_ops_expire__metadata_delete_after_commit_not_true(void)
 #define BROKEN_NAME "00001-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee.metadata.json"
 static void test_ops_expire__metadata_foreign_kept(void)
 {
-    xp_env e;
+    of_env e;
     zb_table *t;
     zb_op_target tg;
     zb_expire_opts o = ZB_EXPIRE_OPTS_INIT;
@@ -418,7 +419,7 @@ static void test_ops_expire__metadata_foreign_kept(void)
     char mdir[800], p[1200], cmd[2600], *names;
     FILE *f;
 
-    xp_open(&e, 1);
+    of_open_catalog(&e, 1);
     t = thirty(&e, IDENT);
     snprintf(mdir, sizeof mdir, "%s/events/metadata", e.dir);
     /* Another table's file: the first one with its table-uuid changed. */
@@ -460,23 +461,23 @@ static void test_ops_expire__metadata_foreign_kept(void)
     ZBT_CONTAINS(names, "v1.metadata.json\n");
     ZBT_CONTAINS(names, "1-copy.metadata.json\n");
     ZBT_CONTAINS(names, "00000123-aaaa-bbbb-cccc-dddddddddddd.metadata.json\n");
-    ZBT_EQ_U64(xp_lines(names), 11);
+    ZBT_EQ_U64(of_lines(names), 11);
     snprintf(p, sizeof p, "%s/sub/00002-copy.metadata.json", mdir);
-    ZBT_CHECK(xp_exists(p));
+    ZBT_CHECK(of_exists(p));
     free(names);
     zb_expire_result_free(&r);
     zb_table_free(t);
-    xp_close(&e);
+    of_close(&e);
 }
 
 /* The floor and the prediction on metadata built by hand. */
 static void test_ops_expire__metadata_plan_predict(void)
 {
-    xp_env e;
+    of_env e;
     zb_table *t;
     zb_expire_meta mp, mq;
 
-    xp_open(&e, 1);
+    of_open_catalog(&e, 1);
     t = thirty(&e, IDENT);
     ZBT_EQ_U64(t->meta->n_metadata_log, 5);
     /* As loaded: the log's oldest is version 24 (current 29). */
@@ -491,13 +492,13 @@ static void test_ops_expire__metadata_plan_predict(void)
     zb_expire__meta_free(&mp);
     zb_expire__meta_free(&mq);
     zb_table_free(t);
-    xp_close(&e);
+    of_close(&e);
 }
 
 /* remove-orphans reports its deletions: done rises to total. */
 static void test_ops_orphans__progress(void)
 {
-    xp_env e;
+    of_env e;
     zb_table *t;
     zb_op_target tg;
     zb_remove_orphans_opts o = ZB_REMOVE_ORPHANS_OPTS_INIT;
@@ -506,11 +507,11 @@ static void test_ops_orphans__progress(void)
     prog pg;
     int i, k;
 
-    xp_open(&e, 1);
-    t = xp_make_table(&e, IDENT, NULL, 2, 5);
+    of_open_catalog(&e, 1);
+    t = of_make_catalog_table(&e, IDENT, NULL, 2, 5);
     for (i = 0; i < 40; i++) {
         snprintf(p, sizeof p, "%s/events/data/stray-%d.parquet", e.dir, i);
-        xp_make_file(p, 10, 10 * DAY_MS);
+        of_make_file(p, 10, 10 * OF_DAY_MS);
     }
     memset(&pg, 0, sizeof pg);
     e.ctx.progress = on_progress;
@@ -525,7 +526,7 @@ static void test_ops_orphans__progress(void)
     ZBT_EQ_U64(pg.total[k], 40);
     ZBT_EQ_U64(pg.done[k], 40);
     zb_table_free(t);
-    xp_close(&e);
+    of_close(&e);
 }
 
 const zbt_case test_ops_expire_meta[] = {

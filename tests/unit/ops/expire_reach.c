@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "expire_test.h"
+#include "ops_fixture.h"
 #include "ops/reachable/reachable_files.h"
 #include "util/alloc.h"
 #include "zamboni/budget.h"
@@ -302,7 +302,7 @@ static void test_ops_reach__delete_batches(void)
     ZBT_EQ_U64(d.failed, 1);
     ZBT_CONTAINS(d.first_error, "d0");
     snprintf(p, sizeof p, "%s/d1/f0001", dir);
-    ZBT_CHECK(!xp_exists(p));
+    ZBT_CHECK(!of_exists(p));
     zb_pathfile_free(f);
     zb_io_free(io);
 }

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "expire_test.h"
+#include "ops_fixture.h"
 #include "ops/expire/expire.h"
 #include "ops/orphans/remove_orphans.h"
 #include "table/commit/commit.h"
@@ -46,32 +46,32 @@ static int run_orphans(zb_op_target *t, zb_ctx *ctx)
 static int short_log;
 
 /* A folder table of 6 snapshots with a removed file and an old stray. */
-static void make_master(xp_env *e, const char *folder)
+static void make_master(of_env *e, const char *folder)
 {
-    zb_table *t = xp_make_table(e, folder, NULL, 4, 5);
-    char *path = xp_data_file(e, t, 1), stray[1200];
+    zb_table *t = of_make_catalog_table(e, folder, NULL, 4, 5);
+    char *path = of_data_file(e, t, 1), stray[1200];
     if (short_log) {
         ice_kv kv = { "write.metadata.previous-versions-max", "2" };
-        xp_commit(e, &t, ice_update_set_properties(&kv, 1));
+        of_commit(e, &t, ice_update_set_properties(&kv, 1));
     }
 
-    xp_remove_file(e, &t, path);
-    xp_append(e, &t, 5, 100);
+    of_remove_file(e, &t, path);
+    of_append_to(e, &t, -1, 100, 5);
     free(path);
     snprintf(stray, sizeof stray, "%s/data/stray.parquet", folder);
-    xp_make_file(stray, 7, 10 * DAY_MS);
+    of_make_file(stray, 7, 10 * OF_DAY_MS);
     zb_table_free(t);
 }
 
 static void torture(op_fn fn, int dry_run)
 {
-    xp_env e;
+    of_env e;
     char master[700], copy[700], cmd[1600], *before, *after;
     uint64_t n_allocs, nth, stride, failed;
     zb_op_target tg;
     int rc, rounds = 0, enomem = 0;
 
-    xp_open(&e, 0);
+    of_open_catalog(&e, 0);
     snprintf(master, sizeof master, "%s/master", e.dir);
     snprintf(copy, sizeof copy, "%s/copy", e.dir);
     make_master(&e, master);
@@ -80,10 +80,10 @@ static void torture(op_fn fn, int dry_run)
     tg.io = e.io;
     tg.ident = copy;
     tg.dry_run = dry_run;
-    tg.now_ms = xp_now_ms() + 10 * DAY_MS;
+    tg.now_ms = of_now_ms() + 10 * OF_DAY_MS;
 
     /* A clean round counts the allocations. */
-    xp_copy(master, copy);
+    of_copy(master, copy);
     n_allocs = zb_alloc__count();
     ZBT_OK_CTX(fn(&tg, &e.ctx), &e.ctx);
     n_allocs = zb_alloc__count() - n_allocs;
@@ -94,8 +94,8 @@ static void torture(op_fn fn, int dry_run)
         size_t i;
         snprintf(cmd, sizeof cmd, "rm -rf '%s'", copy);
         ZBT_CHECK(system(cmd) == 0);
-        xp_copy(master, copy);
-        before = xp_tree(copy);
+        of_copy(master, copy);
+        before = of_tree(copy);
         zb_ctx_init(&e.ctx);
         zb_alloc__fail_at(nth, 0);
         rc = fn(&tg, &e.ctx);
@@ -109,20 +109,20 @@ static void torture(op_fn fn, int dry_run)
             ZBT_CHECK(failed > 0);
             enomem++;
         }
-        after = xp_tree(copy);
+        after = of_tree(copy);
         if (dry_run)
             ZBT_EQ_STR(after, before);
         zb_ctx_init(&e.ctx);
         ZBT_OK_CTX(zb_catalog_load_table(e.cat, &e.ctx, copy, &t), &e.ctx);
         for (i = 0; i < t->meta->n_snapshots; i++)
-            ZBT_CHECK(xp_check_snapshot(&e, t, &t->meta->snapshots[i], 0) >
-                      0);
+            ZBT_CHECK(of_check_snapshot(&e, t, &t->meta->snapshots[i],
+                                        OF_CHECK_ALL) > 0);
         for (i = 0; i < t->meta->n_metadata_log; i++) {
             zb_buf b = ZB_BUF_INIT(1 << 16);   /* the log's files stay */
             ZBT_OK_CTX(zb_table_resolve(&b, &e.ctx, t,
                                         t->meta->metadata_log[i].metadata_file),
                        &e.ctx);
-            ZBT_CHECK(xp_exists(zb_buf_cstr(&b)));
+            ZBT_CHECK(of_exists(zb_buf_cstr(&b)));
             zb_buf_free(&b);
         }
         zb_table_free(t);
@@ -132,7 +132,7 @@ static void torture(op_fn fn, int dry_run)
     printf("  %d rounds of %llu allocations, %d ZB_ENOMEM\n", rounds,
            (unsigned long long)n_allocs, enomem);
     ZBT_CHECK(enomem > 0);
-    xp_close(&e);
+    of_close(&e);
 }
 
 static void test_ops_expire__torture_dry_run(void)

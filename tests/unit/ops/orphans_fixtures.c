@@ -18,11 +18,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "expire_test.h"
+#include "ops_fixture.h"
 #include "ops/expire/expire.h"
 #include "ops/orphans/remove_orphans.h"
 
-#define FAR_FUTURE(now) ((now) + 3650 * DAY_MS)
+#define FAR_FUTURE(now) ((now) + 3650 * OF_DAY_MS)
 
 typedef struct fx_state {
     size_t n;
@@ -30,20 +30,21 @@ typedef struct fx_state {
     int whole[512];
 } fx_state;
 
-static void record(xp_env *e, const zb_table *t, fx_state *st)
+static void record(of_env *e, const zb_table *t, fx_state *st)
 {
     size_t i;
 
     st->n = t->meta->n_snapshots < 512 ? t->meta->n_snapshots : 512;
     for (i = 0; i < st->n; i++) {
         st->ids[i] = t->meta->snapshots[i].snapshot_id;
-        st->whole[i] = xp_check_snapshot(e, t, &t->meta->snapshots[i], 1) >= 0;
+        st->whole[i] = of_check_snapshot(e, t, &t->meta->snapshots[i],
+                                         OF_CHECK_SOFT) >= 0;
         zb_err_clear(&e->ctx.err);
     }
 }
 
 /* Every snapshot of t that read whole in st still does. */
-static void still_whole(xp_env *e, const zb_table *t, const fx_state *st,
+static void still_whole(of_env *e, const zb_table *t, const fx_state *st,
                         const char *name)
 {
     size_t i, j;
@@ -53,7 +54,7 @@ static void still_whole(xp_env *e, const zb_table *t, const fx_state *st,
         for (j = 0; j < st->n && st->ids[j] != s->snapshot_id; j++)
             ;
         if (j < st->n && st->whole[j] &&
-            xp_check_snapshot(e, t, s, 1) < 0)
+            of_check_snapshot(e, t, s, OF_CHECK_SOFT) < 0)
             zbt__fail(__FILE__, __LINE__, "%s: snapshot %lld no longer "
                       "reads whole: %s", name, (long long)s->snapshot_id,
                       e->ctx.err.msg);
@@ -62,7 +63,7 @@ static void still_whole(xp_env *e, const zb_table *t, const fx_state *st,
 
 static void one_fixture(const char *name)
 {
-    xp_env e;
+    of_env e;
     zb_catalog_config cfg = ZB_CATALOG_CONFIG_INIT;
     ice_path_remap remap;
     zb_table *t = NULL;
@@ -73,13 +74,13 @@ static void one_fixture(const char *name)
     zb_expire_result er = ZB_EXPIRE_RESULT_INIT;
     fx_state st;
     char src[1024], copy[1024], folder[1200], *before, *after, *gone;
-    int64_t rows, now = xp_now_ms();
+    int64_t rows, now = of_now_ms();
     int rc, multi = strcmp(name, "impala-multi-location") == 0;
 
-    xp_open(&e, 0);
+    of_open_catalog(&e, 0);
     snprintf(src, sizeof src, "%s/%s", ZB_FIXTURES_DIR, name);
     snprintf(copy, sizeof copy, "%s/%s", e.dir, name);
-    xp_copy(src, copy);
+    of_copy(src, copy);
     if (multi) {
         zb_catalog_free(e.cat);
         remap.from = "/test-warehouse/iceberg_test/hadoop_catalog/ice";
@@ -97,7 +98,7 @@ static void one_fixture(const char *name)
     record(&e, t, &st);
     rows = t->meta->current_snapshot_id == ICE_NO_SNAPSHOT
                ? 0
-               : xp_count_rows(&e, t, ice_metadata_current_snapshot(t->meta));
+               : of_count_rows(&e, t, ice_metadata_current_snapshot(t->meta));
 
     memset(&tg, 0, sizeof tg);
     tg.catalog = e.cat;
@@ -106,55 +107,55 @@ static void one_fixture(const char *name)
     tg.now_ms = FAR_FUTURE(now);
 
     /* remove-orphans, previewed then done. */
-    before = xp_tree(copy);
+    before = of_tree(copy);
     tg.dry_run = 1;
     rc = zb_remove_orphans(&tg, &e.ctx, &oo, &orr);
     ZBT_CHECK(rc == ZB_OK || rc == ZB_EUNSAFE);
-    after = xp_tree(copy);
+    after = of_tree(copy);
     ZBT_EQ_STR(after, before);
     free(after);
     tg.dry_run = 0;
     ZBT_RC(zb_remove_orphans(&tg, &e.ctx, &oo, &orr), rc);
-    after = xp_tree(copy);
-    gone = xp_tree_minus(before, after);
+    after = of_tree(copy);
+    gone = of_tree_minus(before, after);
     if (rc == ZB_EUNSAFE) {
         char *p = strstr(e.ctx.err.msg, "such as ");
         ZBT_EQ_STR(gone, "");
         ZBT_CHECK(p != NULL);
-        ZBT_CHECK(!xp_exists(p + 8));
+        ZBT_CHECK(!of_exists(p + 8));
         printf("  %-34s remove-orphans: exit 4 (%s)\n", name,
                strstr(e.ctx.err.msg, "aborted"));
     } else {
-        ZBT_EQ_U64(xp_lines(gone), orr.files_deleted);
+        ZBT_EQ_U64(of_lines(gone), orr.files_deleted);
         ZBT_EQ_U64(orr.files_not_deleted, 0);
         printf("  %-34s remove-orphans: scanned %llu, referenced %llu, "
                "deleted %llu\n", name, (unsigned long long)orr.files_scanned,
                (unsigned long long)orr.files_referenced,
                (unsigned long long)orr.files_deleted);
     }
-    xp_reload(&e, &t, folder);
+    of_reload(&e, &t, folder);
     still_whole(&e, t, &st, name);
     if (t->meta->current_snapshot_id != ICE_NO_SNAPSHOT)
-        ZBT_EQ_INT(xp_count_rows(&e, t, ice_metadata_current_snapshot(t->meta)),
+        ZBT_EQ_INT(of_count_rows(&e, t, ice_metadata_current_snapshot(t->meta)),
                    rows);
     free(before);
     free(after);
     free(gone);
 
     /* expire on what is left. */
-    before = xp_tree(copy);
+    before = of_tree(copy);
     ZBT_OK_CTX(zb_expire(&tg, &e.ctx, &eo, &er), &e.ctx);
-    after = xp_tree(copy);
-    gone = xp_tree_minus(before, after);
+    after = of_tree(copy);
+    gone = of_tree_minus(before, after);
     /* The commit adds a metadata file and rewrites version-hint.text. */
-    ZBT_EQ_U64(xp_lines(gone) - (strstr(gone, "/version-hint.text\t") != NULL),
+    ZBT_EQ_U64(of_lines(gone) - (strstr(gone, "/version-hint.text\t") != NULL),
                er.files_deleted);
     ZBT_EQ_U64(er.files_not_deleted, 0);
-    xp_reload(&e, &t, folder);
+    of_reload(&e, &t, folder);
     ZBT_EQ_U64(t->meta->n_snapshots, er.snapshots_retained);
     still_whole(&e, t, &st, name);
     if (t->meta->current_snapshot_id != ICE_NO_SNAPSHOT)
-        ZBT_EQ_INT(xp_count_rows(&e, t, ice_metadata_current_snapshot(t->meta)),
+        ZBT_EQ_INT(of_count_rows(&e, t, ice_metadata_current_snapshot(t->meta)),
                    rows);
     printf("  %-34s expire: expired %llu, retained %llu, deleted %llu\n",
            name, (unsigned long long)er.snapshots_expired,
@@ -165,7 +166,7 @@ static void one_fixture(const char *name)
     free(after);
     free(gone);
     zb_table_free(t);
-    xp_close(&e);
+    of_close(&e);
 }
 
 static void test_ops_orphans__fixtures(void)

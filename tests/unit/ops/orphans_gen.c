@@ -13,13 +13,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "expire_test.h"
+#include "ops_fixture.h"
 #include "ops/orphans/remove_orphans.h"
 #include "table/commit/commit.h"
 
 #define HOUR_MS ((int64_t)3600 * 1000)
 
-static zb_op_target target(xp_env *e, const char *ident, int dry_run)
+static zb_op_target target(of_env *e, const char *ident, int dry_run)
 {
     zb_op_target t;
 
@@ -32,19 +32,19 @@ static zb_op_target target(xp_env *e, const char *ident, int dry_run)
 }
 
 /* 6 appends, a position delete and a file removal: 8 snapshots. */
-static zb_table *table8_at(xp_env *e, const char *ident, const char *location)
+static zb_table *table8_at(of_env *e, const char *ident, const char *location)
 {
-    zb_table *t = xp_make_table(e, ident, location, 6, 10);
+    zb_table *t = of_make_catalog_table(e, ident, location, 6, 10);
     char *path;
 
-    xp_delete_row(e, &t);
-    path = xp_data_file(e, t, 1);
-    xp_remove_file(e, &t, path);
+    of_delete_row(e, &t);
+    path = of_data_file(e, t, 1);
+    of_remove_file(e, &t, path);
     free(path);
     return t;
 }
 
-static zb_table *table8(xp_env *e, const char *ident)
+static zb_table *table8(of_env *e, const char *ident)
 {
     return table8_at(e, ident, NULL);
 }
@@ -54,29 +54,30 @@ static void plant(const char *tdir)
     char p[1024];
 
     snprintf(p, sizeof p, "%s/data/orphan-old.parquet", tdir);
-    xp_make_file(p, 100, 10 * DAY_MS);
+    of_make_file(p, 100, 10 * OF_DAY_MS);
     snprintf(p, sizeof p, "%s/metadata/stray-old.avro", tdir);
-    xp_make_file(p, 50, 10 * DAY_MS);
+    of_make_file(p, 50, 10 * OF_DAY_MS);
     snprintf(p, sizeof p, "%s/data/nested/deep/old.bin", tdir);
-    xp_make_file(p, 10, 5 * DAY_MS);
+    of_make_file(p, 10, 5 * OF_DAY_MS);
     snprintf(p, sizeof p, "%s/data/young.parquet", tdir);
-    xp_make_file(p, 30, HOUR_MS);
+    of_make_file(p, 30, HOUR_MS);
 }
 
-static void check_all_snapshots(xp_env *e, const char *ident)
+static void check_all_snapshots(of_env *e, const char *ident)
 {
     zb_table *t = NULL;
     size_t i;
 
-    xp_reload(e, &t, ident);
+    of_reload(e, &t, ident);
     for (i = 0; i < t->meta->n_snapshots; i++)
-        ZBT_CHECK(xp_check_snapshot(e, t, &t->meta->snapshots[i], 0) > 0);
+        ZBT_CHECK(of_check_snapshot(e, t, &t->meta->snapshots[i],
+                                    OF_CHECK_ALL) > 0);
     zb_table_free(t);
 }
 
 static void test_ops_orphans__generated_table(void)
 {
-    xp_env e;
+    of_env e;
     zb_table *t;
     zb_op_target tg;
     zb_remove_orphans_opts o = ZB_REMOVE_ORPHANS_OPTS_INIT;
@@ -89,17 +90,17 @@ static void test_ops_orphans__generated_table(void)
     int64_t ids[8], rows[8];
     size_t i;
 
-    xp_open(&e, 1);
+    of_open_catalog(&e, 1);
     snprintf(tdir, sizeof tdir, "%s/events", out ? out : e.dir);
     t = table8_at(&e, "db.events", tdir);
     ZBT_EQ_INT(t->meta->n_snapshots, 8);
     for (i = 0; i < 8; i++) {
         ids[i] = t->meta->snapshots[i].snapshot_id;
-        rows[i] = xp_count_rows(&e, t, &t->meta->snapshots[i]);
+        rows[i] = of_count_rows(&e, t, &t->meta->snapshots[i]);
     }
     plant(tdir);
-    before = xp_tree(tdir);
-    n_files = xp_lines(before);
+    before = of_tree(tdir);
+    n_files = of_lines(before);
     tg = target(&e, "db.events", 0);
     o.delete_threads = 2;
     ZBT_OK_CTX(zb_remove_orphans(&tg, &e.ctx, &o, &r), &e.ctx);
@@ -110,19 +111,19 @@ static void test_ops_orphans__generated_table(void)
     ZBT_EQ_U64(r.bytes_deleted, 160);
     ZBT_EQ_U64(r.files_left, 1);
     ZBT_EQ_U64(r.bytes_left, 30);
-    after = xp_tree(tdir);
-    gone = xp_tree_minus(before, after);
-    ZBT_EQ_INT(xp_lines(gone), 3);
+    after = of_tree(tdir);
+    gone = of_tree_minus(before, after);
+    ZBT_EQ_INT(of_lines(gone), 3);
     ZBT_CONTAINS(gone, "/data/orphan-old.parquet\t100\t");
     ZBT_CONTAINS(gone, "/metadata/stray-old.avro\t50\t");
     ZBT_CONTAINS(gone, "/data/nested/deep/old.bin\t10\t");
-    ZBT_EQ_INT(xp_lines(after), n_files - 3);
+    ZBT_EQ_INT(of_lines(after), n_files - 3);
     check_all_snapshots(&e, "db.events");
-    xp_reload(&e, &t, "db.events");
+    of_reload(&e, &t, "db.events");
     for (i = 0; i < 8; i++)
-        ZBT_EQ_INT(xp_count_rows(&e, t, &t->meta->snapshots[i]), rows[i]);
+        ZBT_EQ_INT(of_count_rows(&e, t, &t->meta->snapshots[i]), rows[i]);
     if (out != NULL)
-        keep_for_icebird(t, out, ids, rows, 8);
+        of_keep_for_icebird(t, out, ids, rows, 8);
     ZBT_OK_CTX(zb_remove_orphans_report(&rep, "db.events", &r, 0), &e.ctx);
     snprintf(want, sizeof want,
              "db.events: scanned %zu file(s), %zu referenced, 4 unreferenced\n"
@@ -140,12 +141,12 @@ static void test_ops_orphans__generated_table(void)
     free(after);
     free(gone);
     zb_table_free(t);
-    xp_close(&e);
+    of_close(&e);
 }
 
 static void test_ops_orphans__dry_run_changes_nothing(void)
 {
-    xp_env e;
+    of_env e;
     zb_table *t;
     zb_op_target tg;
     zb_remove_orphans_opts o = ZB_REMOVE_ORPHANS_OPTS_INIT;
@@ -153,14 +154,14 @@ static void test_ops_orphans__dry_run_changes_nothing(void)
     zb_buf rep = ZB_BUF_INIT(1 << 16);
     char tdir[700], *before, *after;
 
-    xp_open(&e, 1);
+    of_open_catalog(&e, 1);
     t = table8(&e, "db.events");
     snprintf(tdir, sizeof tdir, "%s/events", e.dir);
     plant(tdir);
-    before = xp_tree(tdir);
+    before = of_tree(tdir);
     tg = target(&e, "db.events", 1);
     ZBT_OK_CTX(zb_remove_orphans(&tg, &e.ctx, &o, &r), &e.ctx);
-    after = xp_tree(tdir);
+    after = of_tree(tdir);
     ZBT_EQ_STR(after, before);
     ZBT_EQ_U64(r.files_deleted, 3);
     ZBT_OK_CTX(zb_remove_orphans_report(&rep, "db.events", &r, 1), &e.ctx);
@@ -173,12 +174,12 @@ static void test_ops_orphans__dry_run_changes_nothing(void)
     free(before);
     free(after);
     zb_table_free(t);
-    xp_close(&e);
+    of_close(&e);
 }
 
 static void test_ops_orphans__guard(void)
 {
-    xp_env e;
+    of_env e;
     zb_table *t;
     zb_op_target tg;
     zb_remove_orphans_opts o = ZB_REMOVE_ORPHANS_OPTS_INIT;
@@ -186,16 +187,16 @@ static void test_ops_orphans__guard(void)
     zb_buf rep = ZB_BUF_INIT(1 << 16);
     char tdir[700], *before, *after;
 
-    xp_open(&e, 1);
-    t = xp_make_table(&e, "db.events", NULL, 2, 5);
+    of_open_catalog(&e, 1);
+    t = of_make_catalog_table(&e, "db.events", NULL, 2, 5);
     snprintf(tdir, sizeof tdir, "%s/events", e.dir);
     plant(tdir);
-    before = xp_tree(tdir);
+    before = of_tree(tdir);
     tg = target(&e, "db.events", 0);
     o.older_than_ms = 12 * HOUR_MS;
     ZBT_RC(zb_remove_orphans(&tg, &e.ctx, &o, &r), ZB_EREFUSED);
     ZBT_CONTAINS(e.ctx.err.msg, "below 24 hours");
-    after = xp_tree(tdir);
+    after = of_tree(tdir);
     ZBT_EQ_STR(after, before);
     free(after);
     /* Forced, 30 minutes: the hour-old file goes too. */
@@ -206,7 +207,7 @@ static void test_ops_orphans__guard(void)
     ZBT_EQ_U64(r.files_left, 0);
     /* A 7-day guard leaves the 5-day-old and the young file, and says so. */
     plant(tdir);
-    o.older_than_ms = 7 * DAY_MS;
+    o.older_than_ms = 7 * OF_DAY_MS;
     o.force = 0;
     ZBT_OK_CTX(zb_remove_orphans(&tg, &e.ctx, &o, &r), &e.ctx);
     ZBT_EQ_U64(r.files_deleted, 2);
@@ -218,14 +219,14 @@ static void test_ops_orphans__guard(void)
     zb_buf_free(&rep);
     free(before);
     zb_table_free(t);
-    xp_close(&e);
+    of_close(&e);
 }
 
 /* gc.enabled=false: the table's files may be shared, so nothing goes
  * (exit 3), as Iceberg refuses. */
 static void test_ops_orphans__gc_disabled_refused(void)
 {
-    xp_env e;
+    of_env e;
     zb_table *t;
     zb_op_target tg;
     zb_remove_orphans_opts o = ZB_REMOVE_ORPHANS_OPTS_INIT;
@@ -233,27 +234,27 @@ static void test_ops_orphans__gc_disabled_refused(void)
     ice_kv kv = { "gc.enabled", "false" };
     char tdir[700], *before, *after;
 
-    xp_open(&e, 1);
-    t = xp_make_table(&e, "db.events", NULL, 2, 5);
-    xp_commit(&e, &t, ice_update_set_properties(&kv, 1));
+    of_open_catalog(&e, 1);
+    t = of_make_catalog_table(&e, "db.events", NULL, 2, 5);
+    of_commit(&e, &t, ice_update_set_properties(&kv, 1));
     snprintf(tdir, sizeof tdir, "%s/events", e.dir);
     plant(tdir);
-    before = xp_tree(tdir);
+    before = of_tree(tdir);
     tg = target(&e, "db.events", 0);
     ZBT_RC(zb_remove_orphans(&tg, &e.ctx, &o, &r), ZB_EREFUSED);
     ZBT_CONTAINS(e.ctx.err.msg, "gc.enabled=false");
-    after = xp_tree(tdir);
+    after = of_tree(tdir);
     ZBT_EQ_STR(after, before);
     free(after);
     free(before);
     zb_table_free(t);
-    xp_close(&e);
+    of_close(&e);
 }
 
 /* Exit 4: a file a snapshot references is missing from the listing. */
 static void test_ops_orphans__unsafe_missing_file(void)
 {
-    xp_env e;
+    of_env e;
     zb_table *t;
     zb_op_target tg;
     zb_remove_orphans_opts o = ZB_REMOVE_ORPHANS_OPTS_INIT;
@@ -261,64 +262,64 @@ static void test_ops_orphans__unsafe_missing_file(void)
     zb_buf b = ZB_BUF_INIT(1 << 16);
     char tdir[700], *before, *after, *path;
 
-    xp_open(&e, 1);
+    of_open_catalog(&e, 1);
     t = table8(&e, "db.events");
     snprintf(tdir, sizeof tdir, "%s/events", e.dir);
     plant(tdir);
-    path = xp_data_file(&e, t, 0);
+    path = of_data_file(&e, t, 0);
     ZBT_OK_CTX(zb_table_resolve(&b, &e.ctx, t, path), &e.ctx);
     ZBT_CHECK(unlink(zb_buf_cstr(&b)) == 0);
-    before = xp_tree(tdir);
+    before = of_tree(tdir);
     tg = target(&e, "db.events", 0);
     ZBT_RC(zb_remove_orphans(&tg, &e.ctx, &o, &r), ZB_EUNSAFE);
     ZBT_CONTAINS(e.ctx.err.msg, "aborted, nothing deleted");
     ZBT_CONTAINS(e.ctx.err.msg, "missing from the listing");
     ZBT_CONTAINS(e.ctx.err.msg, zb_buf_cstr(&b));
     ZBT_EQ_U64(r.files_deleted, 0);
-    after = xp_tree(tdir);
+    after = of_tree(tdir);
     ZBT_EQ_STR(after, before);
     /* A missing manifest list: the same. */
     free(after);
     ZBT_CHECK(unlink(t->meta->snapshots[0].manifest_list) == 0);
     zbt_write_file(zb_buf_cstr(&b), "x", 1);    /* the data file is back */
     free(before);
-    before = xp_tree(tdir);
+    before = of_tree(tdir);
     ZBT_RC(zb_remove_orphans(&tg, &e.ctx, &o, &r), ZB_EUNSAFE);
     ZBT_CONTAINS(e.ctx.err.msg, t->meta->snapshots[0].manifest_list);
-    after = xp_tree(tdir);
+    after = of_tree(tdir);
     ZBT_EQ_STR(after, before);
     zb_buf_free(&b);
     free(path);
     free(before);
     free(after);
     zb_table_free(t);
-    xp_close(&e);
+    of_close(&e);
 }
 
 /* Exit 4: another table of the catalog lies inside this one's location. */
 static void test_ops_orphans__unsafe_nested_table(void)
 {
-    xp_env e;
+    of_env e;
     zb_table *a, *b;
     zb_op_target tg;
     zb_remove_orphans_opts o = ZB_REMOVE_ORPHANS_OPTS_INIT;
     zb_remove_orphans_result r;
     char adir[700], bdir[800], *before, *after;
 
-    xp_open(&e, 1);
+    of_open_catalog(&e, 1);
     snprintf(adir, sizeof adir, "%s/a", e.dir);
     snprintf(bdir, sizeof bdir, "%s/a/nested_b", e.dir);
-    a = xp_make_table(&e, "db.a", adir, 2, 5);
-    b = xp_make_table(&e, "other.b", bdir, 2, 5);
+    a = of_make_catalog_table(&e, "db.a", adir, 2, 5);
+    b = of_make_catalog_table(&e, "other.b", bdir, 2, 5);
     plant(adir);
-    before = xp_tree(e.dir);
+    before = of_tree(e.dir);
     tg = target(&e, "db.a", 0);
     ZBT_RC(zb_remove_orphans(&tg, &e.ctx, &o, &r), ZB_EUNSAFE);
     ZBT_CONTAINS(e.ctx.err.msg, "other.b lies at");
     ZBT_CONTAINS(e.ctx.err.msg, "nothing deleted");
-    after = xp_tree(adir);
+    after = of_tree(adir);
     free(before);
-    before = xp_tree(adir);
+    before = of_tree(adir);
     ZBT_EQ_STR(after, before);
     free(after);
     /* The inner table may be cleaned: the outer one is not inside it. */
@@ -326,7 +327,7 @@ static void test_ops_orphans__unsafe_nested_table(void)
     tg = target(&e, "other.b", 0);
     ZBT_OK_CTX(zb_remove_orphans(&tg, &e.ctx, &o, &r), &e.ctx);
     ZBT_EQ_U64(r.files_deleted, 3);
-    after = xp_tree(adir);
+    after = of_tree(adir);
     ZBT_CONTAINS(after, "/a/data/orphan-old.parquet");   /* a's stay */
     check_all_snapshots(&e, "db.a");
     check_all_snapshots(&e, "other.b");
@@ -334,14 +335,14 @@ static void test_ops_orphans__unsafe_nested_table(void)
     free(after);
     zb_table_free(a);
     zb_table_free(b);
-    xp_close(&e);
+    of_close(&e);
 }
 
 /* Exit 4: the table's location moved away from its files: snapshots but
  * nothing of them under the location. */
 static void test_ops_orphans__unsafe_nothing_reachable(void)
 {
-    xp_env e;
+    of_env e;
     zb_table *t;
     zb_op_target tg;
     zb_remove_orphans_opts o = ZB_REMOVE_ORPHANS_OPTS_INIT;
@@ -349,22 +350,22 @@ static void test_ops_orphans__unsafe_nothing_reachable(void)
     char tdir[700], edir[700], p[800], *before, *after, *b2, *a2;
     json_t *u;
 
-    xp_open(&e, 1);
+    of_open_catalog(&e, 1);
     t = table8(&e, "db.events");
     snprintf(tdir, sizeof tdir, "%s/events", e.dir);
     snprintf(edir, sizeof edir, "%s/elsewhere", e.dir);
     u = json_pack("{s:s, s:s}", "action", "set-location", "location", edir);
-    xp_commit(&e, &t, u);
+    of_commit(&e, &t, u);
     snprintf(p, sizeof p, "%s/data/stray.parquet", edir);
-    xp_make_file(p, 10, 10 * DAY_MS);
-    before = xp_tree(edir);
-    b2 = xp_tree(tdir);
+    of_make_file(p, 10, 10 * OF_DAY_MS);
+    before = of_tree(edir);
+    b2 = of_tree(tdir);
     tg = target(&e, "db.events", 0);
     ZBT_RC(zb_remove_orphans(&tg, &e.ctx, &o, &r), ZB_EUNSAFE);
     ZBT_CONTAINS(e.ctx.err.msg, "nothing deleted");
     ZBT_CONTAINS(e.ctx.err.msg, "the table has 8 snapshot(s) but none of");
-    after = xp_tree(edir);
-    a2 = xp_tree(tdir);
+    after = of_tree(edir);
+    a2 = of_tree(tdir);
     ZBT_EQ_STR(after, before);
     ZBT_EQ_STR(a2, b2);
     free(before);
@@ -372,7 +373,7 @@ static void test_ops_orphans__unsafe_nothing_reachable(void)
     free(a2);
     free(b2);
     zb_table_free(t);
-    xp_close(&e);
+    of_close(&e);
 }
 
 const zbt_case test_ops_orphans_gen[] = {

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "ops/compact/compact.h"
-#include "tidy_test.h"
+#include "ops_fixture.h"
 
 typedef struct prog {
     char stage[8][64];
@@ -55,7 +55,7 @@ static int find(const prog *p, const char *stage)
 
 static void run(int threads)
 {
-    tt_env e;
+    of_env e;
     zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
     zb_compact_result r;
     prog pg;
@@ -63,9 +63,9 @@ static void run(int threads)
     size_t i;
     int k;
 
-    tt_open(&e, "progress");
-    tt_make_table(&e, 2, 1, 4, 16, 50);
-    tt_rows(&e, &rows0, &h0);
+    of_open(&e, "progress");
+    of_make_table(&e, 2, 1, 4, 16, 50);
+    of_rows(&e, &rows0, &h0);
     memset(&pg, 0, sizeof pg);
     e.ctx.progress = on_progress;
     e.ctx.progress_payload = &pg;
@@ -96,11 +96,11 @@ static void run(int threads)
     ZBT_EQ_U64(pg.total[k], bytes);
     ZBT_EQ_U64(pg.done[k], bytes);
     ZBT_EQ_U64(r.bytes_removed, bytes);
-    tt_rows(&e, &rows1, &h1);
+    of_rows(&e, &rows1, &h1);
     ZBT_EQ_U64(rows1, rows0);
     ZBT_EQ_U64(h1, h0);
     zb_compact_result_free(&r);
-    tt_close(&e);
+    of_close(&e);
 }
 
 static void test_ops_progress__compact_one_thread(void)
@@ -116,17 +116,17 @@ static void test_ops_progress__compact_two_threads(void)
 /* Without a callback nothing is called and the run is the same. */
 static void test_ops_progress__compact_no_callback(void)
 {
-    tt_env e;
+    of_env e;
     zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
     zb_compact_result r;
 
-    tt_open(&e, "progress");
-    tt_make_table(&e, 2, 1, 2, 4, 20);
+    of_open(&e, "progress");
+    of_make_table(&e, 2, 1, 2, 4, 20);
     o.max_concurrent = 2;
     ZBT_OK_CTX(zb_compact(&e.t, &e.ctx, &o, &r), &e.ctx);
     ZBT_EQ_U64(r.groups_committed, 2);
     zb_compact_result_free(&r);
-    tt_close(&e);
+    of_close(&e);
 }
 
 static const zbt_case cases[] = {

@@ -1,7 +1,8 @@
 # Tests of apply-properties, remove-dangling-deletes and rewrite-manifests
 # (src/ops/apply_properties.c, dangling.c, rewrite_manifests.c) on generated
 # tables and copies of the fixture tables, through the PATH catalog.
-add_executable(test_ops_tidy unit/ops/tidy_main.c unit/ops/tidy_util.c
+add_executable(test_ops_tidy unit/ops/tidy_main.c unit/ops/ops_fixture.c
+  unit/ops/ops_fixture_files.c
   unit/ops/tidy_props.c unit/ops/tidy_dangling.c unit/ops/tidy_rewrite.c
   unit/ops/tidy_faults.c unit/ops/tidy_settings.c)
 target_include_directories(test_ops_tidy PRIVATE

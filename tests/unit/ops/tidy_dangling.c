@@ -21,7 +21,7 @@
 #include "ops/ingest/table_write.h"
 #include "plan/scan/scan_plan.h"
 #include "table/commit/commit.h"
-#include "tidy_test.h"
+#include "ops_fixture.h"
 #include "util/alloc.h"
 
 static void report(char *out, size_t n, const char *ident,
@@ -36,8 +36,8 @@ static void report(char *out, size_t n, const char *ident,
 }
 
 /* The delete files of a that b lacks (pointers into a), at most max. */
-static size_t gone(const char **out, size_t max, const tt_items *a,
-                   const tt_items *b)
+static size_t gone(const char **out, size_t max, const of_items *a,
+                   const of_items *b)
 {
     size_t i, j, n = 0;
 
@@ -57,22 +57,22 @@ static size_t gone(const char **out, size_t max, const tt_items *a,
  * The whole check on one table whose dangling files number n_dangling
  * (all removable); returns the removed paths' count.
  */
-static void check_removal(tt_env *e, uint64_t n_deletes, uint64_t n_dangling)
+static void check_removal(of_env *e, uint64_t n_deletes, uint64_t n_dangling)
 {
     zb_dangling_opts o = ZB_DANGLING_OPTS_INIT;
     zb_dangling_result r;
-    tt_items a, b;
+    of_items a, b;
     uint64_t rows0, h0, rows1, h1;
     char *before, *after, *op, text[1024];
     const char *rm[16];
     size_t n_rm, i, snaps;
 
-    tt_live(&a, e);
-    tt_rows(e, &rows0, &h0);
-    tt_check_files(e);
-    snaps = tt_snapshot_count(e);
+    of_live(&a, e);
+    of_rows(e, &rows0, &h0);
+    of_check_files(e);
+    snaps = of_snapshot_count(e);
     /* dry run */
-    before = tt_listing(e->dir);
+    before = of_listing(e->dir);
     e->t.dry_run = 1;
     ZBT_OK_CTX(zb_remove_dangling_deletes(&e->t, &e->ctx, &o, &r), &e->ctx);
     ZBT_EQ_U64(r.delete_files, n_deletes);
@@ -80,7 +80,7 @@ static void check_removal(tt_env *e, uint64_t n_deletes, uint64_t n_dangling)
     ZBT_EQ_U64(r.removable, n_dangling);
     ZBT_EQ_U64(r.removed, n_dangling);
     ZBT_EQ_INT(r.committed, 0);
-    after = tt_listing(e->dir);
+    after = of_listing(e->dir);
     ZBT_EQ_STR(after, before);
     zb_free(after);
     zb_free(before);
@@ -95,14 +95,14 @@ static void check_removal(tt_env *e, uint64_t n_deletes, uint64_t n_dangling)
     ZBT_EQ_U64(r.dangling, n_dangling);
     ZBT_EQ_U64(r.removed, n_dangling);
     ZBT_EQ_INT(r.committed, n_dangling > 0);
-    ZBT_EQ_U64(tt_snapshot_count(e), snaps + (n_dangling > 0));
+    ZBT_EQ_U64(of_snapshot_count(e), snaps + (n_dangling > 0));
     if (n_dangling > 0) {
-        op = tt_summary(e, "operation");
+        op = of_summary(e, "operation");
         ZBT_EQ_STR(op, "replace");
         zb_free(op);
-        ZBT_EQ_INT(tt_current_id(e), r.snapshot_id);
+        ZBT_EQ_INT(of_current_id(e), r.snapshot_id);
     }
-    tt_live(&b, e);
+    of_live(&b, e);
     n_rm = gone(rm, 16, &a, &b);
     ZBT_EQ_U64(n_rm, n_dangling);
     for (i = 0; i < a.n; i++)
@@ -115,23 +115,23 @@ static void check_removal(tt_env *e, uint64_t n_deletes, uint64_t n_dangling)
             if (a.v[k].path == rm[i])
                 ZBT_CHECK(a.v[k].content != 0);   /* only delete files */
     }
-    tt_items_same(&a, &b, rm, n_rm);
-    ZBT_EQ_U64(tt_count(&b, 0), tt_count(&a, 0));
-    tt_rows(e, &rows1, &h1);
+    of_items_same(&a, &b, rm, n_rm);
+    ZBT_EQ_U64(of_count(&b, 0), of_count(&a, 0));
+    of_rows(e, &rows1, &h1);
     ZBT_EQ_U64(rows1, rows0);
     ZBT_EQ_U64(h1, h0);
-    tt_check_files(e);
+    of_check_files(e);
     /* again: nothing dangles, nothing committed */
-    before = tt_listing(e->dir);
+    before = of_listing(e->dir);
     ZBT_OK_CTX(zb_remove_dangling_deletes(&e->t, &e->ctx, &o, &r), &e->ctx);
     ZBT_EQ_U64(r.dangling, 0);
     ZBT_EQ_INT(r.committed, 0);
-    after = tt_listing(e->dir);
+    after = of_listing(e->dir);
     ZBT_EQ_STR(after, before);
     zb_free(after);
     zb_free(before);
-    tt_items_free(&a);
-    tt_items_free(&b);
+    of_items_free(&a);
+    of_items_free(&b);
 }
 
 static void test_ops_tidy_dangling__fixtures(void)
@@ -141,19 +141,19 @@ static void test_ops_tidy_dangling__fixtures(void)
     size_t i;
 
     for (i = 0; i < 2; i++) {
-        tt_env e;
-        tt_items a;
+        of_env e;
+        of_items a;
         zb_dangling_result r;
         char text[512];
 
-        if (!tt_fixture(&e, names[i])) {
-            tt_close(&e);
+        if (!of_fixture(&e, names[i])) {
+            of_close(&e);
             continue;
         }
-        tt_live(&a, &e);
-        printf("  %s: %zu data, %zu pos, %zu eq\n", names[i], tt_count(&a, 0),
-               tt_count(&a, 1), tt_count(&a, 2));
-        check_removal(&e, tt_count(&a, 1) + tt_count(&a, 2), 1);
+        of_live(&a, &e);
+        printf("  %s: %zu data, %zu pos, %zu eq\n", names[i], of_count(&a, 0),
+               of_count(&a, 1), of_count(&a, 2));
+        check_removal(&e, of_count(&a, 1) + of_count(&a, 2), 1);
         /* the report of a table without dangling files */
         e.t.dry_run = 1;
         ZBT_OK_CTX(zb_remove_dangling_deletes(&e.t, &e.ctx, NULL, &r),
@@ -163,15 +163,15 @@ static void test_ops_tidy_dangling__fixtures(void)
             ZBT_EQ_STR(text, "t: no delete files\n");
         else
             ZBT_CONTAINS(text, ", 0 dangling\n");
-        tt_items_free(&a);
-        tt_close(&e);
+        of_items_free(&a);
+        of_close(&e);
     }
 }
 
 /* Removes a live data file (as the manifest names it) in a delete commit. */
-static void drop_data_file(tt_env *e, const char *path)
+static void drop_data_file(of_env *e, const char *path)
 {
-    zb_table *t = tt_load(e), *t2 = NULL;
+    zb_table *t = of_load(e), *t2 = NULL;
     ice_commit_op_opts oo = ICE_COMMIT_OP_OPTS_INIT;
     ice_commit_op *op = NULL;
     ice_commit_result cr = ICE_COMMIT_RESULT_INIT;
@@ -192,7 +192,7 @@ static void drop_data_file(tt_env *e, const char *path)
 }
 
 /* The data file of partition part in the live entries, or NULL. */
-static const char *data_of(const tt_items *it, size_t nth)
+static const char *data_of(const of_items *it, size_t nth)
 {
     size_t i, k = 0;
 
@@ -202,9 +202,9 @@ static const char *data_of(const tt_items *it, size_t nth)
     return NULL;
 }
 
-static void delete_pos(tt_env *e, const char *path, int part)
+static void delete_pos(of_env *e, const char *path, int part)
 {
-    zb_table *t = tt_load(e);
+    zb_table *t = of_load(e);
     int64_t pos = 0;
     ice_value v = ice_value_int(part);
     zb_write_partition wp = { -1, 1, NULL, NULL };
@@ -215,9 +215,9 @@ static void delete_pos(tt_env *e, const char *path, int part)
     zb_table_free(t);
 }
 
-static void delete_eq(tt_env *e, int64_t id, int part)
+static void delete_eq(of_env *e, int64_t id, int part)
 {
-    zb_table *t = tt_load(e);
+    zb_table *t = of_load(e);
     ice_value v = ice_value_int(part);
     zb_write_partition wp = { -1, 1, NULL, NULL };
     struct ArrowSchema s;
@@ -252,23 +252,23 @@ static void delete_eq(tt_env *e, int64_t id, int part)
 
 static void test_ops_tidy_dangling__generated(void)
 {
-    tt_env e;
-    tt_items a;
+    of_env e;
+    of_items a;
     char *pa, *pb, text[512];
     zb_dangling_result r;
 
-    tt_open(&e, "gen");
-    tt_make_table(&e, 2, 1, 2, 2, 20);  /* A: part 0 ids 0..19, B: part 1 */
+    of_open(&e, "gen");
+    of_make_table(&e, 2, 1, 2, 2, 20);  /* A: part 0 ids 0..19, B: part 1 */
     e.t.dry_run = 1;
     ZBT_OK_CTX(zb_remove_dangling_deletes(&e.t, &e.ctx, NULL, &r), &e.ctx);
     report(text, sizeof text, "t", &r, 1);
     ZBT_EQ_STR(text, "t: no delete files\n");
     e.t.dry_run = 0;
-    tt_live(&a, &e);
+    of_live(&a, &e);
     pa = zb_strdup(data_of(&a, 0));   /* sorted by path: part=0 first */
     pb = zb_strdup(data_of(&a, 1));
     ZBT_CHECK(strstr(pa, "part=0") && strstr(pb, "part=1"));
-    tt_items_free(&a);
+    of_items_free(&a);
     delete_pos(&e, pa, 0);             /* row 0 of A */
     delete_eq(&e, 21, 1);              /* id 21 of B */
     /* both apply: nothing dangles */
@@ -278,31 +278,31 @@ static void test_ops_tidy_dangling__generated(void)
     check_removal(&e, 2, 1);
     /* a newer file in part 1, and B goes: the equality delete (older than
      * the new file) applies to nothing */
-    tt_append(&e, 1, 1000, 5);
+    of_append(&e, 1, 1000, 5);
     drop_data_file(&e, pb);
     check_removal(&e, 1, 1);
     zb_free(pa);
     zb_free(pb);
-    tt_close(&e);
+    of_close(&e);
 }
 
 static void test_ops_tidy_dangling__unpartitioned_eq(void)
 {
-    tt_env e;
-    tt_items a;
+    of_env e;
+    of_items a;
     char *pa;
 
     /* an unpartitioned equality delete applies to older files of every
      * partition: it dangles only when none is older */
-    tt_open(&e, "ueq");
-    tt_make_table(&e, 2, 0, 1, 1, 10);
+    of_open(&e, "ueq");
+    of_make_table(&e, 2, 0, 1, 1, 10);
     delete_eq(&e, 3, -1);
-    tt_append(&e, -1, 100, 10);
+    of_append(&e, -1, 100, 10);
     check_removal(&e, 1, 0);
-    tt_live(&a, &e);
+    of_live(&a, &e);
     pa = zb_strdup(data_of(&a, 0));
-    tt_items_free(&a);
-    tt_live(&a, &e);
+    of_items_free(&a);
+    of_live(&a, &e);
     /* drop the older file (the one holding id 0..9) */
     {
         size_t i;
@@ -312,24 +312,24 @@ static void test_ops_tidy_dangling__unpartitioned_eq(void)
                 pa = zb_strdup(a.v[i].path);
             }
     }
-    tt_items_free(&a);
+    of_items_free(&a);
     drop_data_file(&e, pa);
     check_removal(&e, 1, 1);
     zb_free(pa);
-    tt_close(&e);
+    of_close(&e);
 }
 
 static void test_ops_tidy_dangling__v1(void)
 {
-    tt_env e;
+    of_env e;
     zb_dangling_result r;
 
-    tt_open(&e, "v1");
-    tt_make_table(&e, 1, 0, 1, 2, 5);
+    of_open(&e, "v1");
+    of_make_table(&e, 1, 0, 1, 2, 5);
     ZBT_OK_CTX(zb_remove_dangling_deletes(&e.t, &e.ctx, NULL, &r), &e.ctx);
     ZBT_EQ_U64(r.delete_files, 0);
     ZBT_EQ_INT(r.committed, 0);
-    tt_close(&e);
+    of_close(&e);
 }
 
 /* A child process appends while the removal runs: each run ends
@@ -337,27 +337,27 @@ static void test_ops_tidy_dangling__v1(void)
  * dangling file is gone and every data file of both writers is live. */
 static void test_ops_tidy_dangling__concurrent_appends(void)
 {
-    tt_env e;
+    of_env e;
     zb_dangling_opts o = ZB_DANGLING_OPTS_INIT;
     zb_dangling_result r;
-    tt_items a, b;
+    of_items a, b;
     char *pa;
     uint64_t rows, h;
     size_t runs = 0, commits = 0, conflicts = 0;
     int st = 0, done = 0;
     pid_t pid;
 
-    tt_open(&e, "dg-race");
-    tt_make_table(&e, 2, 1, 2, 2, 10);
-    tt_live(&a, &e);
+    of_open(&e, "dg-race");
+    of_make_table(&e, 2, 1, 2, 2, 10);
+    of_live(&a, &e);
     pa = zb_strdup(data_of(&a, 0));
-    tt_items_free(&a);
+    of_items_free(&a);
     delete_pos(&e, pa, 0);
     drop_data_file(&e, pa);
     o.max_attempts = 2;
     fflush(stdout);
     if ((pid = fork()) == 0) {
-        tt_env c = e;
+        of_env c = e;
         zb_catalog_config cfg = ZB_CATALOG_CONFIG_INIT;
         int k, rc = 0;
 
@@ -367,7 +367,7 @@ static void test_ops_tidy_dangling__concurrent_appends(void)
             zb_catalog_open(&c.cat, &c.ctx, c.io, &cfg) < 0)
             _exit(3);
         for (k = 0; k < 15 && rc == 0; k++)
-            rc = tt_append_rc(&c, k % 2, 1000 + k * 4, 4);
+            rc = of_append_rc(&c, k % 2, 1000 + k * 4, 4);
         if (rc < 0)
             fprintf(stderr, "child: %s\n", c.ctx.err.msg);
         _exit(rc < 0 ? 1 : 0);
@@ -396,15 +396,15 @@ static void test_ops_tidy_dangling__concurrent_appends(void)
     ZBT_EQ_U64(commits, 1);
     printf("  %zu run(s), %zu commit(s), %zu lost race(s)\n", runs, commits,
            conflicts);
-    tt_live(&b, &e);
-    ZBT_EQ_U64(tt_count(&b, 1), 0);
-    ZBT_EQ_U64(tt_count(&b, 0), 1 + 15);
-    tt_rows(&e, &rows, &h);
+    of_live(&b, &e);
+    ZBT_EQ_U64(of_count(&b, 1), 0);
+    ZBT_EQ_U64(of_count(&b, 0), 1 + 15);
+    of_rows(&e, &rows, &h);
     ZBT_EQ_U64(rows, 10 + 15 * 4);
-    tt_check_files(&e);
-    tt_items_free(&b);
+    of_check_files(&e);
+    of_items_free(&b);
     zb_free(pa);
-    tt_close(&e);
+    of_close(&e);
 }
 
 /* Every fixture, dry run: the dangling count equals the planner's own
@@ -441,7 +441,7 @@ static void test_ops_tidy_dangling__all_fixtures(void)
     size_t i, with_dangling = 0;
 
     for (i = 0; i < sizeof names / sizeof names[0]; i++) {
-        tt_env e;
+        of_env e;
         zb_dangling_result r;
         zb_scan_plan_opts po = ZB_SCAN_PLAN_OPTS_INIT;
         zb_scan_plan *p = NULL;
@@ -451,19 +451,19 @@ static void test_ops_tidy_dangling__all_fixtures(void)
         char *before, *after, text[512];
         int rc;
 
-        if (!tt_fixture(&e, names[i])) {
-            tt_close(&e);
+        if (!of_fixture(&e, names[i])) {
+            of_close(&e);
             continue;
         }
-        before = tt_listing(e.dir);
+        before = of_listing(e.dir);
         e.t.dry_run = 1;
         ZBT_OK_CTX(zb_remove_dangling_deletes(&e.t, &e.ctx, NULL, &r),
                    &e.ctx);
-        after = tt_listing(e.dir);
+        after = of_listing(e.dir);
         ZBT_EQ_STR(after, before);
         zb_free(before);
         zb_free(after);
-        t = tt_load(&e);
+        t = of_load(&e);
         memset(&st, 0, sizeof st);
         if (ice_metadata_current_snapshot(t->meta) != NULL) {
             po.manifest = &t->paths;
@@ -494,17 +494,17 @@ static void test_ops_tidy_dangling__all_fixtures(void)
             with_dangling++;
             check_removal(&e, r.delete_files, r.dangling);
         }
-        tt_close(&e);
+        of_close(&e);
     }
     ZBT_EQ_U64(with_dangling, sizeof expect / sizeof expect[0]);
 }
 
 /* Commits a deletion vector entry (v3) for data file ref in puffin at
  * offset. The Puffin file is not written: these cases read metadata only. */
-static void add_dv(tt_env *e, const char *ref, const char *puffin,
+static void add_dv(of_env *e, const char *ref, const char *puffin,
                    int64_t offset)
 {
-    zb_table *t = tt_load(e);
+    zb_table *t = of_load(e);
     ice_data_file f;
 
     memset(&f, 0, sizeof f);
@@ -527,19 +527,19 @@ static void add_dv(tt_env *e, const char *ref, const char *puffin,
  * one in a Puffin file that also holds a live DV is counted, and kept. */
 static void test_ops_tidy_dangling__deletion_vectors(void)
 {
-    tt_env e;
-    tt_items a, b;
+    of_env e;
+    of_items a, b;
     zb_dangling_result r;
     char *p0, *p1, *p2, puf1[1200], puf2[1200], text[512];
     const char *gone_path[1];
 
-    tt_open(&e, "dv");
-    tt_make_table(&e, 3, 0, 1, 3, 10);
-    tt_live(&a, &e);
+    of_open(&e, "dv");
+    of_make_table(&e, 3, 0, 1, 3, 10);
+    of_live(&a, &e);
     p0 = zb_strdup(data_of(&a, 0));
     p1 = zb_strdup(data_of(&a, 1));
     p2 = zb_strdup(data_of(&a, 2));
-    tt_items_free(&a);
+    of_items_free(&a);
     snprintf(puf1, sizeof puf1, "%s/data/dv-1.puffin", e.dir);
     snprintf(puf2, sizeof puf2, "%s/data/dv-2.puffin", e.dir);
     add_dv(&e, p0, puf1, 4);           /* alone in its file */
@@ -550,7 +550,7 @@ static void test_ops_tidy_dangling__deletion_vectors(void)
     ZBT_EQ_U64(r.dangling, 0);
     drop_data_file(&e, p0);
     drop_data_file(&e, p1);
-    tt_live(&a, &e);
+    of_live(&a, &e);
     e.t.dry_run = 1;
     ZBT_OK_CTX(zb_remove_dangling_deletes(&e.t, &e.ctx, NULL, &r), &e.ctx);
     ZBT_EQ_U64(r.delete_files, 3);
@@ -568,16 +568,16 @@ static void test_ops_tidy_dangling__deletion_vectors(void)
     ZBT_OK_CTX(zb_remove_dangling_deletes(&e.t, &e.ctx, NULL, &r), &e.ctx);
     ZBT_EQ_INT(r.committed, 1);
     ZBT_EQ_U64(r.removed, 1);
-    tt_live(&b, &e);
+    of_live(&b, &e);
     gone_path[0] = puf1;
-    tt_items_same(&a, &b, gone_path, 1);
-    ZBT_EQ_U64(tt_count(&b, 1), 2);
-    tt_items_free(&a);
-    tt_items_free(&b);
+    of_items_same(&a, &b, gone_path, 1);
+    ZBT_EQ_U64(of_count(&b, 1), 2);
+    of_items_free(&a);
+    of_items_free(&b);
     zb_free(p0);
     zb_free(p1);
     zb_free(p2);
-    tt_close(&e);
+    of_close(&e);
 }
 
 const zbt_case test_ops_tidy_dangling[] = {

@@ -15,12 +15,12 @@
 #include "ops/apply_properties.h"
 #include "ops/remove_dangling_deletes.h"
 #include "ops/rewrite_manifests.h"
-#include "tidy_test.h"
+#include "ops_fixture.h"
 #include "util/alloc.h"
 
 enum { OP_REWRITE, OP_DANGLING, OP_PROPS };
 
-static int run_op(tt_env *e, int op)
+static int run_op(of_env *e, int op)
 {
     switch (op) {
     case OP_REWRITE: {
@@ -47,38 +47,38 @@ static int run_op(tt_env *e, int op)
 }
 
 /* Copies src to a fresh folder name and points e at it. */
-static void fresh_copy(tt_env *e, const char *src, const char *name)
+static void fresh_copy(of_env *e, const char *src, const char *name)
 {
     char cmd[3000];
 
-    tt_open(e, name);
+    of_open(e, name);
     snprintf(cmd, sizeof cmd, "rm -rf '%s' && cp -R '%s' '%s'", e->dir, src,
              e->dir);
     ZBT_EQ_INT(system(cmd), 0);
 }
 
-static void torture(tt_env *src, int op, const char *tag)
+static void torture(of_env *src, int op, const char *tag)
 {
-    tt_items want;
+    of_items want;
     uint64_t total, n, stride, runs = 0, failed_runs = 0;
     int rc;
 
-    tt_live(&want, src);
+    of_live(&want, src);
     /* a clean run sizes the loop */
     {
-        tt_env e;
+        of_env e;
         uint64_t before;
 
         fresh_copy(&e, src->dir, "tort-size");
         before = zb_alloc__count();
         ZBT_OK_CTX(run_op(&e, op), &e.ctx);
         total = zb_alloc__count() - before;
-        tt_close(&e);
+        of_close(&e);
     }
     stride = total / 150 + 1;
     for (n = 1; n <= total + 1; n += stride) {
-        tt_env e;
-        tt_items got;
+        of_env e;
+        of_items got;
         uint64_t failed;
         char name[64];
 
@@ -95,50 +95,50 @@ static void torture(tt_env *src, int op, const char *tag)
         }
         if (failed == 0)
             ZBT_OK_CTX(rc, &e.ctx);
-        tt_live(&got, &e);
+        of_live(&got, &e);
         if (op == OP_DANGLING) {
             /* removed or not: the data files stay */
-            ZBT_EQ_U64(tt_count(&got, 0), tt_count(&want, 0));
+            ZBT_EQ_U64(of_count(&got, 0), of_count(&want, 0));
         } else {
-            tt_items_same(&want, &got, NULL, 0);
+            of_items_same(&want, &got, NULL, 0);
         }
-        tt_items_free(&got);
-        tt_close(&e);
+        of_items_free(&got);
+        of_close(&e);
     }
     printf("  %s: %llu allocations, %llu runs, %llu failed cleanly\n", tag,
            (unsigned long long)total, (unsigned long long)runs,
            (unsigned long long)failed_runs);
     ZBT_CHECK(failed_runs > 0);
-    tt_items_free(&want);
+    of_items_free(&want);
 }
 
 static void test_ops_tidy_faults__alloc_rewrite(void)
 {
-    tt_env src;
+    of_env src;
 
-    tt_open(&src, "src-rw");
-    tt_make_table(&src, 2, 1, 2, 4, 3);
+    of_open(&src, "src-rw");
+    of_make_table(&src, 2, 1, 2, 4, 3);
     torture(&src, OP_REWRITE, "rewrite");
-    tt_close(&src);
+    of_close(&src);
 }
 
 static void test_ops_tidy_faults__alloc_dangling(void)
 {
-    tt_env src;
+    of_env src;
 
-    if (tt_fixture(&src, "impala-spark-compaction-dangling"))
+    if (of_fixture(&src, "impala-spark-compaction-dangling"))
         torture(&src, OP_DANGLING, "dangling");
-    tt_close(&src);
+    of_close(&src);
 }
 
 static void test_ops_tidy_faults__alloc_props(void)
 {
-    tt_env src;
+    of_env src;
 
-    tt_open(&src, "src-props");
-    tt_make_table(&src, 2, 0, 1, 1, 3);
+    of_open(&src, "src-props");
+    of_make_table(&src, 2, 0, 1, 1, 3);
     torture(&src, OP_PROPS, "props");
-    tt_close(&src);
+    of_close(&src);
 }
 
 /* Cuts the file at path to len bytes (or flips a byte at len when flip). */
@@ -171,9 +171,9 @@ static void damage(const char *path, long len, int flip)
 }
 
 /* The first data manifest of the current snapshot, resolved. */
-static char *first_manifest(tt_env *e, int want_list)
+static char *first_manifest(of_env *e, int want_list)
 {
-    zb_table *t = tt_load(e);
+    zb_table *t = of_load(e);
     const ice_snapshot *s = ice_metadata_current_snapshot(t->meta);
     ice_manifest_list_reader *lr = NULL;
     const ice_manifest_file *mf;
@@ -212,18 +212,18 @@ static void test_ops_tidy_faults__corrupt(void)
         int op;
 
         for (op = OP_REWRITE; op <= OP_DANGLING; op++) {
-            tt_env e;
+            of_env e;
             char name[64], *path, *before, *after;
             int rc;
 
             (void)name;
-            if (!tt_fixture(&e, "impala-v2-pos-some-files")) {
-                tt_close(&e);
+            if (!of_fixture(&e, "impala-v2-pos-some-files")) {
+                of_close(&e);
                 return;
             }
             path = first_manifest(&e, cases[i].list);
             damage(path, cases[i].at, cases[i].flip);
-            before = tt_listing(e.dir);
+            before = of_listing(e.dir);
             if (op == OP_DANGLING) {
                 zb_dangling_result r;
                 rc = zb_remove_dangling_deletes(&e.t, &e.ctx, NULL, &r);
@@ -231,7 +231,7 @@ static void test_ops_tidy_faults__corrupt(void)
                 zb_rewrite_manifests_result r;
                 rc = zb_rewrite_manifests(&e.t, &e.ctx, NULL, &r);
             }
-            after = tt_listing(e.dir);
+            after = of_listing(e.dir);
             /* a flipped byte may land where it changes nothing readable */
             if (!cases[i].flip || rc < 0) {
                 if (rc >= 0)
@@ -245,7 +245,7 @@ static void test_ops_tidy_faults__corrupt(void)
             zb_free(before);
             zb_free(after);
             zb_free(path);
-            tt_close(&e);
+            of_close(&e);
         }
     }
 }

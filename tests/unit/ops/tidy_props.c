@@ -12,7 +12,7 @@
 
 #include "ops/apply_properties.h"
 #include "table/commit/commit.h"
-#include "tidy_test.h"
+#include "ops_fixture.h"
 #include "util/alloc.h"
 
 static void report(char *out, size_t n, const char *ident,
@@ -28,7 +28,7 @@ static void report(char *out, size_t n, const char *ident,
 
 static void test_ops_tidy_props__set_remove(void)
 {
-    tt_env e;
+    of_env e;
     ice_kv set[] = { { "write.target-file-size-bytes", "1000" },
                      { "commit.retry.num-retries", "7" },
                      { "zb.test", "x" } };
@@ -37,17 +37,17 @@ static void test_ops_tidy_props__set_remove(void)
     zb_apply_props_result r = ZB_APPLY_PROPS_RESULT_INIT;
     char *before, *after, text[2048];
     zb_table *t;
-    tt_items a, b;
+    of_items a, b;
 
-    tt_open(&e, "props");
-    tt_make_table(&e, 2, 0, 1, 2, 10);
-    tt_live(&a, &e);
+    of_open(&e, "props");
+    of_make_table(&e, 2, 0, 1, 2, 10);
+    of_live(&a, &e);
     o.set = set;
     o.n_set = 3;
     o.remove = rm;
     o.n_remove = 2;
     /* dry run: the three changes, nothing written */
-    before = tt_listing(e.dir);
+    before = of_listing(e.dir);
     e.t.dry_run = 1;
     ZBT_OK_CTX(zb_apply_properties(&e.t, &e.ctx, &o, &r), &e.ctx);
     ZBT_EQ_U64(r.n_changes, 3);
@@ -57,7 +57,7 @@ static void test_ops_tidy_props__set_remove(void)
                "  write.target-file-size-bytes: (unset) -> 1000\n"
                "  commit.retry.num-retries: (unset) -> 7\n"
                "  zb.test: (unset) -> x\n");
-    after = tt_listing(e.dir);
+    after = of_listing(e.dir);
     ZBT_EQ_STR(after, before);
     zb_free(after);
     zb_apply_props_result_free(&r);
@@ -67,23 +67,23 @@ static void test_ops_tidy_props__set_remove(void)
     ZBT_EQ_INT(r.committed, 1);
     ZBT_EQ_U64(r.n_changes, 3);
     zb_apply_props_result_free(&r);
-    t = tt_load(&e);
+    t = of_load(&e);
     ZBT_EQ_STR(ice_metadata_property(t->meta, "write.target-file-size-bytes"),
                "1000");
     ZBT_EQ_STR(ice_metadata_property(t->meta, "zb.test"), "x");
     zb_table_free(t);
-    tt_live(&b, &e);
-    tt_items_same(&a, &b, NULL, 0);
-    tt_items_free(&b);
+    of_live(&b, &e);
+    of_items_same(&a, &b, NULL, 0);
+    of_items_free(&b);
     /* again: nothing differs, nothing committed */
     zb_free(before);
-    before = tt_listing(e.dir);
+    before = of_listing(e.dir);
     ZBT_OK_CTX(zb_apply_properties(&e.t, &e.ctx, &o, &r), &e.ctx);
     ZBT_EQ_U64(r.n_changes, 0);
     ZBT_EQ_INT(r.committed, 0);
     report(text, sizeof text, "db.t", &r, 0);
     ZBT_EQ_STR(text, "db.t: properties already match\n");
-    after = tt_listing(e.dir);
+    after = of_listing(e.dir);
     ZBT_EQ_STR(after, before);
     zb_free(after);
     zb_free(before);
@@ -98,25 +98,25 @@ static void test_ops_tidy_props__set_remove(void)
                "  write.target-file-size-bytes: 1000 -> 2000\n"
                "  zb.test: x -> (unset)\n");
     zb_apply_props_result_free(&r);
-    t = tt_load(&e);
+    t = of_load(&e);
     ZBT_CHECK(ice_metadata_property(t->meta, "zb.test") == NULL);
     ZBT_EQ_STR(ice_metadata_property(t->meta, "commit.retry.num-retries"),
                "7");
     zb_table_free(t);
-    tt_live(&b, &e);
-    tt_items_same(&a, &b, NULL, 0);
-    tt_items_free(&b);
-    tt_items_free(&a);
+    of_live(&b, &e);
+    of_items_same(&a, &b, NULL, 0);
+    of_items_free(&b);
+    of_items_free(&a);
     /* a reserved key is refused */
     set[0].key = "format-version";
     ZBT_RC(zb_apply_properties(&e.t, &e.ctx, &o, &r), ZB_EINVAL);
     zb_apply_props_result_free(&r);
-    tt_close(&e);
+    of_close(&e);
 }
 
 static void test_ops_tidy_props__sort_order(void)
 {
-    tt_env e;
+    of_env e;
     zb_sort_column cols[] = { { "part", 0, 0, NULL },
                               { "id", 1, 1, "bucket[4]" } };
     zb_apply_props_opts o = ZB_APPLY_PROPS_OPTS_INIT;
@@ -126,8 +126,8 @@ static void test_ops_tidy_props__sort_order(void)
     zb_table *t;
     json_t *j;
 
-    tt_open(&e, "sort");
-    tt_make_table(&e, 2, 1, 2, 2, 10);
+    of_open(&e, "sort");
+    of_make_table(&e, 2, 1, 2, 2, 10);
     o.sort = cols;
     o.n_sort = 2;
     ZBT_OK_CTX(zb_apply_properties(&e.t, &e.ctx, &o, &r), &e.ctx);
@@ -137,7 +137,7 @@ static void test_ops_tidy_props__sort_order(void)
     ZBT_EQ_STR(text, "t: set 1 property\n  sort-order: unsorted -> part asc "
                "nulls-last, bucket[4](id) desc nulls-first\n");
     zb_apply_props_result_free(&r);
-    t = tt_load(&e);
+    t = of_load(&e);
     so = ice_metadata_sort_order(t->meta, t->meta->default_sort_order_id);
     ZBT_CHECK(so != NULL && so->n_fields == 2);
     ZBT_EQ_INT(so->fields[0].source_id, 2);
@@ -156,10 +156,10 @@ static void test_ops_tidy_props__sort_order(void)
     ZBT_CHECK(j != NULL);
     o.n_sort = 0;
     o.sort_order = j;
-    before = tt_listing(e.dir);
+    before = of_listing(e.dir);
     ZBT_OK_CTX(zb_apply_properties(&e.t, &e.ctx, &o, &r), &e.ctx);
     ZBT_EQ_U64(r.n_changes, 0);
-    after = tt_listing(e.dir);
+    after = of_listing(e.dir);
     ZBT_EQ_STR(after, before);
     zb_free(before);
     zb_free(after);
@@ -170,7 +170,7 @@ static void test_ops_tidy_props__sort_order(void)
     ZBT_OK_CTX(zb_apply_properties(&e.t, &e.ctx, &o, &r), &e.ctx);
     ZBT_EQ_U64(r.n_changes, 1);
     zb_apply_props_result_free(&r);
-    t = tt_load(&e);
+    t = of_load(&e);
     ZBT_EQ_INT(t->meta->default_sort_order_id, 0);
     zb_table_free(t);
     /* an unknown column */
@@ -180,7 +180,7 @@ static void test_ops_tidy_props__sort_order(void)
     ZBT_RC(zb_apply_properties(&e.t, &e.ctx, &o, &r), ZB_EINVAL);
     ZBT_CONTAINS(e.ctx.err.msg, "nope");
     zb_apply_props_result_free(&r);
-    tt_close(&e);
+    of_close(&e);
 }
 
 /*
@@ -191,36 +191,36 @@ static void test_ops_tidy_props__sort_order(void)
  */
 static void test_ops_tidy_props__format_upgrade(void)
 {
-    tt_env e;
+    of_env e;
     zb_apply_props_opts o = ZB_APPLY_PROPS_OPTS_INIT;
     zb_apply_props_result r = ZB_APPLY_PROPS_RESULT_INIT;
     char text[512];
     zb_table *t;
-    tt_items a, b;
+    of_items a, b;
     uint64_t rows0, h0;
 
-    tt_open(&e, "v1");
-    tt_make_table(&e, 1, 1, 2, 0, 10);
+    of_open(&e, "v1");
+    of_make_table(&e, 1, 1, 2, 0, 10);
     o.format_version = 2;
     ZBT_OK_CTX(zb_apply_properties(&e.t, &e.ctx, &o, &r), &e.ctx);
     report(text, sizeof text, "t", &r, 0);
     ZBT_EQ_STR(text, "t: set 1 property\n  format-version: 1 -> 2\n");
     zb_apply_props_result_free(&r);
-    t = tt_load(&e);
+    t = of_load(&e);
     ZBT_EQ_INT(t->meta->format_version, 2);
     zb_table_free(t);
-    tt_append(&e, 0, 0, 10);
-    tt_append(&e, 1, 10, 10);
-    tt_live(&a, &e);
-    tt_rows(&e, &rows0, &h0);
+    of_append(&e, 0, 0, 10);
+    of_append(&e, 1, 10, 10);
+    of_live(&a, &e);
+    of_rows(&e, &rows0, &h0);
     ZBT_EQ_U64(rows0, 20);
     /* v2 -> v3 with data: the files stay as they are */
     o.format_version = 3;
     ZBT_OK_CTX(zb_apply_properties(&e.t, &e.ctx, &o, &r), &e.ctx);
     ZBT_EQ_U64(r.n_changes, 1);
     zb_apply_props_result_free(&r);
-    tt_live(&b, &e);
-    tt_items_same(&a, &b, NULL, 0);
+    of_live(&b, &e);
+    of_items_same(&a, &b, NULL, 0);
     /* no downgrade */
     o.format_version = 2;
     ZBT_RC(zb_apply_properties(&e.t, &e.ctx, &o, &r), ZB_EREFUSED);
@@ -229,9 +229,9 @@ static void test_ops_tidy_props__format_upgrade(void)
     o.format_version = 3;
     ZBT_OK_CTX(zb_apply_properties(&e.t, &e.ctx, &o, &r), &e.ctx);
     ZBT_EQ_U64(r.n_changes, 0);
-    tt_items_free(&a);
-    tt_items_free(&b);
-    tt_close(&e);
+    of_items_free(&a);
+    of_items_free(&b);
+    of_close(&e);
 }
 
 static void test_ops_tidy_props__config_keys(void)
@@ -268,22 +268,22 @@ static void test_ops_tidy_props__config_keys(void)
 /* One change is one metadata commit and no snapshot. */
 static void test_ops_tidy_props__requirements(void)
 {
-    tt_env e;
+    of_env e;
     ice_kv set[] = { { "k", "v" } };
     zb_apply_props_opts o = ZB_APPLY_PROPS_OPTS_INIT;
     zb_apply_props_result r = ZB_APPLY_PROPS_RESULT_INIT;
     size_t n0;
 
-    tt_open(&e, "req");
-    tt_make_table(&e, 2, 0, 1, 1, 5);
-    n0 = tt_snapshot_count(&e);
+    of_open(&e, "req");
+    of_make_table(&e, 2, 0, 1, 1, 5);
+    n0 = of_snapshot_count(&e);
     o.set = set;
     o.n_set = 1;
     ZBT_OK_CTX(zb_apply_properties(&e.t, &e.ctx, &o, &r), &e.ctx);
     ZBT_EQ_INT(r.attempts, 1);
-    ZBT_EQ_U64(tt_snapshot_count(&e), n0);     /* no snapshot added */
+    ZBT_EQ_U64(of_snapshot_count(&e), n0);     /* no snapshot added */
     zb_apply_props_result_free(&r);
-    tt_close(&e);
+    of_close(&e);
 }
 
 const zbt_case test_ops_tidy_props[] = {

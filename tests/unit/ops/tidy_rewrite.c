@@ -21,7 +21,7 @@
 #include "ops/apply_properties.h"
 #include "ops/rewrite_manifests.h"
 #include "ops/ingest/table_write.h"
-#include "tidy_test.h"
+#include "ops_fixture.h"
 #include "util/alloc.h"
 
 static void report(char *out, size_t n, const char *ident,
@@ -37,24 +37,24 @@ static void report(char *out, size_t n, const char *ident,
 
 /* Runs a dry run and a rewrite and checks everything; returns whether
  * it committed. rows: compare the live rows too. */
-static int rewrite_checked(tt_env *e, const zb_rewrite_manifests_opts *o,
+static int rewrite_checked(of_env *e, const zb_rewrite_manifests_opts *o,
                            int rows, zb_rewrite_manifests_result *out)
 {
     zb_rewrite_manifests_result r, d;
-    tt_items a, b;
+    of_items a, b;
     uint64_t rows0 = 0, h0 = 0, rows1, h1;
     char *before, *after, *tr0, *tr1, *op;
     size_t nd, ndel;
 
-    tt_live(&a, e);
+    of_live(&a, e);
     if (rows)
-        tt_rows(e, &rows0, &h0);
-    tr0 = tt_summary(e, "total-records");
-    before = tt_listing(e->dir);
+        of_rows(e, &rows0, &h0);
+    tr0 = of_summary(e, "total-records");
+    before = of_listing(e->dir);
     e->t.dry_run = 1;
     ZBT_OK_CTX(zb_rewrite_manifests(&e->t, &e->ctx, o, &d), &e->ctx);
     ZBT_EQ_INT(d.committed, 0);
-    after = tt_listing(e->dir);
+    after = of_listing(e->dir);
     ZBT_EQ_STR(after, before);
     zb_free(after);
     zb_free(before);
@@ -64,48 +64,48 @@ static int rewrite_checked(tt_env *e, const zb_rewrite_manifests_opts *o,
     ZBT_EQ_U64(r.manifests_created, d.manifests_created);
     ZBT_EQ_U64(r.spread_after, d.spread_after);
     ZBT_EQ_INT(r.committed, !r.skipped);
-    tt_live(&b, e);
-    tt_items_same(&a, &b, NULL, 0);
-    tr1 = tt_summary(e, "total-records");
+    of_live(&b, e);
+    of_items_same(&a, &b, NULL, 0);
+    tr1 = of_summary(e, "total-records");
     ZBT_CHECK((tr0 == NULL) == (tr1 == NULL));
     if (tr0)
         ZBT_EQ_STR(tr1, tr0);
     if (r.committed) {
         char num[32];
 
-        op = tt_summary(e, "operation");
+        op = of_summary(e, "operation");
         ZBT_EQ_STR(op, "replace");
         zb_free(op);
-        op = tt_summary(e, "manifests-created");
+        op = of_summary(e, "manifests-created");
         snprintf(num, sizeof num, "%llu",
                  (unsigned long long)r.manifests_created);
         ZBT_EQ_STR(op, num);
         zb_free(op);
-        op = tt_summary(e, "entries-processed");
+        op = of_summary(e, "entries-processed");
         snprintf(num, sizeof num, "%llu", (unsigned long long)r.entries);
         ZBT_EQ_STR(op, num);
         zb_free(op);
-        tt_manifests(e, &nd, &ndel);
+        of_manifests(e, &nd, &ndel);
         ZBT_EQ_U64(nd, r.new_data_manifests);   /* data: all rewritten */
         ZBT_EQ_U64(nd + ndel, r.manifests_created + r.manifests_kept);
-        ZBT_EQ_INT(tt_current_id(e), r.snapshot_id);
+        ZBT_EQ_INT(of_current_id(e), r.snapshot_id);
     }
     if (rows) {
-        tt_rows(e, &rows1, &h1);
+        of_rows(e, &rows1, &h1);
         ZBT_EQ_U64(rows1, rows0);
         ZBT_EQ_U64(h1, h0);
     }
-    tt_check_files(e);
+    of_check_files(e);
     zb_free(tr0);
     zb_free(tr1);
-    tt_items_free(&a);
-    tt_items_free(&b);
+    of_items_free(&a);
+    of_items_free(&b);
     if (out)
         *out = r;
     return r.committed;
 }
 
-static void keep(tt_env *e, const char *name)
+static void keep(of_env *e, const char *name)
 {
     const char *dir = getenv("ZB_TIDY_OUT");
     char cmd[3000];
@@ -119,13 +119,13 @@ static void keep(tt_env *e, const char *name)
 
 static void generated(int fv, const char *name)
 {
-    tt_env e;
+    of_env e;
     zb_rewrite_manifests_opts o = ZB_REWRITE_MANIFESTS_OPTS_INIT;
     zb_rewrite_manifests_result r;
     char text[1024], *before, *after;
 
-    tt_open(&e, name);
-    tt_make_table(&e, fv, 1, 4, 12, 8);   /* 12 manifests over 4 parts */
+    of_open(&e, name);
+    of_make_table(&e, fv, 1, 4, 12, 8);   /* 12 manifests over 4 parts */
     ZBT_CHECK(rewrite_checked(&e, &o, 1, &r));
     ZBT_EQ_U64(r.data_manifests, 12);
     ZBT_EQ_U64(r.entries, 12);
@@ -140,17 +140,17 @@ static void generated(int fv, const char *name)
                "  partition spread 12 -> 4\n  manifests 12 -> 1\n");
     keep(&e, name);
     /* again: one data manifest, skipped */
-    before = tt_listing(e.dir);
+    before = of_listing(e.dir);
     ZBT_OK_CTX(zb_rewrite_manifests(&e.t, &e.ctx, &o, &r), &e.ctx);
     ZBT_EQ_INT(r.skipped, 1);
     report(text, sizeof text, "t", &r, 0);
     ZBT_EQ_STR(text, "t: skipped -- 1 data manifest(s), fewer than "
                "min_input_manifests=2\n");
-    after = tt_listing(e.dir);
+    after = of_listing(e.dir);
     ZBT_EQ_STR(after, before);
     zb_free(after);
     zb_free(before);
-    tt_close(&e);
+    of_close(&e);
 }
 
 static void test_ops_tidy_rewrite__v1(void) { generated(1, "rw-v1"); }
@@ -159,7 +159,7 @@ static void test_ops_tidy_rewrite__v3(void) { generated(3, "rw-v3"); }
 
 static void test_ops_tidy_rewrite__small_target(void)
 {
-    tt_env e;
+    of_env e;
     zb_rewrite_manifests_opts o = ZB_REWRITE_MANIFESTS_OPTS_INIT;
     zb_rewrite_manifests_result r;
     char *before, *after;
@@ -167,8 +167,8 @@ static void test_ops_tidy_rewrite__small_target(void)
     /* 3 appends per partition; a target of about two entries: each
      * partition splits over two manifests, no manifest mixes partitions
      * that fit alone; spread 12 -> 8 (4 partitions x 2), 12 -> 8 */
-    tt_open(&e, "rw-small");
-    tt_make_table(&e, 2, 1, 4, 12, 8);
+    of_open(&e, "rw-small");
+    of_make_table(&e, 2, 1, 4, 12, 8);
     o.target_bytes = 1;
     ZBT_OK_CTX(zb_rewrite_manifests(&e.t, &e.ctx, &o, &r), &e.ctx);
     ZBT_EQ_INT(r.skipped, 1);              /* one entry a manifest: no gain */
@@ -177,11 +177,11 @@ static void test_ops_tidy_rewrite__small_target(void)
     o.max_open_writers = 1;                /* one pass per manifest */
     {
         int64_t est;
-        tt_items a;
+        of_items a;
 
-        tt_live(&a, &e);
+        of_live(&a, &e);
         est = (int64_t)strlen(a.v[0].path) + 64 + 30 + 200;
-        tt_items_free(&a);
+        of_items_free(&a);
         o.target_bytes = 2 * est;
     }
     ZBT_CHECK(rewrite_checked(&e, &o, 1, &r));
@@ -189,19 +189,19 @@ static void test_ops_tidy_rewrite__small_target(void)
     ZBT_CHECK(r.spread_after < r.spread_before);
     ZBT_EQ_U64(r.passes, r.new_data_manifests);
     /* a second run with the same target: no improvement */
-    before = tt_listing(e.dir);
+    before = of_listing(e.dir);
     ZBT_OK_CTX(zb_rewrite_manifests(&e.t, &e.ctx, &o, &r), &e.ctx);
     ZBT_EQ_INT(r.skipped, 1);
-    after = tt_listing(e.dir);
+    after = of_listing(e.dir);
     ZBT_EQ_STR(after, before);
     zb_free(after);
     zb_free(before);
-    tt_close(&e);
+    of_close(&e);
 }
 
 static void test_ops_tidy_rewrite__bad_target(void)
 {
-    tt_env e;
+    of_env e;
     zb_rewrite_manifests_opts o = ZB_REWRITE_MANIFESTS_OPTS_INIT;
     zb_rewrite_manifests_result r;
     zb_apply_props_opts po = ZB_APPLY_PROPS_OPTS_INIT;
@@ -209,16 +209,16 @@ static void test_ops_tidy_rewrite__bad_target(void)
     ice_kv set[] = { { ZB_PROP_WRITE_MANIFEST_TARGET, "lots" } };
     char *before, *after;
 
-    tt_open(&e, "rw-bad");
-    tt_make_table(&e, 2, 0, 1, 3, 4);
+    of_open(&e, "rw-bad");
+    of_make_table(&e, 2, 0, 1, 3, 4);
     po.set = set;
     po.n_set = 1;
     ZBT_OK_CTX(zb_apply_properties(&e.t, &e.ctx, &po, &pr), &e.ctx);
     zb_apply_props_result_free(&pr);
-    before = tt_listing(e.dir);
+    before = of_listing(e.dir);
     ZBT_RC(zb_rewrite_manifests(&e.t, &e.ctx, &o, &r), ZB_EUNSAFE);
     ZBT_CONTAINS(e.ctx.err.msg, ZB_PROP_WRITE_MANIFEST_TARGET);
-    after = tt_listing(e.dir);
+    after = of_listing(e.dir);
     ZBT_EQ_STR(after, before);
     zb_free(after);
     zb_free(before);
@@ -235,17 +235,17 @@ static void test_ops_tidy_rewrite__bad_target(void)
     e.t.dry_run = 1;
     ZBT_OK_CTX(zb_rewrite_manifests(&e.t, &e.ctx, &o, &r), &e.ctx);
     ZBT_EQ_U64(r.target_bytes, 12345);
-    tt_close(&e);
+    of_close(&e);
 }
 
 static void test_ops_tidy_rewrite__min_input(void)
 {
-    tt_env e;
+    of_env e;
     zb_rewrite_manifests_opts o = ZB_REWRITE_MANIFESTS_OPTS_INIT;
     zb_rewrite_manifests_result r;
 
-    tt_open(&e, "rw-min");
-    tt_make_table(&e, 2, 0, 1, 3, 4);
+    of_open(&e, "rw-min");
+    of_make_table(&e, 2, 0, 1, 3, 4);
     o.min_input_manifests = 4;
     ZBT_OK_CTX(zb_rewrite_manifests(&e.t, &e.ctx, &o, &r), &e.ctx);
     ZBT_EQ_INT(r.skipped, 1);
@@ -253,7 +253,7 @@ static void test_ops_tidy_rewrite__min_input(void)
                "min_input_manifests=4");
     o.min_input_manifests = 3;
     ZBT_CHECK(rewrite_checked(&e, &o, 1, &r));
-    tt_close(&e);
+    of_close(&e);
 }
 
 /* Every fixture table: rewritten when it has two data manifests or more,
@@ -288,12 +288,12 @@ static void test_ops_tidy_rewrite__fixtures(void)
     for (i = 0; i < sizeof names / sizeof names[0]; i++) {
         zb_rewrite_manifests_opts o = ZB_REWRITE_MANIFESTS_OPTS_INIT;
         zb_rewrite_manifests_result r;
-        tt_env e;
+        of_env e;
         int rows = 0;
         char text[1024];
 
-        if (!tt_fixture(&e, names[i])) {
-            tt_close(&e);
+        if (!of_fixture(&e, names[i])) {
+            of_close(&e);
             continue;
         }
         for (k = 0; k < sizeof with_rows / sizeof with_rows[0]; k++)
@@ -301,7 +301,7 @@ static void test_ops_tidy_rewrite__fixtures(void)
         done += rewrite_checked(&e, &o, rows, &r);
         report(text, sizeof text, names[i], &r, 0);
         printf("  %s", text);
-        tt_close(&e);
+        of_close(&e);
     }
     printf("  %zu fixture table(s) rewritten\n", done);
     ZBT_CHECK(done >= 10);
@@ -312,22 +312,22 @@ static void test_ops_tidy_rewrite__fixtures(void)
  * every file of both writers is live with its sequence numbers. */
 static void test_ops_tidy_rewrite__concurrent_appends(void)
 {
-    tt_env e;
+    of_env e;
     zb_rewrite_manifests_opts o = ZB_REWRITE_MANIFESTS_OPTS_INIT;
     zb_rewrite_manifests_result r;
-    tt_items a, b;
+    of_items a, b;
     uint64_t rows, h;
     size_t i, j, commits = 0, conflicts = 0, runs = 0;
     int st = 0, done = 0;
     pid_t pid;
 
-    tt_open(&e, "rw-race");
-    tt_make_table(&e, 2, 1, 4, 8, 5);
-    tt_live(&a, &e);
+    of_open(&e, "rw-race");
+    of_make_table(&e, 2, 1, 4, 8, 5);
+    of_live(&a, &e);
     o.max_attempts = 2;
     fflush(stdout);
     if ((pid = fork()) == 0) {
-        tt_env c = e;
+        of_env c = e;
         int k, rc = 0;
 
         zb_ctx_init(&c.ctx);
@@ -340,7 +340,7 @@ static void test_ops_tidy_rewrite__concurrent_appends(void)
                 _exit(3);
         }
         for (k = 0; k < 20 && rc == 0; k++)
-            rc = tt_append_rc(&c, k % 4, 1000 + k * 5, 5);
+            rc = of_append_rc(&c, k % 4, 1000 + k * 5, 5);
         if (rc < 0)
             fprintf(stderr, "child: %s\n", c.ctx.err.msg);
         _exit(rc < 0 ? 1 : 0);
@@ -368,7 +368,7 @@ static void test_ops_tidy_rewrite__concurrent_appends(void)
     ZBT_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
     printf("  %zu rewrite run(s), %zu commit(s), %zu lost race(s)\n", runs,
            commits, conflicts);
-    tt_live(&b, &e);
+    of_live(&b, &e);
     ZBT_EQ_U64(b.n, a.n + 20);
     for (i = 0; i < a.n; i++) {
         int found = 0;
@@ -380,12 +380,12 @@ static void test_ops_tidy_rewrite__concurrent_appends(void)
                     a.v[i].records == b.v[j].records;
         ZBT_CHECK(found);
     }
-    tt_rows(&e, &rows, &h);
+    of_rows(&e, &rows, &h);
     ZBT_EQ_U64(rows, 8 * 5 + 20 * 5);
-    tt_check_files(&e);
-    tt_items_free(&a);
-    tt_items_free(&b);
-    tt_close(&e);
+    of_check_files(&e);
+    of_items_free(&a);
+    of_items_free(&b);
+    of_close(&e);
 }
 
 /* v3 with deletion vectors in two delete manifests: data and delete
@@ -393,18 +393,18 @@ static void test_ops_tidy_rewrite__concurrent_appends(void)
  * and first row ids kept. The Puffin files are not written. */
 static void test_ops_tidy_rewrite__deletion_vectors(void)
 {
-    tt_env e;
+    of_env e;
     zb_rewrite_manifests_opts o = ZB_REWRITE_MANIFESTS_OPTS_INIT;
     zb_rewrite_manifests_result r;
-    tt_items a, b;
+    of_items a, b;
     size_t i, k = 0;
     size_t nd, ndel;
 
-    tt_open(&e, "rw-dv");
-    tt_make_table(&e, 3, 0, 1, 3, 10);
-    tt_live(&a, &e);
+    of_open(&e, "rw-dv");
+    of_make_table(&e, 3, 0, 1, 3, 10);
+    of_live(&a, &e);
     for (i = 0; i < a.n; i++) {
-        zb_table *t = tt_load(&e);
+        zb_table *t = of_load(&e);
         ice_data_file f;
         char puf[1200];
 
@@ -424,26 +424,26 @@ static void test_ops_tidy_rewrite__deletion_vectors(void)
                                          1), &e.ctx);
         zb_table_free(t);
     }
-    tt_items_free(&a);
-    tt_live(&a, &e);
-    ZBT_EQ_U64(tt_count(&a, 1), 3);
+    of_items_free(&a);
+    of_live(&a, &e);
+    ZBT_EQ_U64(of_count(&a, 1), 3);
     ZBT_OK_CTX(zb_rewrite_manifests(&e.t, &e.ctx, &o, &r), &e.ctx);
     ZBT_EQ_INT(r.committed, 1);
     ZBT_EQ_U64(r.delete_manifests, 3);
     ZBT_EQ_U64(r.new_data_manifests, 1);
     ZBT_EQ_U64(r.new_delete_manifests, 1);
     ZBT_EQ_U64(r.manifests_replaced, 6);
-    tt_live(&b, &e);
-    tt_items_same(&a, &b, NULL, 0);
-    tt_manifests(&e, &nd, &ndel);
+    of_live(&b, &e);
+    of_items_same(&a, &b, NULL, 0);
+    of_manifests(&e, &nd, &ndel);
     ZBT_EQ_U64(nd, 1);
     ZBT_EQ_U64(ndel, 1);
     for (i = 0; i < b.n; i++)
         if (b.v[i].content == 0)
             ZBT_CHECK(b.v[i].first_row_id >= 0);
-    tt_items_free(&a);
-    tt_items_free(&b);
-    tt_close(&e);
+    of_items_free(&a);
+    of_items_free(&b);
+    of_close(&e);
 }
 
 const zbt_case test_ops_tidy_rewrite[] = {

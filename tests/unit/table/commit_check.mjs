@@ -13,31 +13,9 @@
 //     total-delete-files, total-position-deletes, total-equality-deletes)
 //     equal the sums over the live files.
 // Usage: node commit_check.mjs <dir>
-import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import path from 'node:path';
-
-const require = createRequire(import.meta.url);
-let avro;
-try {
-  avro = require('avsc');
-} catch (e) {
-  console.error('avsc is missing: run scripts/install-deps.sh (npm ci)');
-  process.exit(1);
-}
-
-const longType = avro.types.LongType.__with({
-  fromBuffer: (buf) => buf.readBigInt64LE(),
-  toBuffer: (n) => {
-    const buf = Buffer.alloc(8);
-    buf.writeBigInt64LE(BigInt(n));
-    return buf;
-  },
-  fromJSON: BigInt,
-  toJSON: Number,
-  isValid: (n) => typeof n === 'bigint',
-  compare: (a, b) => (a === b ? 0 : a < b ? -1 : 1),
-});
+import { readAvroRecords } from '../../interop/avro/avsc_read.mjs';
 
 let failures = 0;
 function fail(msg) {
@@ -46,24 +24,6 @@ function fail(msg) {
 }
 function eq(a, b, what) {
   if (String(a) !== String(b)) fail(`${what}: ${a} != ${b}`);
-}
-
-function readAvro(file) {
-  return new Promise((resolve, reject) => {
-    const records = [];
-    let schema = null, meta = null;
-    avro.createFileDecoder(file, {
-      parseHook: (s) => {
-        schema = s;
-        return avro.Type.forSchema(s, { registry: { long: longType },
-                                        wrapUnions: false });
-      },
-    })
-      .on('metadata', (type, codec, header) => { meta = header.meta; })
-      .on('data', (r) => records.push(r))
-      .on('end', () => resolve({ schema, meta, records }))
-      .on('error', reject);
-  });
 }
 
 // Iceberg field ids by field name, per format/spec.md.
@@ -121,14 +81,14 @@ async function checkTable(dir) {
   let snapsChecked = 0;
   for (const snap of meta.snapshots) {
     const sid = String(snap['snapshot-id']);
-    const list = await readAvro(snap['manifest-list']);
+    const list = await readAvroRecords(snap['manifest-list']);
     eq(list.meta['snapshot-id'].toString(), sid, `${dir} list snapshot-id`);
     eq(list.meta['format-version'].toString(), String(v), 'list format-version');
     checkIds(recordOf(list.schema), LIST_IDS, 'manifest_file');
     const live = [];
     const totals = { records: 0n, data: 0, deletes: 0, pos: 0n, eq: 0n };
     for (const mf of list.records) {
-      const m = await readAvro(mf.manifest_path);
+      const m = await readAvroRecords(mf.manifest_path);
       const entry = recordOf(m.schema);
       checkIds(entry, ENTRY_IDS, 'manifest_entry');
       const df = recordOf(entry.fields.find((f) => f.name === 'data_file').type);
