@@ -444,6 +444,23 @@ oom:
     return zb_fail_oom(ctx);
 }
 
+int zb_catalog__remap(char **out, zb_ctx *ctx, const zb_catalog *c,
+                      const char *uri)
+{
+    ice_manifest_opts o = ICE_MANIFEST_OPTS_INIT;
+    zb_buf b = ZB_BUF_INIT(1 << 16);
+    int rc;
+
+    *out = NULL;
+    o.remaps = c->remaps;
+    o.n_remaps = c->n_remaps;
+    if ((rc = ice_manifest_resolve_path(&b, ctx, &o, uri)) == ZB_OK &&
+        (*out = zb_strndup(zb_buf_cstr(&b), b.len)) == NULL)
+        rc = zb_fail_oom(ctx);
+    zb_buf_free(&b);
+    return rc;
+}
+
 int zb_table__new(zb_table **out, zb_ctx *ctx, const zb_catalog *c,
                   const char *ident, const char *metadata_location,
                   ice_metadata *meta, const char *root)
@@ -462,10 +479,19 @@ int zb_table__new(zb_table **out, zb_ctx *ctx, const zb_catalog *c,
     t->paths = init;
     if ((t->internal = zb_calloc(1, sizeof(*t->internal))) == NULL ||
         (t->ident = zb_strdup(ident)) == NULL ||
-        (t->metadata_location = zb_strdup(metadata_location)) == NULL ||
-        (t->root = zb_strdup(root ? root
-                                  : (meta && meta->location ? meta->location
-                                                            : ""))) == NULL) {
+        (t->metadata_location = zb_strdup(metadata_location)) == NULL) {
+        zb_table_free(t);
+        return zb_fail_oom(ctx);
+    }
+    if (root != NULL)
+        t->root = zb_strdup(root);
+    else if ((rc = zb_catalog__remap(&t->root, ctx, c,
+                                     meta && meta->location ? meta->location
+                                                            : "")) < 0) {
+        zb_table_free(t);
+        return rc;
+    }
+    if (t->root == NULL) {
         zb_table_free(t);
         return zb_fail_oom(ctx);
     }

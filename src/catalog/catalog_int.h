@@ -96,12 +96,22 @@ struct zb_table_int {
 
 /*
  * A new table with ident, metadata_location and root copied and meta
- * taken over (freed on failure too). root NULL: meta->location. t->paths
- * gets the catalog's remaps; add more with zb_table__add_remap.
+ * taken over (freed on failure too). root NULL: meta->location through
+ * the catalog's remaps (a moved table's files are written under its new
+ * location). t->paths gets the catalog's remaps; add more with
+ * zb_table__add_remap.
  */
 int zb_table__new(zb_table **out, zb_ctx *ctx, const zb_catalog *c,
                   const char *ident, const char *metadata_location,
                   ice_metadata *meta, const char *root);
+
+/*
+ * uri through the catalog's remaps (the first match wins), as a new
+ * string (*out: zb_free): where a path a catalog names is read and
+ * written when its table was moved.
+ */
+int zb_catalog__remap(char **out, zb_ctx *ctx, const zb_catalog *c,
+                      const char *uri);
 
 /* Appends a remap (strings copied) after those already in t->paths. */
 int zb_table__add_remap(zb_table *t, zb_ctx *ctx, const char *from,

@@ -687,8 +687,9 @@ static int write_and_commit(rw *w)
     w->seq = w->v >= 2 ? w->m->last_sequence_number + 1 : 0;
     w->ts = w->t->now_ms > 0 ? w->t->now_ms : now_ms();
     ice_commit_uuid(w->uuid);
-    if ((rc = ice_commit_metadata_dir(&w->dir, w->ctx, w->m,
-                                      w->tbl->root)) < 0)
+    if ((rc = ice_commit_metadata_dir_paths(&w->dir, w->ctx, w->m,
+                                            w->tbl->root,
+                                            &w->tbl->paths)) < 0)
         return rc;
     if (zb_arena_new(&la, (size_t)1 << 32) < 0)
         return zb_fail_oom(w->ctx);

@@ -11,7 +11,7 @@
 # --- help: every verb, every flag with a default -----------------------
 verbs="maintenance compact apply-properties remove-dangling-deletes
 rewrite-manifests expire remove-orphans describe plan warehouses engines
-table-config demo"
+table-config demo scan add-files"
 for v in $verbs; do
     expect "help_$v" 0 "^Usage: zamboni $v" '' -- "$v" --help
     expect "help_via_help_$v" 0 "^Usage: zamboni $v" '' -- help "$v"

@@ -10,6 +10,13 @@
 #   test_cli_demo       the demo twice, --dry-run on the demo (no byte of
 #                       the tables or the catalog changes), --status in the
 #                       seed's shape, fewer files after (label unit)
+#   test_cli_remap      a copy of the demo (made under $ZAMBONI_ROOT by
+#                       `zamboni demo` without a folder) maintained through
+#                       --remap, by folder and through its copied catalog:
+#                       the same rows, the original unchanged; every
+#                       table verb's --remap/--uri/--warehouse help and
+#                       usage error; a moved table writing outside refused
+#                       (label unit)
 #   interop_cli_demo_rows  the live rows of every demo table before and
 #                       after maintenance, by tests/interop/scan_reference.mjs
 #                       (label interop)
@@ -20,6 +27,10 @@ add_test(NAME test_cli_verbs
   COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/cli_verbs.sh
           $<TARGET_FILE:zamboni> ${PROJECT_SOURCE_DIR}/../shared/fixtures)
 set_tests_properties(test_cli_verbs PROPERTIES LABELS unit TIMEOUT 300)
+add_test(NAME test_cli_remap
+  COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/cli_remap.sh
+          $<TARGET_FILE:zamboni> ${PROJECT_SOURCE_DIR}/../shared/fixtures)
+set_tests_properties(test_cli_remap PROPERTIES LABELS unit TIMEOUT 600)
 add_test(NAME test_cli_demo
   COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/cli_demo.sh $<TARGET_FILE:zamboni>)
 set_tests_properties(test_cli_demo PROPERTIES LABELS unit TIMEOUT 600)

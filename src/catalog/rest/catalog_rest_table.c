@@ -53,9 +53,18 @@ static int table_from_reply(zb_table **out, zb_catalog *c, zb_ctx *ctx,
     zb_free(text);
     if (rc < 0)
         return zb_err_prefix(ctx, "%s: table metadata in the reply", label);
-    /* zb_table__new takes meta, also on failure. */
-    if ((rc = zb_table__new(&t, ctx, c, ident, ld.metadata_location, meta,
-                            NULL)) < 0)
+    /* zb_table__new takes meta, also on failure; the metadata file is
+     * named where the remaps put it, as the table's other files. */
+    if ((rc = zb_catalog__remap(&text, ctx, c, ld.metadata_location
+                                                    ? ld.metadata_location
+                                                    : "")) < 0) {
+        ice_metadata_free(meta);
+        return rc;
+    }
+    rc = zb_table__new(&t, ctx, c, ident, text, meta, NULL);
+    zb_free(text);
+    text = NULL;
+    if (rc < 0)
         return rc;
     if (config_from) {
         for (i = 0; i < config_from->n_config; i++)

@@ -336,17 +336,23 @@ static int current_location(char **out, zb_ctx *ctx, sql_cat *s, int write,
     return ZB_OK;
 }
 
+/* Loads the metadata file the catalog names, read where the remaps put
+ * it (a moved table). */
 static int load_at(zb_table **out, zb_ctx *ctx, zb_catalog *c,
                    const char *ident, const char *uri)
 {
     ice_metadata *m = NULL;
+    char *at = NULL;
     int rc;
 
-    if ((rc = ice_metadata_load(&m, c->io, ctx, uri)) < 0) {
-        zb_err_prefix(ctx, "table %s: loading its metadata", ident);
+    if ((rc = zb_catalog__remap(&at, ctx, c, uri)) < 0)
         return rc;
-    }
-    return zb_table__new(out, ctx, c, ident, uri, m, NULL);
+    if ((rc = ice_metadata_load(&m, c->io, ctx, at)) < 0)
+        zb_err_prefix(ctx, "table %s: loading its metadata", ident);
+    else
+        rc = zb_table__new(out, ctx, c, ident, at, m, NULL);
+    zb_free(at);
+    return rc;
 }
 
 static int sql_load(zb_catalog *c, zb_ctx *ctx, const char *ident,
@@ -532,6 +538,7 @@ static int sql_commit(zb_catalog *c, zb_ctx *ctx, const zb_table *base,
     sql_cat *s = c->backend;
     const char *ident = base->ident;
     char *ns = NULL, *name = NULL, *cur = NULL, *uri = NULL;
+    char *cur_at = NULL;
     ice_metadata *next = NULL;
     zb_table *nt = NULL;
     zb_catalog_old_log old_log = { 0, NULL };
@@ -548,13 +555,19 @@ static int sql_commit(zb_catalog *c, zb_ctx *ctx, const zb_table *base,
         zb_err_prefix(ctx, "table %s: reading the catalog's clock", ident);
         goto done;
     }
-    if ((rc = zb_catalog__apply(&next, &old_log, ctx, c->io, cur,
+    /* A moved table (remaps): the current file is read, and the next one
+     * written, under the new location; the catalog then names the new
+     * file by its new path. */
+    if ((rc = zb_catalog__remap(&cur_at, ctx, c, cur)) < 0)
+        goto done;
+    if ((rc = zb_catalog__apply(&next, &old_log, ctx, c->io, cur_at,
                                 requirements, updates, now)) < 0) {
         zb_err_prefix(ctx, "table %s: commit", ident);
         goto done;
     }
-    if ((rc = ice_commit_next_metadata_uri(&uri, ctx, next, NULL, cur,
-                                           ICE_NAMING_SEQUENTIAL)) < 0 ||
+    if ((rc = ice_commit_next_metadata_uri_paths(&uri, ctx, next, base->root,
+                                                 &base->paths, cur_at,
+                                                 ICE_NAMING_SEQUENTIAL)) < 0 ||
         (rc = ice_metadata_write(&json, next, ctx)) < 0)
         goto done;
     rc = zb_io_write_new(c->io, ctx, uri, json.ptr, json.len);
@@ -617,6 +630,7 @@ done:
     zb_free(ns);
     zb_free(name);
     zb_free(cur);
+    zb_free(cur_at);
     zb_free(uri);
     return rc;
 }

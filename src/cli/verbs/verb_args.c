@@ -1,9 +1,11 @@
 /*
- * cli/verbs/verb_args.c - the flags of the operation verbs, maintenance and
- * the read-only verbs: one table (which verbs take a flag, its value,
- * default and meaning), the parser over it, the help printed from it,
- * and the run environment (settings, table config, catalogs) every verb
- * opens the same way.
+ * cli/verbs/verb_args.c - the flags of the operation verbs, maintenance,
+ * add-files, scan and the read-only verbs: one table (which verbs take a
+ * flag, its value, default and meaning), the parser over it, the help
+ * printed from it, and the run environment (settings, table config,
+ * catalogs) every verb opens the same way. The flags that address a
+ * table (--remap, --uri, --warehouse and the other catalog settings) are
+ * declared once for every verb that reads one (TABLE_READERS).
  *
  * Order of a run: zb_verb_parse, zb_verb_env_open (settings from the five
  * sources of cli/config/settings.h; the table config from --table-config or
@@ -28,8 +30,10 @@
              ZB_VERB_ORPHANS)
 #define COMPACTION (ZB_VERB_MAINTENANCE | ZB_VERB_COMPACT |               \
                     ZB_VERB_DESCRIBE | ZB_VERB_PLAN)
-#define CATALOG (OPS | ZB_VERB_DESCRIBE | ZB_VERB_PLAN | ZB_VERB_WAREHOUSES | \
-                 ZB_VERB_TABLE_CONFIG | ZB_VERB_DOCTOR)
+/* the verbs that open a table's files */
+#define TABLE_READERS (OPS | ZB_VERB_DESCRIBE | ZB_VERB_PLAN |             \
+                       ZB_VERB_DOCTOR | ZB_VERB_SCAN | ZB_VERB_ADD_FILES)
+#define CATALOG (TABLE_READERS | ZB_VERB_WAREHOUSES | ZB_VERB_TABLE_CONFIG)
 
 typedef enum flag_id {
     F_DRY_RUN, F_YES, F_TABLE_CONFIG, F_STATUS, F_VERBOSE, F_PROFILE, F_ENV,
@@ -38,7 +42,8 @@ typedef enum flag_id {
     F_MEMORY_BUDGET, F_READ_AHEAD, F_READ_AHEAD_FILES, F_TEMP_DIR,
     F_SORT_BY, F_SORT_TABLE, F_BRANCH, F_SNAP_OP, F_DANGLING_POLICY,
     F_MAX_AGE, F_MIN_KEEP, F_OLDER_THAN, F_MIN_MANIFESTS, F_TABLE, F_FORCE, F_JSON, F_OUTPUT, F_NAMESPACE, F_OVERWRITE,
-    F_NO_EVOLUTION
+    F_NO_EVOLUTION, F_REMAP, F_SNAPSHOT, F_COUNT, F_FORMAT, F_SOURCE,
+    F_CREATE, F_PARTITION_BY, F_FORMAT_VERSION, F_ALLOW_DUPLICATES
 } flag_id;
 
 typedef struct flag_def {
@@ -53,6 +58,62 @@ static const flag_def flags[] = {
     { "--dry-run", F_DRY_RUN, NULL, OPS,
       "preview with real counts (the plan, the files that would go);\n"
       "change nothing: no commit, no file written or deleted" },
+    { "--snapshot", F_SNAPSHOT, "ID", ZB_VERB_SCAN,
+      "read this snapshot instead of the current one, with the schema it\n"
+      "records (without it: the table's current schema); an ID the table\n"
+      "does not have fails (exit 1)" },
+    { "--count", F_COUNT, NULL, ZB_VERB_SCAN,
+      "print only the number of live rows" },
+    { "--format", F_FORMAT, "FORMAT", ZB_VERB_SCAN,
+      "jsonl (default): one JSON object a row, keyed by column name, each\n"
+      "value in the Iceberg spec's JSON single-value serialization\n"
+      "(Appendix D: decimals, dates, times and timestamps as strings,\n"
+      "binary as hex, nested structs keyed by field id, maps as\n"
+      "{\"keys\": [...], \"values\": [...]}, variants as\n"
+      "{\"metadata\": HEX, \"value\": HEX}); NaN and the infinities as the\n"
+      "strings \"NaN\", \"Infinity\", \"-Infinity\".\n"
+      "csv: RFC 4180, a header line of column names, CRLF line ends; null\n"
+      "is an empty field, an empty string is \"\"; nested values as their\n"
+      "JSON text" },
+    { "--source", F_SOURCE, "DIR_OR_URI", ZB_VERB_ADD_FILES,
+      "a directory (listed recursively) or one file. Names starting with\n"
+      "'.' or '_' are skipped, and so are files in hidden or temporary\n"
+      "directories (.spark-staging, _temporary: '.', or '_' without '=');\n"
+      "other files that are not Parquet are skipped; skipped files are\n"
+      "counted" },
+    { "--create", F_CREATE, NULL, ZB_VERB_ADD_FILES,
+      "create TABLE from the first file's schema (fresh field ids,\n"
+      "schema.name-mapping.default set); NAME=VALUE directories become\n"
+      "columns (long, date or string) and identity partition fields.\n"
+      "Default: TABLE must exist" },
+    { "--partition-by", F_PARTITION_BY, "SPEC", ZB_VERB_ADD_FILES,
+      "with --create: more partition fields after the directories', e.g.\n"
+      "\"day(ts), bucket(16, id)\" (COL, year/month/day/hour(COL),\n"
+      "bucket(N, COL), truncate(W, COL)); values from the files'\n"
+      "statistics. Default: none" },
+    { "--format-version", F_FORMAT_VERSION, "N", ZB_VERB_ADD_FILES,
+      "with --create: 1, 2 or 3 (default 2)" },
+    { "--allow-duplicates", F_ALLOW_DUPLICATES, NULL, ZB_VERB_ADD_FILES,
+      "add files that are already data files of TABLE (default: refuse,\n"
+      "exit 3, nothing committed)" },
+    { "--dry-run", F_DRY_RUN, NULL, ZB_VERB_ADD_FILES,
+      "read and check every file, print what would be added; create and\n"
+      "commit nothing" },
+    { "--remap", F_REMAP, "OLD=NEW", TABLE_READERS,
+      "paths starting with OLD are read, written and deleted under NEW\n"
+      "instead (repeatable; the first match wins): for a table copied or\n"
+      "moved while its metadata (and catalog) still name OLD, or data kept\n"
+      "outside a table folder. A table folder's recorded location resolves\n"
+      "into the folder without it. Default: none.\n"
+      "Writing verbs put every new file (data, manifests, metadata) under\n"
+      "the table's NEW location and name it by its NEW path; nothing under\n"
+      "OLD is written or deleted. The metadata's \"location\" and the paths\n"
+      "already recorded keep OLD (rewriting them would rewrite every\n"
+      "manifest), so keep giving the same --remap to read the table. A\n"
+      "catalog table's pointer moves to the new metadata file: give a copy\n"
+      "its own catalog (--uri). A moved table whose write.data.path or\n"
+      "write.metadata.path resolves outside its new location is refused\n"
+      "(exit 3)" },
     { "--yes", F_YES, NULL, OPS,
       "accepted for scripts written for the Python tool; changes nothing\n"
       "(the work is done by default, without it)" },
@@ -254,16 +315,76 @@ static const verb_doc docs[] = {
       "Ends with \"usable: True|False\" and \"reason: ...\" (the first\n"
       "blocking problem). Read-only (the temporary-folder check writes and\n"
       "removes one empty file). Exit 0 usable, 1 not usable, 2 usage." },
+    { ZB_VERB_SCAN, "scan", "TABLE [options]",
+      "Prints the live rows of a table: every position delete, deletion\n"
+      "vector and equality delete applied. Read-only. A table folder's\n"
+      "newest metadata file is read (version-hint.text, else the highest\n"
+      "version); a folder copied from elsewhere is read in place: paths\n"
+      "under the location its metadata records resolve into the folder.\n"
+      "Rows come in the planner's file order (manifest list order, then\n"
+      "entry order), each data file's rows in file order." },
+    { ZB_VERB_ADD_FILES, "add-files", "TABLE --source DIR_OR_URI [options]",
+      "Registers existing Parquet files as data files of TABLE, without\n"
+      "rewriting them (as Spark's add_files procedure and PyIceberg's\n"
+      "add_files do), in one append snapshot.\n"
+      "\n"
+      "Files without field ids are read by column name through the table's\n"
+      "schema.name-mapping.default (set from the current schema when the\n"
+      "table has none); files with field ids must use the table's ids.\n"
+      "Every column must map to a field (none is dropped) and be readable\n"
+      "as its field's type; with --create, as the first file's. Partition\n"
+      "values: identity fields from NAME=VALUE directories (URL-decoded,\n"
+      "__HIVE_DEFAULT_PARTITION__ is null), other fields (and identity\n"
+      "fields without a directory) from the column's min and max, which\n"
+      "must give one value (bucket: min = max). A NAME=VALUE directory for\n"
+      "a column that is not identity-partitioned is refused unless the\n"
+      "file holds that column with that value. Files already in TABLE (or\n"
+      "listed twice) are duplicates; paths compare normalized (file:/x,\n"
+      "file:///x and /x are one). Metrics (counts, bounds) come from the\n"
+      "footers.\n"
+      "A corrupt file or one that does not fit fails the whole command,\n"
+      "naming the file, before anything is committed." },
     { ZB_VERB_DEMO, "demo", "[DIR]",
-      "Creates a demo under DIR (default ./zamboni-demo): a warehouse \"demo\"\n"
-      "in an embedded SQLite catalog (DIR/catalog.db), DIR/zamboni.yml,\n"
+      "Creates a demo under DIR: a warehouse \"demo\" in an embedded SQLite\n"
+      "catalog (DIR/catalog.db), DIR/zamboni.yml,\n"
       "DIR/configs/demo/table-config.json, and tables written the way\n"
       "streaming ingest writes them: hundreds of small appends, position\n"
       "deletes, equality deletes (upserts), a partitioned and an\n"
-      "unpartitioned table, a schema change. Running it again rebuilds the\n"
-      "demo from scratch (only in a folder an earlier demo made). Then:\n"
+      "unpartitioned table, a schema change. Without DIR: $ZAMBONI_ROOT\n"
+      "when it is set (the demo is then the root every other verb reads),\n"
+      "else ./zamboni-demo. Running it again rebuilds the demo from scratch\n"
+      "(only in a folder an earlier demo made; another folder must be\n"
+      "empty). Then:\n"
       "  ZAMBONI_ROOT=DIR zamboni maintenance --warehouse demo --status" },
 };
+
+/* The verbs whose exit codes are not the common ones. */
+static const struct {
+    unsigned bit;
+    const char *text;
+} exit_docs[] = {
+    { ZB_VERB_SCAN,
+      "Exit codes: 0 printed, 1 failed (unreadable or corrupt table, unknown\n"
+      "table or snapshot, no catalog database), 2 usage error (also a bad\n"
+      "configuration), 3 not supported by this build (non-Parquet data\n"
+      "files).\n" },
+    { ZB_VERB_ADD_FILES,
+      "Exit: 0 added, 1 failed, 2 usage, 3 refused (duplicates, a file that\n"
+      "does not fit, --create on an existing table, a moved table writing\n"
+      "outside its new location).\n" },
+};
+
+static const char *exits_of(unsigned bit)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof exit_docs / sizeof exit_docs[0]; i++)
+        if (exit_docs[i].bit == bit)
+            return exit_docs[i].text;
+    return "Exit codes: 0 success, 1 failed, 2 usage or configuration error,\n"
+           "3 refused (unsupported, wrong warehouse), 4 a safety check aborted\n"
+           "and nothing was deleted.\n";
+}
 
 static const verb_doc *doc_of(unsigned bit)
 {
@@ -305,7 +426,7 @@ void zb_verb_help(FILE *out, unsigned bit)
         fprintf(out, "\nWith --dry-run it previews and ends with\n"
                      "  dry run -- nothing changed; re-run without --dry-run to %s\n",
                 trailer_of(bit));
-    if (bit & (OPS | ZB_VERB_DESCRIBE | ZB_VERB_PLAN | ZB_VERB_DOCTOR))
+    if (bit & TABLE_READERS)
         fputs("\nTABLE is namespace.table in the configured catalog, or the path\n"
               "or file: URI of a table folder (a name holding a slash, starting\n"
               "with file:, or an existing directory).\n",
@@ -331,10 +452,7 @@ void zb_verb_help(FILE *out, unsigned bit)
               "./zamboni.yml > $ZAMBONI_ROOT/zamboni.yml > default; ZAMBONI_ROOT\n"
               "defaults to ~/.zamboni. Secrets come from the environment or .env.\n",
               out);
-    fputs("\nExit codes: 0 success, 1 failed, 2 usage or configuration error,\n"
-          "3 refused (unsupported, wrong warehouse), 4 a safety check aborted\n"
-          "and nothing was deleted.\n",
-          out);
+    fprintf(out, "\n%s", exits_of(bit));
 }
 
 const char *zb_verb_trailer(unsigned bit)
@@ -440,6 +558,33 @@ static int parse_sort_by(zb_verb_args *a, const char *v)
     return 0;
 }
 
+/*
+ * --remap OLD=NEW (split at the first '='; both sides non-empty): OLD is
+ * copied into a->remap_text, NEW stays in argv.
+ */
+static int parse_remap(zb_verb_args *a, const char *v)
+{
+    const char *eq = strchr(v, '=');
+    size_t used = 0, k, n;
+
+    if (eq == NULL || eq == v || eq[1] == '\0')
+        return zb_verb_usage(a->verb, "invalid value '%s' for --remap "
+                             "(OLD=NEW, both non-empty)", v);
+    if (a->n_remaps >= ZB_VERB_MAX_REMAPS)
+        return zb_verb_usage(a->verb, "--remap: at most %d", ZB_VERB_MAX_REMAPS);
+    for (k = 0; k < a->n_remaps; k++)
+        used += strlen(a->remaps[k].from) + 1;
+    n = (size_t)(eq - v);
+    if (used + n + 1 > sizeof a->remap_text)
+        return zb_verb_usage(a->verb, "--remap: the OLD paths are too long");
+    memcpy(a->remap_text + used, v, n);
+    a->remap_text[used + n] = '\0';
+    a->remaps[a->n_remaps].from = a->remap_text + used;
+    a->remaps[a->n_remaps].to = eq + 1;
+    a->n_remaps++;
+    return 0;
+}
+
 static int set_value(zb_verb_args *a, const flag_def *f, const char *name,
                      const char *v)
 {
@@ -538,6 +683,35 @@ static int set_value(zb_verb_args *a, const flag_def *f, const char *name,
                                  "(days, at least 0)", v, name);
         a->mo.older_than_days = x;
         return 0;
+    case F_REMAP:
+        return parse_remap(a, v);
+    case F_SNAPSHOT:
+        if (parse_i64(&x, v, INT64_MIN) < 0)
+            return zb_verb_usage(a->verb, "invalid snapshot id '%s'", v);
+        a->have_snapshot = 1;
+        a->snapshot_id = x;
+        return 0;
+    case F_FORMAT:
+        if (strcmp(v, "jsonl") == 0)
+            a->format = ZB_SCAN_FORMAT_JSONL;
+        else if (strcmp(v, "csv") == 0)
+            a->format = ZB_SCAN_FORMAT_CSV;
+        else
+            return zb_verb_usage(a->verb, "invalid value '%s' for %s "
+                                 "(jsonl or csv)", v, name);
+        return 0;
+    case F_SOURCE:
+        a->af.source = v;
+        return 0;
+    case F_PARTITION_BY:
+        a->af.partition_by = v;
+        return 0;
+    case F_FORMAT_VERSION:
+        if (strcmp(v, "1") && strcmp(v, "2") && strcmp(v, "3"))
+            return zb_verb_usage(a->verb, "invalid value '%s' for %s "
+                                 "(1, 2 or 3)", v, name);
+        a->af.format_version = v[0] - '0';
+        return 0;
     case F_MIN_MANIFESTS:
         if (parse_i64(&x, v, 2) < 0 || x > 1000000)
             return zb_verb_usage(a->verb, "invalid value '%s' for %s "
@@ -553,10 +727,12 @@ int zb_verb_parse(zb_verb_args *a, unsigned bit, int argc, char **argv,
                   size_t min_pos, size_t max_pos, int *help)
 {
     zb_maint_opts mo = ZB_MAINT_OPTS_INIT;
+    zb_add_files_opts af = ZB_ADD_FILES_OPTS_INIT;
     int i, options_done = 0;
 
     memset(a, 0, sizeof *a);
     a->mo = mo;
+    a->af = af;
     a->verb = argv[0];
     a->bit = bit;
     *help = 0;
@@ -617,6 +793,9 @@ int zb_verb_parse(zb_verb_args *a, unsigned bit, int argc, char **argv,
             case F_JSON: a->json = 1; break;
             case F_OVERWRITE: a->overwrite = 1; break;
             case F_NO_EVOLUTION: a->no_evolution = 1; break;
+            case F_COUNT: a->count = 1; break;
+            case F_CREATE: a->af.create = 1; break;
+            case F_ALLOW_DUPLICATES: a->af.allow_duplicates = 1; break;
             default: break;
             }
             continue;
@@ -693,7 +872,9 @@ int zb_verb_env_open(zb_verb_env *env, zb_ctx *ctx, const zb_verb_args *a)
         return rc;
     wh = zb_settings_get(env->settings, ZB_SET_WAREHOUSE);
     env->tc_path[0] = '\0';
-    if (a->table_config != NULL) {
+    if (env->no_tc) {
+        return ZB_OK;
+    } else if (a->table_config != NULL) {
         snprintf(env->tc_path, sizeof env->tc_path, "%s", a->table_config);
     } else if (wh != NULL) {
         zb_buf p;
@@ -754,6 +935,8 @@ int zb_verb_configured_catalog(zb_catalog **out, zb_verb_env *env,
                            "no catalog database at %s; set ZAMBONI_URI or "
                            "ZAMBONI_ROOT, or give the table's folder",
                            cfg.sqlite_path);
+        cfg.n_remaps = env->args->n_remaps;
+        cfg.remaps = env->args->remaps;
         if ((rc = zb_catalog_open(&env->catalog, ctx, env->io, &cfg)) < 0)
             return rc;
     }
@@ -772,6 +955,8 @@ int zb_verb_catalog(zb_catalog **out, int *owned, zb_verb_env *env,
     if (zb_verb_names_folder(table)) {
         cfg.kind = ZB_CATALOG_PATH;
         cfg.name = "folder";
+        cfg.n_remaps = env->args->n_remaps;
+        cfg.remaps = env->args->remaps;
         if ((rc = zb_catalog_open(out, ctx, env->io, &cfg)) < 0)
             return rc;
         *owned = 1;

@@ -1,7 +1,8 @@
 /*
  * cli/verbs/verb_demo.c - `zamboni demo [DIR]`: a warehouse to try maintenance on.
  *
- * Under DIR (default ./zamboni-demo), in the ZAMBONI_ROOT layout:
+ * Under DIR (default $ZAMBONI_ROOT when set, else ./zamboni-demo), in the
+ * ZAMBONI_ROOT layout:
  *     DIR/zamboni.yml                       warehouse: demo, root: DIR
  *     DIR/configs/demo/table-config.json    retention that expires at once
  *     DIR/catalog.db                        the embedded SQLite catalog
@@ -588,6 +589,17 @@ static int write_layout(zb_ctx *ctx, const char *abs)
     return write_text(ctx, path, TABLE_CONFIG);
 }
 
+/* DIR, else $ZAMBONI_ROOT (the root the other verbs read), else
+ * ./zamboni-demo. */
+static const char *demo_dir(const zb_verb_args *a)
+{
+    const char *root = getenv("ZAMBONI_ROOT");
+
+    if (a->n_pos > 0)
+        return a->pos[0];
+    return root != NULL && root[0] != '\0' ? root : "zamboni-demo";
+}
+
 int zb_cli_demo_run(int argc, char **argv)
 {
     zb_verb_args *a = zb_calloc(1, sizeof *a);
@@ -611,8 +623,7 @@ int zb_cli_demo_run(int argc, char **argv)
             zb_verb_help(stdout, ZB_VERB_DEMO);
         goto done;
     }
-    if ((rc = prepare_dir(&ctx, a->n_pos ? a->pos[0] : "zamboni-demo", abs,
-                          sizeof abs)) < 0 ||
+    if ((rc = prepare_dir(&ctx, demo_dir(a), abs, sizeof abs)) < 0 ||
         (rc = write_layout(&ctx, abs)) < 0)
         goto fail;
     if ((rc = join(&ctx, db, sizeof db, abs, "catalog.db")) < 0 ||

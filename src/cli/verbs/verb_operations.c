@@ -12,7 +12,9 @@
  * trailer says nothing changed. Exit code from cli/exit.c.
  *
  * zb_verb_run_table is shared with `maintenance` (cli/verbs/verb_maintenance.c):
- * it opens the table's catalog and runs the selected operations.
+ * it opens the table's catalog (with the --remap list), refuses a moved
+ * table that would write outside its new location, and runs the selected
+ * operations.
  */
 #define ZB_MODULE "cli"
 
@@ -24,6 +26,7 @@
 #include "cli/exit.h"
 #include "cli/verbs/progress.h"
 #include "cli/verbs/verbs.h"
+#include "table/commit/commit.h"
 #include "util/alloc.h"
 #include "util/err.h"
 
@@ -55,6 +58,53 @@ int zb_verb_check_flags(const zb_verb_args *a, const zb_verb_env *env)
     return ZB_EXIT_OK;
 }
 
+/* Whether path is dir or lies under it. */
+static int is_under(const char *path, const char *dir)
+{
+    size_t n = strlen(dir);
+
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    return strncmp(path, dir, n) == 0 &&
+           (path[n] == '\0' || path[n] == '/');
+}
+
+/* A moved table's write folders must lie under its new location. */
+int zb_verb_check_moved(zb_catalog *cat, zb_ctx *ctx, const char *table)
+{
+    static const char *const props[2] = { ICE_PROP_DATA_PATH,
+                                          ICE_PROP_METADATA_PATH };
+    zb_table *t = NULL;
+    zb_buf b = ZB_BUF_INIT(1 << 16);
+    const char *loc, *p;
+    size_t k;
+    int rc;
+
+    if (zb_catalog_load_table(cat, ctx, table, &t) < 0) {
+        zb_err_clear(&ctx->err);
+        return ZB_OK;
+    }
+    loc = t->meta->location ? t->meta->location : "";
+    rc = zb_table_resolve(&b, ctx, t, loc);
+    if (rc == ZB_OK && strcmp(zb_buf_cstr(&b), loc) != 0) {
+        for (k = 0; k < 2 && rc == ZB_OK; k++) {
+            if ((p = ice_metadata_property(t->meta, props[k])) == NULL ||
+                (rc = zb_table_resolve(&b, ctx, t, p)) < 0)
+                continue;
+            if (!is_under(zb_buf_cstr(&b), t->root))
+                rc = zb_fail(ctx, ZB_EREFUSED,
+                             "moved table (location %s, now %s): %s %s lies "
+                             "outside its new location; give a --remap that "
+                             "brings it under %s",
+                             loc, t->root, props[k], zb_buf_cstr(&b),
+                             t->root);
+        }
+    }
+    zb_buf_free(&b);
+    zb_table_free(t);
+    return rc;
+}
+
 int zb_verb_run_table(zb_verb_env *env, zb_ctx *ctx, const char *table,
                       const zb_maint_opts *mo, zb_maint_step_fn on_step,
                       void *payload)
@@ -65,6 +115,11 @@ int zb_verb_run_table(zb_verb_env *env, zb_ctx *ctx, const char *table,
 
     if ((rc = zb_verb_catalog(&cat, &owned, env, ctx, table)) < 0)
         return rc;
+    if ((rc = zb_verb_check_moved(cat, ctx, table)) < 0) {
+        if (owned)
+            zb_catalog_free(cat);
+        return rc;
+    }
     memset(&t, 0, sizeof t);
     t.catalog = cat;
     t.io = env->io;

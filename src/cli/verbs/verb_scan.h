@@ -4,10 +4,8 @@
 #ifndef ZB_CLI_SCAN_H
 #define ZB_CLI_SCAN_H
 
-/* The command's help text (zamboni help scan). */
-extern const char zb_cli_scan_help[];
-
-/* argv[0] is "scan"; returns an exit code (cli/exit.h). */
+/* argv[0] is "scan"; returns an exit code (cli/exit.h); its help is
+ * printed from the flag table (cli/verbs/verbs.h). */
 int zb_cli_scan_run(int argc, char **argv);
 
 #endif

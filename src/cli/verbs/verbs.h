@@ -17,6 +17,8 @@
 
 #include "catalog/catalog.h"
 #include "cli/config/settings.h"
+#include "cli/verbs/scan_print.h"
+#include "ops/add_files/add_files.h"
 #include "ops/maintenance_run.h"
 #include "ops/config/table_config.h"
 #include "util/err.h"
@@ -36,10 +38,13 @@ enum {
     ZB_VERB_ENGINES = 1u << 10,
     ZB_VERB_TABLE_CONFIG = 1u << 11,
     ZB_VERB_DEMO = 1u << 12,
-    ZB_VERB_DOCTOR = 1u << 13
+    ZB_VERB_DOCTOR = 1u << 13,
+    ZB_VERB_SCAN = 1u << 14,
+    ZB_VERB_ADD_FILES = 1u << 15
 };
 
 #define ZB_VERB_MAX_TABLES 4096
+#define ZB_VERB_MAX_REMAPS 16
 
 typedef struct zb_verb_args {
     const char *verb;              /* "compact" */
@@ -57,6 +62,17 @@ typedef struct zb_verb_args {
     int from_catalog;              /* table-config from-catalog CAT */
     int no_evolution;              /* from-catalog --no-evolution */
     zb_maint_opts mo;              /* overrides (ops/maintenance_run.h) */
+    /* --remap OLD=NEW, in order: from points into remap_text, to into
+     * argv; handed to every catalog the verb opens */
+    size_t n_remaps;
+    ice_path_remap remaps[ZB_VERB_MAX_REMAPS];
+    char remap_text[8192];
+    /* scan */
+    int have_snapshot, count;
+    int64_t snapshot_id;
+    zb_scan_format format;
+    /* add-files (--source, --create, ...) */
+    zb_add_files_opts af;
     /* compaction flags taken for compatibility (see the help) */
     const char *memory_mode;
     const char *temp_directory;
@@ -99,6 +115,7 @@ typedef struct zb_verb_env {
     zb_table_config *tc;           /* or NULL */
     char tc_path[4096];
     int need_tc;                   /* set before open: a missing one is an error */
+    int no_tc;                     /* set before open: no table config (scan) */
 } zb_verb_env;
 
 /*
@@ -115,6 +132,7 @@ const char *zb_verb_engine(const zb_verb_env *env);
  * The catalog for TABLE: a new PATH catalog when TABLE names a folder
  * (*owned set: free it), else the configured catalog (opened once; a
  * SQLite database that does not exist is ZB_ENOTFOUND, never created).
+ * Either gets the --remap list.
  */
 int zb_verb_catalog(zb_catalog **out, int *owned, zb_verb_env *env,
                     zb_ctx *ctx, const char *table);
@@ -136,7 +154,17 @@ const char *zb_verb_warehouse(const zb_verb_env *env);
 int zb_verb_check_flags(const zb_verb_args *a, const zb_verb_env *env);
 
 /*
- * Opens table's catalog and runs the operations mo selects
+ * A moved table (its recorded location resolves elsewhere: a copied
+ * folder, a --remap) must write under its new location: a
+ * write.data.path or write.metadata.path the remaps leave outside it
+ * would put files where the original still lives. ZB_EREFUSED then; a
+ * table that does not load is left to the caller to report (ZB_OK).
+ */
+int zb_verb_check_moved(zb_catalog *cat, zb_ctx *ctx, const char *table);
+
+/*
+ * Opens table's catalog, checks it with zb_verb_check_moved and runs the
+ * operations mo selects
  * (zb_maintenance_table); returns its code, or the catalog's.
  */
 int zb_verb_run_table(zb_verb_env *env, zb_ctx *ctx, const char *table,

@@ -186,6 +186,12 @@ typedef enum ice_metadata_naming {
  */
 int ice_commit_metadata_dir(char **out, zb_ctx *ctx, const ice_metadata *m,
                             const char *root);
+/* The same with write.metadata.path resolved through paths (a table's
+ * t->paths), so that a moved or copied table writes under its new
+ * location, not the one its properties still name. paths NULL: as above. */
+int ice_commit_metadata_dir_paths(char **out, zb_ctx *ctx,
+                                  const ice_metadata *m, const char *root,
+                                  const ice_manifest_opts *paths);
 
 /*
  * The URI of the next metadata file: the version parsed from current
@@ -197,6 +203,13 @@ int ice_commit_next_metadata_uri(char **out, zb_ctx *ctx,
                                  const ice_metadata *m, const char *root,
                                  const char *current,
                                  ice_metadata_naming naming);
+/* The same in ice_commit_metadata_dir_paths's folder. */
+int ice_commit_next_metadata_uri_paths(char **out, zb_ctx *ctx,
+                                       const ice_metadata *m,
+                                       const char *root,
+                                       const ice_manifest_opts *paths,
+                                       const char *current,
+                                       ice_metadata_naming naming);
 
 /* The version number in a metadata file name, or -1. */
 int64_t ice_commit_metadata_version(const char *uri);

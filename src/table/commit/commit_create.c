@@ -374,6 +374,13 @@ done:
 int ice_commit_metadata_dir(char **out, zb_ctx *ctx, const ice_metadata *m,
                             const char *root)
 {
+    return ice_commit_metadata_dir_paths(out, ctx, m, root, NULL);
+}
+
+int ice_commit_metadata_dir_paths(char **out, zb_ctx *ctx,
+                                  const ice_metadata *m, const char *root,
+                                  const ice_manifest_opts *paths)
+{
     const char *p = ice_metadata_property(m, ICE_PROP_METADATA_PATH);
     zb_buf b = ZB_BUF_INIT(1 << 16);
     size_t n;
@@ -381,11 +388,18 @@ int ice_commit_metadata_dir(char **out, zb_ctx *ctx, const ice_metadata *m,
     ZB_ASSERT_ARG(out && ctx && m);
     *out = NULL;
     if (p != NULL && *p != '\0') {
-        n = strlen(p);
-        while (n > 1 && p[n - 1] == '/')
-            n--;
-        if (zb_buf_append(&b, p, n) < 0)
+        if (paths != NULL) {
+            int rc = ice_manifest_resolve_path(&b, ctx, paths, p);
+
+            if (rc < 0) {
+                zb_buf_free(&b);
+                return rc;
+            }
+        } else if (zb_buf_puts(&b, p) < 0) {
             goto oom;
+        }
+        while (b.len > 1 && b.ptr[b.len - 1] == '/')
+            b.len--;
     } else {
         if (root == NULL)
             root = m->location;
@@ -430,13 +444,24 @@ int ice_commit_next_metadata_uri(char **out, zb_ctx *ctx,
                                  const char *current,
                                  ice_metadata_naming naming)
 {
+    return ice_commit_next_metadata_uri_paths(out, ctx, m, root, NULL,
+                                              current, naming);
+}
+
+int ice_commit_next_metadata_uri_paths(char **out, zb_ctx *ctx,
+                                       const ice_metadata *m,
+                                       const char *root,
+                                       const ice_manifest_opts *paths,
+                                       const char *current,
+                                       ice_metadata_naming naming)
+{
     char *dir = NULL, uuid[37];
     int64_t v = current ? ice_commit_metadata_version(current) : -1;
     int rc;
 
     ZB_ASSERT_ARG(out && ctx && m);
     *out = NULL;
-    if ((rc = ice_commit_metadata_dir(&dir, ctx, m, root)) < 0)
+    if ((rc = ice_commit_metadata_dir_paths(&dir, ctx, m, root, paths)) < 0)
         return rc;
     {
         zb_buf b = ZB_BUF_INIT(1 << 16);

@@ -721,7 +721,8 @@ static int setup(bst *b)
             b->target = v;
     }
     ice_commit_uuid(b->uuid);
-    if ((rc = ice_commit_metadata_dir(&b->dir, b->ctx, m, op->o.root)) < 0)
+    if ((rc = ice_commit_metadata_dir_paths(&b->dir, b->ctx, m, op->o.root,
+                                             &op->paths)) < 0)
         return rc;
     if (zb_arena_new(&b->arena, OP_ARENA_MAX) < 0 ||
         (b->hits = json_object()) == NULL ||
