@@ -18,8 +18,9 @@
  *   NULL              table folders: a table is named by its folder's
  *                     path (Hadoop-style tables, copied or moved tables)
  *   sqlite:PATH       the SQL catalog (Iceberg's JdbcCatalog schema) in a
- *                     SQLite database file; sqlite:///PATH is the same.
- *                     The file must exist
+ *                     SQLite database file; SQLAlchemy's sqlite:///PATH
+ *                     is the same (sqlite:////abs/path for an absolute
+ *                     one). The file must exist
  *   postgresql://...  the SQL catalog on PostgreSQL, a libpq URL
  *                     (postgres:// and postgresql+DRIVER:// are taken
  *                     too); ZB_EUNSUPPORTED in a build without libpq

@@ -98,7 +98,8 @@ static void compact_out(zb_ops_compact_result *out, const zb_compact_result *r,
 {
     const zb_compact_plan *p = &r->plan;
 
-    out->planned_snapshot_id = p->snapshot_id;
+    /* a plan that failed is freed, zeros and all */
+    out->planned_snapshot_id = p->arena != NULL ? p->snapshot_id : -1;
     out->groups = p->n_groups;
     out->groups_committed = r->groups_committed;
     out->groups_failed = r->groups_dropped + r->groups_failed;
