@@ -11,7 +11,8 @@
  *     if (rc < 0)
  *         fprintf(stderr, "%s: %s\n", zb_rc_name(rc), ctx.err.msg);
  *     else
- *         printf("%llu files into %llu\n", ...r.files_rewritten, ...);
+ *         printf("%" PRIu64 " file(s) into %" PRIu64 "\n",
+ *                r.files_rewritten, r.files_written);
  *
  * Every operation is
  *     int zb_ops_OP(zb_ops_OP_result *out, zb_catalog *cat, zb_ctx *ctx,
@@ -262,7 +263,7 @@ typedef struct zb_ops_remove_orphans_opts {
      * 24 hours ZB_EREFUSED unless force: a running writer's files are not
      * referenced yet. */
     int64_t older_than_ms;
-    int force;                      /* 0 */
+    int force;                      /* 1: allow a guard below 24 hours; 0 */
 } zb_ops_remove_orphans_opts;
 
 #define ZB_OPS_REMOVE_ORPHANS_OPTS_INIT                                  \
