@@ -148,6 +148,7 @@ int zb_catalog_open(zb_catalog **out, zb_ctx *ctx, zb_io *io,
         catalog_free_common(c);
         return rc;
     }
+    c->owns_io = cfg->owns_io;
     *out = c;
     return ZB_OK;
 oom:
@@ -157,11 +158,15 @@ oom:
 
 void zb_catalog_free(zb_catalog *c)
 {
+    zb_io *owned;
+
     if (c == NULL)
         return;
+    owned = c->owns_io ? c->io : NULL;
     if (c->ops != NULL && c->ops->destroy != NULL)
         c->ops->destroy(c);
     catalog_free_common(c);
+    zb_io_free(owned);
 }
 
 zb_catalog_kind zb_catalog_get_kind(const zb_catalog *c)
@@ -177,6 +182,11 @@ const char *zb_catalog_name(const zb_catalog *c)
 unsigned zb_catalog_caps(const zb_catalog *c)
 {
     return c->caps;
+}
+
+zb_io *zb_catalog_io(const zb_catalog *c)
+{
+    return c->io;
 }
 
 /* ---- dispatch ---- */

@@ -101,6 +101,10 @@ typedef struct zb_catalog_config {
     /* PATH and every kind: paths starting with from are read at to. */
     size_t n_remaps;
     const ice_path_remap *remaps;
+    /* 1: the catalog takes io over once it is open, and zb_catalog_free
+     * frees it (a failed open leaves io to the caller). For handles that
+     * outlive their opener: the public API's (include/zamboni/catalog.h). */
+    int owns_io;
 } zb_catalog_config;
 
 #define ZB_CATALOG_CONFIG_VERSION 1
@@ -150,6 +154,8 @@ zb_catalog_kind zb_catalog_get_kind(const zb_catalog *c);
 const char *zb_catalog_kind_name(zb_catalog_kind kind); /* "sqlite", ... */
 const char *zb_catalog_name(const zb_catalog *c);
 unsigned zb_catalog_caps(const zb_catalog *c);
+/* The FileIO the catalog reads tables through; borrowed. */
+zb_io *zb_catalog_io(const zb_catalog *c);
 
 /*
  * Listings call fn once per item, in the catalog's order; fn returning

@@ -56,7 +56,8 @@ struct zb_catalog {
     zb_catalog_kind kind;
     char *name;                    /* cfg->name, or the kind's name */
     unsigned caps;                 /* ZB_CATALOG_CAP_*, set by the backend */
-    zb_io *io;                     /* borrowed from the opener */
+    zb_io *io;                     /* borrowed from the opener, unless */
+    int owns_io;                   /* cfg->owns_io: freed with the handle */
     /* cfg->remaps, copied (strings owned). */
     size_t n_remaps;
     ice_path_remap *remaps;
