@@ -9,6 +9,9 @@
 #   bash scripts/test.sh --fuzz [S]   each libFuzzer target for S seconds
 #                                     (default 20) from its corpus, in
 #                                     build-fuzz/; a crash fails the run
+#   bash scripts/test.sh --release    Release (-O3, NDEBUG) builds with gcc
+#                                     and with clang, then the unit tests of
+#                                     gcc's, in build-release-{gcc,clang}/
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -40,6 +43,18 @@ case "$mode" in
             ctest --test-dir build-tsan --output-on-failure \
             -R '^(test_exec|test_exec_sort_pool)$'
         ;;
+    --release)
+        # The optimiser's and NDEBUG's warnings, fatal as everywhere.
+        # Both compilers build everything; the unit tests run on gcc's
+        # build (clang's code already runs them under the sanitizers).
+        for cc in gcc clang; do
+            CC=$cc cmake -S . -B build-release-$cc -G Ninja \
+                -DCMAKE_BUILD_TYPE=Release -DZB_WERROR=ON >/dev/null
+            cmake --build build-release-$cc -j "$jobs"
+        done
+        bash scripts/pg-test.sh run ctest --test-dir build-release-gcc \
+            --output-on-failure -L unit -j "$jobs"
+        ;;
     --fuzz)
         secs=${2:-20}
         CC=clang cmake -S . -B build-fuzz -G Ninja -DZB_FUZZ=ON \
@@ -66,7 +81,7 @@ case "$mode" in
         [ "$failed" -eq 0 ]
         ;;
     *)
-        echo "usage: scripts/test.sh [--sanitize|--tsan|--fuzz [SECONDS]]" >&2
+        echo "usage: scripts/test.sh [--sanitize|--tsan|--release|--fuzz [SECONDS]]" >&2
         exit 2
         ;;
 esac

@@ -252,7 +252,7 @@ int zb_spill_read(zb_spill *s, zb_ctx *ctx, void *dst, size_t n,
                   size_t *got)
 {
     char *d = dst;
-    size_t done = 0, k;
+    size_t done = 0, k = 0;
     int rc;
 
     ZB_ASSERT_ARG(s && s->reading && got);
@@ -310,7 +310,7 @@ int zb_spill_read_full(zb_spill *s, zb_ctx *ctx, void *dst, size_t n)
 int zb_spill_pread(zb_spill *s, zb_ctx *ctx, void *dst, size_t n,
                    uint64_t offset)
 {
-    size_t done = 0, k;
+    size_t done = 0, k = 0;
     int rc;
 
     ZB_ASSERT_ARG(s && (s->reading || s->buf_len == 0));

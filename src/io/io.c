@@ -110,6 +110,7 @@ static int route(const slot **out, zb_io *io, zb_ctx *ctx, const char *uri)
     size_t i;
 
     ZB_ASSERT_ARG(io && ctx && uri);
+    *out = NULL;
     for (i = 0; i < io->n; i++) {
         if (io->slots[i].backend->accepts(uri)) {
             *out = &io->slots[i];

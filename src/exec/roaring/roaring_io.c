@@ -237,21 +237,21 @@ int zb_roaring_serialize(const zb_roaring *r, zb_buf *out)
 {
     uint64_t words[RB_WORDS];
     size_t size = zb_roaring_serialized_size(r), from, to, groups = 0;
-    uint8_t *p, *begin;
+    uint8_t *p;
     int rc;
 
     if ((rc = zb_buf_reserve(out, size)) < 0)
         return rc;
     for (from = 0; from < r->n; from = group_end(r, from))
         groups++;
-    begin = p = (uint8_t *)out->ptr + out->len;
+    p = (uint8_t *)out->ptr + out->len;
     p = wr32(p, (uint32_t)groups);
     p = wr32(p, (uint32_t)((uint64_t)groups >> 32));
     for (from = 0; from < r->n; from = to) {
         to = group_end(r, from);
         p = write_group(p, r, from, to, words);
     }
-    assert((size_t)(p - begin) == size);
+    assert((size_t)(p - ((uint8_t *)out->ptr + out->len)) == size);
     out->len += size;
     out->ptr[out->len] = '\0';
     return ZB_OK;

@@ -422,7 +422,7 @@ static int parse_header(zb_avro_reader *r, zb_ctx *ctx, const uint8_t *p,
         cap += cnt;
         for (i = 0; i < cnt; i++) {
             meta_kv *kv = &r->meta[r->n_meta];
-            size_t kl, vl;
+            size_t kl = 0, vl = 0;
             if ((rc = get_len(&c, &kl, 1, "metadata key length")) < 0)
                 goto fail;
             kv->key = zb_arena_strndup(r->meta_arena,
@@ -473,7 +473,7 @@ static int read_header(zb_avro_reader *r, zb_ctx *ctx)
     int rc;
 
     for (;;) {
-        const uint8_t *p;
+        const uint8_t *p = NULL;
         int complete = 0;
         if (window >= r->size) {
             window = (size_t)r->size;
@@ -560,7 +560,7 @@ int zb_avro_reader_open_mem(zb_avro_reader **out, zb_ctx *ctx,
 static int load_block(zb_avro_reader *r, zb_ctx *ctx)
 {
     uint8_t hdr[20];
-    const uint8_t *p;
+    const uint8_t *p = NULL;
     size_t hlen = 20, size;
     int64_t count, bytes, max_count;
     cur c;

@@ -216,8 +216,9 @@ static void unique_names(zb_compact_evolve_result *r, zb_ctx *ctx,
             continue;
         memcpy(base, e->coarse_name, sizeof base);
         for (n = 1; n < NAME_TRIES; n++) {
-            snprintf(e->coarse_name, sizeof e->coarse_name, "%s_%d", base,
-                     n);
+            /* Room kept for "_99": base (121 bytes at most) is never cut. */
+            snprintf(e->coarse_name, sizeof e->coarse_name, "%.*s_%d",
+                     (int)sizeof e->coarse_name - 4, base, n);
             if (!name_taken(r, k, schema, spec, e->coarse_name))
                 break;
         }

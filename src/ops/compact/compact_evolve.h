@@ -155,7 +155,7 @@ typedef struct zb_compact_evolve_result {
     zb_compact_result compact;     /* the evolution pass's plan and run */
     zb_compact_result merge;       /* the merge pass's (see above) */
     /* Non-empty: evolution skipped, and why ("Equality deletes"). */
-    char refused[256];
+    char refused[384];             /* the longest message, names and all */
     void *priv;                    /* the table copy a dry run planned on */
 } zb_compact_evolve_result;
 

@@ -634,7 +634,7 @@ int zb_pathsort_next(zb_pathsort *s, zb_ctx *ctx, const zb_pathrec **out)
 static int compact_runs(zb_pathsort *s, zb_ctx *ctx)
 {
     zb_pathfile *f = NULL;
-    const zb_pathrec *r;
+    const zb_pathrec *r = NULL;
     size_t k;
     int rc;
 

@@ -308,7 +308,7 @@ static void test_ops_compact_lineage__binpack(void)
     lrow *a, *b;
     size_t na, nb, with, n_data;
     int64_t pos[] = { 0, 7, ROWS - 1 };
-    int64_t gone[4];
+    int64_t gone[4] = { 0 };
     rowids ids;
     char *p;
 
@@ -342,6 +342,7 @@ static void test_ops_compact_lineage__binpack(void)
                 k++;
             }
         of_items_free(&it);
+        ZBT_EQ_INT(k, 2);       /* every id of gone[] was found */
     }
     as_appended(a, na, gone, 4);
     row_ids_of(&e, &ids);

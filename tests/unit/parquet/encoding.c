@@ -71,6 +71,7 @@ static void w_byte(wbuf *b, uint8_t v)
         b->p = realloc(b->p, b->cap);
         ZBT_CHECK(b->p != NULL);
     }
+    ZBT_CHECK(b->len < b->cap);
     b->p[b->len++] = v;
 }
 

@@ -112,7 +112,7 @@ static void check_version(int version)
 {
     fx f;
     seen s[8];
-    const ice_manifest_entry *es[8];
+    const ice_manifest_entry *es[8] = { NULL };
     const ice_manifest_entry *a, *b, *pos, *eq;
     size_t n, i;
 

@@ -107,7 +107,7 @@ int pq_thrift_varint(pq_thrift *t, uint64_t *out, const char *what)
 static int zigzag(pq_thrift *t, int64_t *out, unsigned bits, const char *what)
 {
     size_t start = t->pos;
-    uint64_t u;
+    uint64_t u = 0;
     int64_t v = 0;
     int rc;
 
@@ -177,7 +177,7 @@ int pq_thrift_binary(pq_thrift *t, const uint8_t **data, size_t *len,
                      const char *what)
 {
     size_t start = t->pos;
-    uint64_t n;
+    uint64_t n = 0;
     int rc;
 
     if ((rc = pq_thrift_varint(t, &n, what)) < 0)
@@ -310,7 +310,7 @@ int pq_thrift_map_begin(pq_thrift *t, uint8_t *key_type, uint8_t *value_type,
                         size_t *count, const char *what)
 {
     size_t start = t->pos;
-    uint64_t n;
+    uint64_t n = 0;
     int rc;
 
     if ((rc = pq_thrift_varint(t, &n, what)) < 0)
