@@ -2,14 +2,12 @@
  * ops/compact/compact_plan.c - compaction planning (ops/compact/compact.h "Plan").
  *
  * zb_compact_plan_build streams the planner's tasks (plan/scan/scan_plan.h)
- * once. Each task is classified (candidate or not); candidates are
- * deep-copied into the plan's arena and appended to the bin of their
- * (spec id, partition tuple), found through a JSON object keyed by the
- * spec id and the partition values' binary serialization. Then each bin
- * is sorted by file size, largest first, and cut into groups of at most
- * max_group_bytes (a file larger than that is a group alone); each group
- * runs or is skipped by the min_input_files rule and gets its memory
- * estimate. Memory: the copied candidate tasks (their entries, metrics
+ * once. Each task is classified (candidate or not: compaction's policy,
+ * here); candidates go to the file grouping (plan/group/file_group.h),
+ * which bins them by (spec id, partition tuple) and cuts each bin, largest
+ * files first, into runs of at most max_group_bytes. Each run becomes a
+ * group, or a skip by the min_input_files rule, and a group gets its
+ * memory estimate. Memory: the copied candidate tasks (their entries, metrics
  * and delete lists), never the data.
  */
 #define ZB_MODULE "compact"
@@ -17,10 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
-
 #include "format/parquet/parquet_write.h"
 #include "ops/compact/compact_int.h"
+#include "plan/group/file_group.h"
 #include "plan/scan/scan_plan.h"
 #include "plan/read/scan_read.h"
 #include "util/alloc.h"
@@ -28,19 +25,6 @@
 #include "util/vec.h"
 
 #define PLAN_ARENA_MAX ((size_t)4 << 30)
-#define KEY_MAX ((size_t)1 << 20)
-
-/* One (spec, partition) bin of candidates. */
-typedef struct bin {
-    int32_t spec_id;
-    const char *partition;         /* display text, in the plan's arena */
-    zb_vec tasks;                  /* cand */
-} bin;
-
-typedef struct cand {
-    zb_scan_task task;
-    int laden;                     /* deletes made it a candidate */
-} cand;
 
 int64_t zb_compact_target_bytes(const zb_compact_opts *o,
                                 const ice_metadata *m)
@@ -62,63 +46,6 @@ static int min_input_files(const zb_compact_opts *o)
     (void)zb_tset_resolve(&v, NULL, ZB_TSET_MIN_INPUT_FILES,
                           o->min_input_files, NULL, NULL);
     return (int)v.value;
-}
-
-/* "(v1,v2)" in JSON single-value form, and the bin key. */
-static int partition_text(char **text, zb_buf *key, zb_ctx *ctx,
-                          zb_arena *arena, int32_t spec_id,
-                          const ice_data_file *f)
-{
-    zb_buf t = ZB_BUF_INIT(KEY_MAX);
-    size_t i;
-    int rc = ZB_OK;
-
-    zb_buf_clear(key);
-    if (zb_buf_appendf(key, "%d|", (int)spec_id) < 0 ||
-        zb_buf_putc(&t, '(') < 0) {
-        rc = zb_fail_oom(ctx);
-        goto done;
-    }
-    for (i = 0; i < f->n_partition; i++) {
-        const ice_value *v = &f->partition[i];
-
-        if ((i > 0 && zb_buf_putc(&t, ',') < 0) ||
-            zb_buf_putc(key, v->is_null ? 'N' : 'V') < 0) {
-            rc = zb_fail_oom(ctx);
-            goto done;
-        }
-        if (!v->is_null) {
-            /* Hex of the binary form (a JSON key must be UTF-8 without
-             * NULs), ended by ';' so that keys cannot run together. */
-            zb_buf raw = ZB_BUF_INIT(KEY_MAX);
-            size_t k;
-
-            if ((rc = ice_value_to_bytes(&raw, ctx, v)) < 0) {
-                zb_buf_free(&raw);
-                goto done;
-            }
-            for (k = 0; k < raw.len && rc == ZB_OK; k++)
-                if (zb_buf_appendf(key, "%02x",
-                                   ((const uint8_t *)raw.ptr)[k]) < 0)
-                    rc = zb_fail_oom(ctx);
-            zb_buf_free(&raw);
-            if (rc < 0 || zb_buf_putc(key, ';') < 0) {
-                rc = zb_fail_oom(ctx);
-                goto done;
-            }
-        }
-        if (ice_value_to_json(&t, ctx, v) < 0) {
-            zb_err_clear(&ctx->err);
-            if ((rc = ice_value_to_human(&t, ctx, v)) < 0)
-                goto done;
-        }
-    }
-    if (zb_buf_putc(&t, ')') < 0 ||
-        (*text = zb_arena_strdup(arena, zb_buf_cstr(&t))) == NULL)
-        rc = zb_fail_oom(ctx);
-done:
-    zb_buf_free(&t);
-    return rc;
 }
 
 /* Rows that DVs and file-scoped position deletes name in this file. */
@@ -149,17 +76,6 @@ static int is_laden(const zb_compact_opts *o, const zb_scan_task *t)
     return o->delete_ratio > 0 && f->record_count > 0 &&
            (double)known_deleted(t) / (double)f->record_count >
                o->delete_ratio;
-}
-
-static int cmp_size_desc(const void *pa, const void *pb)
-{
-    const cand *a = pa, *b = pb;
-    int64_t x = a->task.data.file->file_size_in_bytes;
-    int64_t y = b->task.data.file->file_size_in_bytes;
-
-    if (x != y)
-        return x > y ? -1 : 1;
-    return strcmp(a->task.data.file->file_path, b->task.data.file->file_path);
 }
 
 uint64_t zb_compact__max_group_memory(const zb_compact_opts *o,
@@ -241,76 +157,69 @@ size_t zb_compact__batch_rows(const zb_compact_opts *o, int64_t target,
     return (size_t)rows;
 }
 
-/* Cuts a bin into groups; appends them (or a skip) to the plan. */
-static int cut_bin(zb_compact_plan *p, zb_vec *groups, zb_vec *skips,
-                   zb_ctx *ctx, const zb_compact_opts *o, bin *b,
-                   int32_t out_spec)
+/* What becomes of a run of the file grouping (plan/group/file_group.h):
+ * a group, or a skip with its reason. */
+typedef struct cut_state {
+    zb_compact_plan *p;
+    const zb_compact_opts *o;
+    zb_vec *groups, *skips;
+    int32_t out_spec;
+    int min_files;
+} cut_state;
+
+static int take_run(const zb_file_run *run, zb_ctx *ctx, void *payload)
 {
-    cand *c = b->tasks.items;
-    size_t n = b->tasks.len, i = 0;
-    uint64_t max_bytes = o->max_group_bytes ? o->max_group_bytes
-                                            : ZB_COMPACT_MAX_GROUP_DEFAULT;
-    int min_files = min_input_files(o);
+    cut_state *cs = payload;
+    zb_compact_plan *p = cs->p;
+    const zb_compact_opts *o = cs->o;
+    size_t k, laden = 0;
+    zb_compact_group *g;
+    zb_compact_skip *s;
 
-    qsort(c, n, sizeof *c, cmp_size_desc);
-    while (i < n) {
-        size_t j = i, k, laden = 0;
-        uint64_t bytes = 0;
-        zb_compact_group *g;
-        zb_compact_skip *s;
-
-        while (j < n && (j == i ||
-                         bytes + (uint64_t)c[j].task.data.file
-                                     ->file_size_in_bytes <= max_bytes)) {
-            bytes += (uint64_t)c[j].task.data.file->file_size_in_bytes;
-            laden += c[j].laden || c[j].task.n_deletes > 0;
-            j++;
-        }
-        if (j - i < (size_t)min_files && laden == 0) {
-            if (zb_vec_push(skips, (void **)&s) < 0)
-                return zb_fail_oom(ctx);
-            s->spec_id = b->spec_id;
-            s->partition = b->partition;
-            s->candidates = j - i;
-            s->reason = j - i == 1 ? "single candidate file"
-                        : zb_arena_sprintf(p->arena,
-                                           "%zu candidate file(s) < "
-                                           "min_input_files=%d",
-                                           j - i, min_files);
-            if (s->reason == NULL)
-                return zb_fail_oom(ctx);
-            i = j;
-            continue;
-        }
-        if (zb_vec_push(groups, (void **)&g) < 0 ||
-            (g->tasks = zb_arena_calloc(p->arena, j - i,
-                                        sizeof *g->tasks)) == NULL)
+    for (k = 0; k < run->n; k++)
+        laden += run->cands[k].mark || run->cands[k].task.n_deletes > 0;
+    if (run->n < (size_t)cs->min_files && laden == 0) {
+        if (zb_vec_push(cs->skips, (void **)&s) < 0)
             return zb_fail_oom(ctx);
-        g->spec_id = b->spec_id;
-        g->out_spec_id = out_spec;
-        g->partition = b->partition;
-        g->n_tasks = j - i;
-        for (k = i; k < j; k++) {
-            const ice_data_file *f = c[k].task.data.file;
-
-            g->tasks[k - i] = c[k].task;
-            g->bytes += (uint64_t)f->file_size_in_bytes;
-            g->rows += f->record_count > 0 ? (uint64_t)f->record_count : 0;
-            g->delete_files += c[k].task.n_deletes;
-        }
-        g->est_out_files = (g->bytes + (uint64_t)p->target_file_bytes - 1) /
-                           (uint64_t)p->target_file_bytes;
-        if (g->est_out_files == 0 && g->rows > 0)
-            g->est_out_files = 1;
-        g->est_memory_bytes = zb_compact__group_memory(
-            g, p->target_file_bytes,
-            zb_compact__batch_rows(o, p->target_file_bytes, g),
-            zb_compact__eq_memory(o)) +
-            zb_compact__sort_memory(o, g, p->target_file_bytes,
-                                    zb_compact__max_group_memory(
-                                        o, ctx->budget));
-        i = j;
+        s->spec_id = run->spec_id;
+        s->partition = run->partition;
+        s->candidates = run->n;
+        s->reason = run->n == 1 ? "single candidate file"
+                    : zb_arena_sprintf(p->arena,
+                                       "%zu candidate file(s) < "
+                                       "min_input_files=%d",
+                                       run->n, cs->min_files);
+        if (s->reason == NULL)
+            return zb_fail_oom(ctx);
+        return ZB_OK;
     }
+    if (zb_vec_push(cs->groups, (void **)&g) < 0 ||
+        (g->tasks = zb_arena_calloc(p->arena, run->n,
+                                    sizeof *g->tasks)) == NULL)
+        return zb_fail_oom(ctx);
+    g->spec_id = run->spec_id;
+    g->out_spec_id = cs->out_spec;
+    g->partition = run->partition;
+    g->n_tasks = run->n;
+    for (k = 0; k < run->n; k++) {
+        const ice_data_file *f = run->cands[k].task.data.file;
+
+        g->tasks[k] = run->cands[k].task;
+        g->bytes += (uint64_t)f->file_size_in_bytes;
+        g->rows += f->record_count > 0 ? (uint64_t)f->record_count : 0;
+        g->delete_files += run->cands[k].task.n_deletes;
+    }
+    g->est_out_files = (g->bytes + (uint64_t)p->target_file_bytes - 1) /
+                       (uint64_t)p->target_file_bytes;
+    if (g->est_out_files == 0 && g->rows > 0)
+        g->est_out_files = 1;
+    g->est_memory_bytes = zb_compact__group_memory(
+        g, p->target_file_bytes,
+        zb_compact__batch_rows(o, p->target_file_bytes, g),
+        zb_compact__eq_memory(o)) +
+        zb_compact__sort_memory(o, g, p->target_file_bytes,
+                                zb_compact__max_group_memory(
+                                    o, ctx->budget));
     return ZB_OK;
 }
 
@@ -319,10 +228,8 @@ typedef struct pstate {
     zb_ctx *ctx;
     const zb_compact_opts *o;
     const ice_metadata *m;
-    json_t *index;                 /* key -> bin index */
     int32_t out_spec;              /* the outputs' spec */
-    zb_vec bins;                   /* bin */
-    zb_buf key;
+    zb_file_bins *bins;
 } pstate;
 
 static int add_task(pstate *s, const zb_scan_task *t)
@@ -330,11 +237,6 @@ static int add_task(pstate *s, const zb_scan_task *t)
     const zb_compact_opts *o = s->o;
     const ice_data_file *f = t->data.file;
     int laden = is_laden(o, t);
-    json_t *hit;
-    bin *b;
-    cand *c;
-    char *text = NULL;
-    int rc;
 
     s->p->live_files++;
     if (o->file_filter != NULL && !o->file_filter(t->data.spec_id, f,
@@ -346,29 +248,7 @@ static int add_task(pstate *s, const zb_scan_task *t)
     if (!o->rewrite_all && !laden &&
         f->file_size_in_bytes >= s->p->target_file_bytes)
         return ZB_OK;
-    if ((rc = partition_text(&text, &s->key, s->ctx, s->p->arena,
-                             t->data.spec_id, f)) < 0)
-        return rc;
-    hit = json_object_get(s->index, zb_buf_cstr(&s->key));
-    if (hit != NULL) {
-        b = zb_vec_at(&s->bins, (size_t)json_integer_value(hit));
-    } else {
-        if (json_object_set_new(s->index, zb_buf_cstr(&s->key),
-                                json_integer((json_int_t)s->bins.len)) < 0 ||
-            zb_vec_push(&s->bins, (void **)&b) < 0)
-            return zb_fail_oom(s->ctx);
-        b->spec_id = t->data.spec_id;
-        b->partition = text;
-        zb_vec_init(&b->tasks, sizeof(cand), SIZE_MAX / 2);
-    }
-    if (zb_vec_push(&b->tasks, (void **)&c) < 0)
-        return zb_fail_oom(s->ctx);
-    c->laden = laden;
-    if ((rc = zb_scan_task_copy(&c->task, s->ctx, s->p->arena, t)) < 0) {
-        b->tasks.len--;
-        return rc;
-    }
-    return ZB_OK;
+    return zb_file_bins_add(s->bins, s->ctx, t, laden);
 }
 
 int zb_compact__head(const ice_snapshot **out, zb_ctx *ctx,
@@ -399,6 +279,7 @@ int zb_compact_plan_build(zb_compact_plan *p, zb_io *io, zb_ctx *ctx,
     zb_scan_plan *sp = NULL;
     const zb_scan_task *t;
     zb_vec groups, skips;
+    cut_state cs;
     pstate s;
     size_t i;
     int rc;
@@ -408,10 +289,8 @@ int zb_compact_plan_build(zb_compact_plan *p, zb_io *io, zb_ctx *ctx,
         o = &dflt;
     memset(p, 0, sizeof *p);
     memset(&s, 0, sizeof s);
-    zb_vec_init(&s.bins, sizeof(bin), SIZE_MAX / 2);
     zb_vec_init(&groups, sizeof(zb_compact_group), SIZE_MAX / 2);
     zb_vec_init(&skips, sizeof(zb_compact_skip), SIZE_MAX / 2);
-    zb_buf_init(&s.key, KEY_MAX);
     s.p = p;
     s.ctx = ctx;
     s.o = o;
@@ -420,11 +299,12 @@ int zb_compact_plan_build(zb_compact_plan *p, zb_io *io, zb_ctx *ctx,
     p->format_version = m->format_version;
     p->target_file_bytes = zb_compact_target_bytes(o, m);
     if (zb_arena_new(&p->arena, PLAN_ARENA_MAX) < 0 ||
-        (p->ident = zb_arena_strdup(p->arena, table->ident)) == NULL ||
-        (s.index = json_object()) == NULL) {
+        (p->ident = zb_arena_strdup(p->arena, table->ident)) == NULL) {
         rc = zb_fail_oom(ctx);
         goto done;
     }
+    if ((rc = zb_file_bins_new(&s.bins, ctx, p->arena)) < 0)
+        goto done;
     if (o->output_spec_id >= 0 &&
         ice_metadata_spec(m, o->output_spec_id) == NULL) {
         rc = zb_fail(ctx, ZB_EINVAL, "%s: output spec %d does not exist",
@@ -445,10 +325,18 @@ int zb_compact_plan_build(zb_compact_plan *p, zb_io *io, zb_ctx *ctx,
             break;
     if (rc < 0)
         goto done;
-    for (i = 0; i < s.bins.len; i++)
-        if ((rc = cut_bin(p, &groups, &skips, ctx, o,
-                          zb_vec_at(&s.bins, i), s.out_spec)) < 0)
-            goto done;
+    cs.p = p;
+    cs.o = o;
+    cs.groups = &groups;
+    cs.skips = &skips;
+    cs.out_spec = s.out_spec;
+    cs.min_files = min_input_files(o);
+    if ((rc = zb_file_bins_cut(s.bins, ctx,
+                               o->max_group_bytes
+                                   ? o->max_group_bytes
+                                   : ZB_COMPACT_MAX_GROUP_DEFAULT,
+                               take_run, &cs)) < 0)
+        goto done;
     for (i = 0; i < groups.len; i++) {
         zb_compact_group *g = zb_vec_at(&groups, i);
 
@@ -478,13 +366,9 @@ int zb_compact_plan_build(zb_compact_plan *p, zb_io *io, zb_ctx *ctx,
     rc = ZB_OK;
 done:
     zb_scan_plan_free(sp);
-    for (i = 0; i < s.bins.len; i++)
-        zb_vec_free(&((bin *)zb_vec_at(&s.bins, i))->tasks);
-    zb_vec_free(&s.bins);
+    zb_file_bins_free(s.bins);
     zb_vec_free(&groups);
     zb_vec_free(&skips);
-    zb_buf_free(&s.key);
-    json_decref(s.index);
     if (rc < 0) {
         zb_err_prefix(ctx, "planning compaction of %s", table->ident);
         zb_compact_plan_free(p);
