@@ -52,31 +52,19 @@ static void commas(char *out, size_t size, uint64_t v)
 static int count_live(zb_status_row *row, zb_io *io, zb_ctx *ctx,
                       const zb_table *t)
 {
-    const ice_snapshot *snap = ice_metadata_current_snapshot(t->meta);
-    ice_snapshot_iter *it = NULL;
-    const ice_manifest_entry *e;
-    const ice_manifest_file *mf;
-    int rc;
+    ice_live_counts c;
+    int rc = ice_snapshot_live_counts(&c, io, ctx, t->meta,
+                                      ice_metadata_current_snapshot(t->meta),
+                                      &t->paths, 0);
 
-    if (snap == NULL)
-        return ZB_OK;
-    if ((rc = ice_snapshot_iter_open(&it, io, ctx, t->meta, snap,
-                                     &t->paths)) < 0)
+    if (rc < 0)
         return rc;
-    while ((rc = ice_snapshot_iter_next(it, ctx, &e, &mf)) > 0) {
-        const ice_data_file *f = &e->data_file;
-
-        if (f->content == ICE_CONTENT_DATA) {
-            row->data_files++;
-            row->data_bytes += (uint64_t)f->file_size_in_bytes;
-            row->data_rows += (uint64_t)f->record_count;
-        } else {
-            row->delete_files++;
-            row->delete_bytes += (uint64_t)ice_data_file_stored_bytes(f);
-        }
-    }
-    ice_snapshot_iter_free(it);
-    return rc < 0 ? rc : ZB_OK;
+    row->data_files = c.data_files;
+    row->data_bytes = c.data_bytes;
+    row->data_rows = c.data_rows;
+    row->delete_files = c.delete_files;
+    row->delete_bytes = c.delete_bytes;
+    return ZB_OK;
 }
 
 /*

@@ -34,14 +34,6 @@
 #include "util/str.h"
 #include "ops/compact/compact.h"
 
-#define MiB ((uint64_t)1 << 20)
-
-typedef struct describe_counts {
-    uint64_t files, bytes, rows, small;
-    uint64_t hist[5];
-    uint64_t pos, eq, dv, del_bytes;
-} describe_counts;
-
 /* Settings lines, "  LABEL: NAME VALUE (ORIGIN)", the rest under it. */
 static int print_settings(const char *label, const zb_table_settings *s,
                           const zb_tset *ids, size_t n)
@@ -64,49 +56,8 @@ static int print_settings(const char *label, const zb_table_settings *s,
 static const zb_tset compaction_settings[] = { ZB_TSET_TARGET_FILE_SIZE,
                                                 ZB_TSET_MIN_INPUT_FILES };
 
-static int count(describe_counts *c, zb_io *io, zb_ctx *ctx,
-                 const zb_table *t, int64_t target)
-{
-    const ice_snapshot *snap = ice_metadata_current_snapshot(t->meta);
-    ice_snapshot_iter *it = NULL;
-    const ice_manifest_entry *e;
-    const ice_manifest_file *mf;
-    int rc;
-
-    if (snap == NULL)
-        return ZB_OK;
-    if ((rc = ice_snapshot_iter_open(&it, io, ctx, t->meta, snap,
-                                     &t->paths)) < 0)
-        return rc;
-    while ((rc = ice_snapshot_iter_next(it, ctx, &e, &mf)) > 0) {
-        const ice_data_file *f = &e->data_file;
-        uint64_t sz = (uint64_t)ice_data_file_stored_bytes(f);
-
-        if (f->content == ICE_CONTENT_DATA) {
-            c->files++;
-            c->bytes += sz;
-            c->rows += (uint64_t)f->record_count;
-            if ((int64_t)sz < target)
-                c->small++;
-            c->hist[sz < MiB ? 0 : sz < 16 * MiB ? 1 : sz < 64 * MiB ? 2
-                     : sz < 128 * MiB ? 3 : 4]++;
-        } else if (f->content == ICE_CONTENT_EQUALITY_DELETES) {
-            c->eq++;
-            c->del_bytes += sz;
-        } else if (ice_data_file_is_dv(f)) {
-            c->dv++;
-            c->del_bytes += sz;
-        } else {
-            c->pos++;
-            c->del_bytes += sz;
-        }
-    }
-    ice_snapshot_iter_free(it);
-    return rc < 0 ? rc : ZB_OK;
-}
-
 static void print_describe(const zb_table *t, const char *ident,
-                           const describe_counts *c,
+                           const ice_live_counts *c,
                            const zb_table_settings *set)
 {
     int64_t target = set->v[ZB_TSET_TARGET_FILE_SIZE].value;
@@ -120,14 +71,14 @@ static void print_describe(const zb_table *t, const char *ident,
         printf("%lld)\n", (long long)snap->snapshot_id);
     else
         printf("none)\n");
-    zb_str_format_bytes(sz, sizeof sz, c->bytes);
+    zb_str_format_bytes(sz, sizeof sz, c->data_bytes);
     printf("  live data files : %llu  (%s, %llu rows)\n",
-           (unsigned long long)c->files, sz, (unsigned long long)c->rows);
+           (unsigned long long)c->data_files, sz, (unsigned long long)c->data_rows);
     printf("  file sizes      : <1MiB %llu, 1-16MiB %llu, 16-64MiB %llu, "
            "64-128MiB %llu, >=128MiB %llu\n",
-           (unsigned long long)c->hist[0], (unsigned long long)c->hist[1],
-           (unsigned long long)c->hist[2], (unsigned long long)c->hist[3],
-           (unsigned long long)c->hist[4]);
+           (unsigned long long)c->size_bins[0], (unsigned long long)c->size_bins[1],
+           (unsigned long long)c->size_bins[2], (unsigned long long)c->size_bins[3],
+           (unsigned long long)c->size_bins[4]);
     printf("  partition specs :");
     for (i = 0; i < m->n_specs; i++) {
         const ice_partition_spec *s = &m->specs[i];
@@ -140,30 +91,30 @@ static void print_describe(const zb_table *t, const char *ident,
     }
     printf("\n  sort order id   : %d\n", (int)m->default_sort_order_id);
     printf("  delete files    : %llu position, %llu equality",
-           (unsigned long long)c->pos, (unsigned long long)c->eq);
-    if (c->dv)
-        printf(", %llu deletion vector(s)", (unsigned long long)c->dv);
+           (unsigned long long)c->position_deletes, (unsigned long long)c->equality_deletes);
+    if (c->deletion_vectors)
+        printf(", %llu deletion vector(s)", (unsigned long long)c->deletion_vectors);
     printf("\n  snapshots       : %zu\n", m->n_snapshots);
     (void)print_settings("settings", set, compaction_settings,
                          sizeof compaction_settings /
                              sizeof compaction_settings[0]);
     printf("  findings        :");
     zb_str_format_bytes(tg, sizeof tg, (uint64_t)target);
-    if (c->small > 1)
+    if (c->small_data_files > 1)
         printf("\n    %llu data file(s) below the %s target: compaction "
                "candidates",
-               (unsigned long long)c->small, tg);
-    if (c->pos + c->eq + c->dv > 0)
+               (unsigned long long)c->small_data_files, tg);
+    if (c->position_deletes + c->equality_deletes + c->deletion_vectors > 0)
         printf("\n    %llu delete file(s) applied on every read: compaction "
                "applies them",
-               (unsigned long long)(c->pos + c->eq + c->dv));
+               (unsigned long long)(c->position_deletes + c->equality_deletes + c->deletion_vectors));
     if (m->n_snapshots > 1)
         printf("\n    %zu snapshots: expire keeps what the retention rules "
                "ask",
                m->n_snapshots);
     if (m->format_version < 2)
         printf("\n    format version 1: no row-level deletes");
-    if (c->small <= 1 && c->pos + c->eq + c->dv == 0 && m->n_snapshots <= 1)
+    if (c->small_data_files <= 1 && c->position_deletes + c->equality_deletes + c->deletion_vectors == 0 && m->n_snapshots <= 1)
         printf(" none");
     printf("\n");
 }
@@ -174,7 +125,7 @@ static int run_read_only(int argc, char **argv, unsigned bit)
     zb_verb_env env;
     zb_catalog *cat = NULL;
     zb_table *t = NULL;
-    describe_counts c;
+    ice_live_counts c;
     zb_ctx ctx;
     int owned = 0, help, code, rc = ZB_OK;
 
@@ -202,8 +153,10 @@ static int run_read_only(int argc, char **argv, unsigned bit)
             goto fail;
         /* an expire property describe does not use is no failure here */
         (void)zb_maint_settings(&set, NULL, &a->mo, a->pos[0], t->meta);
-        if ((rc = count(&c, env.io, &ctx, t,
-                        set.v[ZB_TSET_TARGET_FILE_SIZE].value)) < 0)
+        if ((rc = ice_snapshot_live_counts(
+                 &c, env.io, &ctx, t->meta,
+                 ice_metadata_current_snapshot(t->meta), &t->paths,
+                 set.v[ZB_TSET_TARGET_FILE_SIZE].value)) < 0)
             goto fail;
         print_describe(t, a->pos[0], &c, &set);
     } else {

@@ -343,6 +343,30 @@ int ice_snapshot_iter_next(ice_snapshot_iter *it, zb_ctx *ctx,
                            const ice_manifest_entry **entry,
                            const ice_manifest_file **manifest);
 
+/*
+ * What a snapshot holds, counted in one walk of its live entries: the
+ * figures describe, `maintenance --status` and a run's health before and
+ * after report. Bytes are ice_data_file_stored_bytes (a deletion vector
+ * counts its blob); data file sizes are also binned as
+ * <1 MiB, 1-16, 16-64, 64-128 MiB and larger, and counted below
+ * small_below_bytes (0: none counted).
+ */
+typedef struct ice_live_counts {
+    uint64_t data_files, data_bytes, data_rows;
+    uint64_t small_data_files;
+    uint64_t size_bins[5];
+    uint64_t position_deletes, equality_deletes, deletion_vectors;
+    uint64_t delete_files, delete_bytes;
+} ice_live_counts;
+
+/* Counts snap's live entries into *out (zeroed first; a NULL snap is an
+ * empty table). */
+int ice_snapshot_live_counts(ice_live_counts *out, zb_io *io, zb_ctx *ctx,
+                             const ice_metadata *meta,
+                             const ice_snapshot *snap,
+                             const ice_manifest_opts *opts,
+                             int64_t small_below_bytes);
+
 /* Unknown fields seen so far in any manifest (see above). */
 size_t ice_snapshot_iter_unknown(const ice_snapshot_iter *it);
 const char *ice_snapshot_iter_unknown_name(const ice_snapshot_iter *it,
