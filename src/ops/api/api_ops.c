@@ -134,7 +134,9 @@ int zb_ops_compact(zb_ops_compact_result *out, zb_catalog *cat, zb_ctx *ctx,
                             ZB_OPS_COMPACT_OPTS_VERSION)) < 0)
         return rc;
     target_of(&t, cat, table, opts->dry_run);
-    co.target_file_bytes = opts->target_file_bytes;
+    /* the public "take the table's" (0 or less) is the engine's unset */
+    co.target_file_bytes = opts->target_file_bytes > 0
+                               ? opts->target_file_bytes : ZB_UNSET;
     switch (opts->strategy) {
     case ZB_OPS_COMPACT_BINPACK:
         co.strategy = ZB_COMPACT_BINPACK;
@@ -299,9 +301,12 @@ int zb_ops_expire(zb_ops_expire_result *out, zb_catalog *cat, zb_ctx *ctx,
                             ZB_OPS_EXPIRE_OPTS_VERSION)) < 0)
         return rc;
     target_of(&t, cat, table, opts->dry_run);
-    eo.max_snapshot_age_ms = opts->max_snapshot_age_ms;
-    eo.min_snapshots_to_keep = opts->min_snapshots_to_keep;
-    eo.max_ref_age_ms = opts->max_ref_age_ms;
+    eo.max_snapshot_age_ms = opts->max_snapshot_age_ms >= 0
+                                 ? opts->max_snapshot_age_ms : ZB_UNSET;
+    eo.min_snapshots_to_keep = opts->min_snapshots_to_keep >= 1
+                                   ? opts->min_snapshots_to_keep : ZB_UNSET;
+    eo.max_ref_age_ms = opts->max_ref_age_ms >= 0 ? opts->max_ref_age_ms
+                                                  : ZB_UNSET;
     rc = zb_expire(&t, ctx, &eo, &r);
     out->snapshots_expired = r.snapshots_expired;
     out->snapshots_retained = r.snapshots_retained;
@@ -337,7 +342,8 @@ int zb_ops_remove_orphans(zb_ops_remove_orphans_result *out, zb_catalog *cat,
                             ZB_OPS_REMOVE_ORPHANS_OPTS_VERSION)) < 0)
         return rc;
     target_of(&t, cat, table, opts->dry_run);
-    oo.older_than_ms = opts->older_than_ms;
+    oo.older_than_ms = opts->older_than_ms >= 0 ? opts->older_than_ms
+                                                : ZB_UNSET;
     oo.force = opts->force != 0;
     rc = zb_remove_orphans(&t, ctx, &oo, &r);
     out->files_scanned = r.files_scanned;
