@@ -178,8 +178,7 @@ int zb_af__build_create(ice_metadata **out, af_run *run, const pq_schema *ps)
     if ((rc = zb_af__schema_from_parquet(&schema, ctx, uri, ps, fv)) < 0)
         return rc;
     fields = json_object_get(schema, "fields");
-    if ((rc = zb_af__hive_keys(kv0, &n_kv0, run->arena, ctx,
-                               run->src[0].rel)) < 0)
+    if ((rc = zb_af__hive_keys(kv0, &n_kv0, run->arena, ctx, run->src[0].rel)) < 0)
         goto done;
     spec = json_pack("{s:i, s:[]}", "spec-id", 0, "fields");
     vals = zb_calloc(run->n_src + 1, sizeof *vals);

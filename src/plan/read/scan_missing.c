@@ -56,6 +56,8 @@ static int const_i64(const ice_value *v, ice_type_id t, int64_t *out)
     return 0;
 }
 
+/* Long: one branch per family of read types, as gather_prim, all leaving
+ * through the shared badconst and oom exits. */
 int zb_scan__fill_const(const zb_proj_file *pf, zb_ctx *ctx,
                         struct ArrowArray *out, const ice_type *t,
                         const ice_field *f, const ice_value *v, size_t n)

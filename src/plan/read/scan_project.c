@@ -310,6 +310,9 @@ static int gather_variant(const zb_proj_file *pf, zb_ctx *ctx,
     return ZB_OK;
 }
 
+/* Long: one branch per family of read types (boolean, string and binary,
+ * fixed width with a switch over the types), all leaving through the
+ * shared bad and oom exits. */
 static int gather_prim(const zb_proj_file *pf, zb_ctx *ctx,
                        struct ArrowArray *out, const ice_type *t,
                        const ice_field *f, const struct ArrowSchema *ss,

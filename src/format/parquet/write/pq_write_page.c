@@ -272,6 +272,9 @@ static int record_page(leaf *l, zb_ctx *ctx, size_t size)
     return ZB_OK;
 }
 
+/* Long: one page's steps in order (levels, values, compression, header,
+ * statistics, page index, spool, the dictionary decision), sharing the
+ * page's lengths. */
 int pq_writer__flush_page(pq_writer *w, zb_ctx *ctx, leaf *l)
 {
     const pw_node *n = l->node;

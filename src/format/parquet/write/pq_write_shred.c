@@ -285,6 +285,8 @@ static int rereserve(zb_ctx *ctx, leaf *l, size_t room)
  * pq_writer__shred. Pages end at the same rows as through
  * pq_writer__shred, so the output is the same.
  */
+/* Long on purpose: the writer's hot loop; the run copy and the per-row
+ * loop stay in one function so that a row costs no call. */
 int pq_writer__shred_top(pq_writer *w, zb_ctx *ctx, leaf *l,
                          const struct ArrowArray *a, int64_t from,
                          int64_t to)
