@@ -236,6 +236,10 @@ static void plan_free(plan *p)
     memset(p, 0, sizeof *p);
 }
 
+/* Long: one pass from the options to the commit's requirements and
+ * updates, a step each (format version, properties set and removed, sort
+ * order, the table's identity), each with its refusal, sharing the
+ * cleanup at done. */
 static int compare(plan *p, zb_ctx *ctx, const ice_metadata *m,
                    const zb_apply_props_opts *o, const char *table,
                    zb_apply_props_result *r)

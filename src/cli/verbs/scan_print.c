@@ -230,6 +230,7 @@ static int decimal_scale(const char *fmt, int32_t *scale)
     return 0;
 }
 
+/* Long: one switch over the Arrow format strings, a few lines each. */
 static int put_primitive(zb_buf *b, zb_ctx *ctx, const struct ArrowSchema *s,
                          const struct ArrowArray *a, int64_t slot)
 {

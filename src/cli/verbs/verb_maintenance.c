@@ -338,6 +338,9 @@ static int pick_tables(const char ***out, size_t *n, zb_verb_env *env,
     return 0;
 }
 
+/* Long on purpose: the verb's steps in their order (arguments, settings,
+ * tables, status before, each table, status after, the report), all
+ * leaving through the one cleanup at done. */
 int zb_cli_maintenance_run(int argc, char **argv)
 {
     zb_verb_args *a = NULL;

@@ -600,6 +600,9 @@ static int open_repart(rw *s)
     return ZB_OK;
 }
 
+/* Long: the rewrite's steps in order (writer options, output schema,
+ * repartition, sort, each task copied or streamed, finish, verify) and
+ * the one cleanup of everything they made. */
 int zb_compact__rewrite(zb_compact_group *g, zb_arena *arena, zb_io *io,
                         zb_ctx *ctx, const zb_table *table,
                         const zb_compact_opts *o, int64_t target,

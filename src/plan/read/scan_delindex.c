@@ -178,3 +178,17 @@ void zb_scan__pathmap_free(zb_pathmap *m)
     zb_free(m->slots);
     memset(m, 0, sizeof *m);
 }
+
+/* --- paths ------------------------------------------------------------- */
+
+int zb_scan__same_path(const char *a, size_t alen, const char *b,
+                       size_t blen)
+{
+    size_t sa, sb;
+
+    if (alen == blen && memcmp(a, b, alen) == 0)
+        return 1;
+    sa = zb_scan_path_prefix_len(a, alen);
+    sb = zb_scan_path_prefix_len(b, blen);
+    return alen - sa == blen - sb && memcmp(a + sa, b + sb, alen - sa) == 0;
+}

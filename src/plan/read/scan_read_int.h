@@ -1,7 +1,8 @@
 /*
  * plan/read/scan_read_int.h - private to the row stream (scan_read*.c,
- * scan_project.c, scan_posdel.c, scan_eqdel.c): projection of a file's
- * Arrow batches to the read schema, name mappings, delete indexes.
+ * scan_project.c, scan_field_schema.c, scan_missing.c, scan_eqkey.c,
+ * scan_posdel.c, scan_eqdel.c): projection of a file's Arrow batches to
+ * the read schema, name mappings, delete indexes.
  */
 #ifndef ZB_PLAN_SCAN_READ_INT_H
 #define ZB_PLAN_SCAN_READ_INT_H
@@ -108,6 +109,66 @@ int32_t zb_scan__arrow_field_id(const struct ArrowSchema *s);
  * and authority). */
 int zb_scan__same_path(const char *a, size_t alen, const char *b,
                        size_t blen);
+
+/* --- helpers the projection's files share ------------------------------ */
+
+/* Whether slot phys (offset included) of a is valid. */
+static inline int zb_scan__src_valid(const struct ArrowArray *a, int64_t phys)
+{
+    const uint8_t *bits;
+
+    if (a->null_count == 0 || a->n_buffers == 0)
+        return 1;
+    bits = a->buffers[0];
+    return bits == NULL || zb_arrow_bit(bits, phys);
+}
+
+/* Marks slot i of out valid, or counts a null. */
+static inline void zb_scan__set_valid(struct ArrowArray *out, int64_t i,
+                                      int valid)
+{
+    if (valid)
+        zb_arrow_set_bit((uint8_t *)out->buffers[0], i);
+    else
+        out->null_count++;
+}
+
+/* The name of field f for messages (NULL: a list element, key or value). */
+static inline const char *zb_scan__fname(const ice_field *f)
+{
+    return f ? f->name : "(element)";
+}
+
+/* A zeroed buffer of bytes (at least one), or NULL. */
+void *zb_scan__alloc_buf(size_t bytes);
+
+/* Allocates the validity bitmap of out (buffer 0), all bits clear. */
+int zb_scan__alloc_validity(struct ArrowArray *out, size_t n);
+
+/* The byte width of a fixed-width read type's values, or 0. */
+int zb_scan__value_width(ice_type_id id);
+
+/* Whether read type id is a string or binary (offsets and data). */
+int zb_scan__is_varlen(ice_type_id id);
+
+/* The Arrow format string of read type t into out; ZB_EUNSUPPORTED. */
+int zb_scan__type_format(char *out, size_t size, const ice_type *t);
+
+/* The read type of each of a variant's two parts (binary). */
+extern const ice_type zb_scan__variant_part;
+
+/*
+ * Fills out with n rows of constant v (NULL: null) in the Arrow form of
+ * read type t (f: the field, for messages).
+ */
+int zb_scan__fill_const(const zb_proj_file *pf, zb_ctx *ctx,
+                        struct ArrowArray *out, const ice_type *t,
+                        const ice_field *f, const ice_value *v, size_t n);
+
+/* A missing field: rows of the partition value, the default, or null. */
+int zb_scan__gather_missing(const zb_proj_file *pf, zb_ctx *ctx,
+                            struct ArrowArray *out, const ice_type *t,
+                            const ice_field *f, size_t n);
 
 /* --- distinct delete files and data paths --------------------------------- */
 

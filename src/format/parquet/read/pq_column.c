@@ -299,6 +299,8 @@ static int convert_fixed(const pq_node *leaf, uint8_t *dst, const uint8_t *src)
  * values into *fixed, byte arrays as views into *views. Used for data
  * pages and (with PLAIN) for dictionary pages.
  */
+/* Long: a switch over the encodings of Encodings.md for each family of
+ * physical types (boolean, byte array, fixed size). */
 static int decode_values(pq_column *c, zb_ctx *ctx, int enc,
                          const uint8_t *buf, size_t len, size_t n,
                          zb_buf *fixed, pq_bytes **views, size_t *views_cap)
@@ -555,6 +557,8 @@ static int gather_dictionary(pq_column *c, zb_ctx *ctx, const uint8_t *buf,
 }
 
 /* Reads the next data page into the current-page fields; 0 at the end. */
+/* Long: one page's decoding in order (header, dictionary page, body,
+ * v1 or v2 levels, values), the steps sharing the page's lengths. */
 static int next_page(pq_column *c, zb_ctx *ctx)
 {
     for (;;) {

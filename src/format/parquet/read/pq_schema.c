@@ -118,6 +118,8 @@ static int repetition(const pq_schema_element *e)
 }
 
 /* Sets conv, value_width and format of a leaf from its annotations. */
+/* Long: one switch over the physical types, each case choosing among the
+ * logical and converted annotations that LogicalTypes.md allows on it. */
 static int choose_conversion(builder *b, pq_node *n)
 {
     const pq_schema_element *e = n->elem;

@@ -126,6 +126,8 @@ static void set_converted_type(pq_schema_element *e)
     }
 }
 
+/* Long: one switch over the Arrow format strings, each mapped to its
+ * Parquet type, annotation, conversion and order. */
 static int primitive(builder *b, pw_node *n, pq_schema_element *e,
                      const struct ArrowSchema *s)
 {

@@ -1,7 +1,9 @@
 /*
  * format/parquet/write/pq_writer_int.h - the writer's state, shared by its
- * files: pq_writer.c (batches to pages) and pq_writer_copy.c (row groups
- * copied as they are).
+ * files: pq_writer.c (the file: open, batches, close), pq_write_shred.c
+ * (slots to levels and values), pq_write_page.c (data pages),
+ * pq_write_chunk.c (column chunks and row groups) and pq_writer_copy.c
+ * (row groups copied as they are).
  */
 #ifndef ZB_FORMAT_PARQUET_PQ_WRITER_INT_H
 #define ZB_FORMAT_PARQUET_PQ_WRITER_INT_H
@@ -118,6 +120,81 @@ struct pq_writer {
      * file offsets at close, where they are written before the footer */
     zb_buf col_index, off_index;
 };
+
+
+/* ---- the current page and the batch (small enough to inline) ---- */
+
+#define DICT_PROBE_VALUES 10000  /* values seen before judging a dictionary */
+
+static inline void pq_writer__put_le32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+/* The current page's PLAIN values: l->values past its gap (see
+ * leaf.gap). */
+static inline size_t pq_writer__vals_len(const leaf *l)
+{
+    return l->values.len - l->gap;
+}
+
+static inline const uint8_t *pq_writer__vals_ptr(const leaf *l)
+{
+    return l->values.ptr ? (const uint8_t *)l->values.ptr + l->gap
+                         : (const uint8_t *)"";
+}
+
+static inline int64_t pq_writer__pidx(const struct ArrowArray *a, int64_t i)
+{
+    return a->offset + i;
+}
+
+/*
+ * Whether to stop using the chunk's dictionary: it outgrew its size, or
+ * after the first thousands of values nearly every value is new (ids,
+ * payloads), where a dictionary only costs time. The switch happens at a
+ * row boundary: the page is flushed and pq_writer__flush_page turns it off.
+ */
+static inline int pq_writer__dictionary_done(const pq_writer *w, const leaf *l)
+{
+    uint64_t seen = (uint64_t)l->chunk_values + l->page_values;
+
+    return l->dict.plain.len >= w->opts.dict_bytes ||
+           (seen >= DICT_PROBE_VALUES && l->dict.n * 4 > seen * 3);
+}
+
+/* ---- shredding (pq_write_shred.c) ---- */
+
+/* Dremel shredding of slot i of array a at path step k. */
+int pq_writer__shred(leaf *l, zb_ctx *ctx, size_t k,
+                     const struct ArrowArray *a, int64_t i, int16_t def,
+                     int16_t rep);
+
+/* Rows from..to of top-level primitive column a into leaf l's pages. */
+int pq_writer__shred_top(pq_writer *w, zb_ctx *ctx, leaf *l,
+                         const struct ArrowArray *a, int64_t from,
+                         int64_t to);
+
+/* ---- pages (pq_write_page.c) ---- */
+
+/* Ends leaf l's current page (if it has levels): to the chunk's spool. */
+int pq_writer__flush_page(pq_writer *w, zb_ctx *ctx, leaf *l);
+
+/* Compresses in[0..in_len) into w->compressed; ZB_OK or an error in
+ * ctx. */
+int pq_writer__compress_page(pq_writer *w, zb_ctx *ctx, const char *column,
+                             const uint8_t *in, size_t in_len);
+
+/* ---- column chunks (pq_write_chunk.c) ---- */
+
+/* Appends n bytes to s; ZB_OK or ZB_ENOMEM. */
+int pq_writer__spool_append(spool *s, const void *p, size_t n);
+
+/* Frees s's blocks. */
+void pq_writer__spool_free(spool *s);
 
 
 /* Takes value v (PLAIN bytes of len) into the chunk's min and max. */
