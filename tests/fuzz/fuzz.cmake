@@ -64,9 +64,9 @@ zb_fuzz_target(fuzz_parquet_page LINK zb_parquet
 # Avro object container files (format/avro): the whole reader on a file
 # in memory.
 zb_fuzz_target(fuzz_avro_decode LINK zb_avro
-  INSTRUMENT zb_avro zb_io zb_util
+  INSTRUMENT zb_avro zb_codec zb_io zb_util
   EXTERNAL PkgConfig::JANSSON PkgConfig::ZSTD PkgConfig::SNAPPY
-           PkgConfig::ZLIB)
+           PkgConfig::ZLIB PkgConfig::LZ4 PkgConfig::BROTLI)
 
 # Table metadata JSON (src/table/metadata_*.c): parse, and write + parse
 # again for what parses. Seeds: small metadata files from ../shared/fixtures
@@ -82,9 +82,9 @@ zb_fuzz_target(fuzz_table_metadata LINK zb_table_metadata
 # lists in the shapes of open-api/rest-catalog-open-api.yaml.
 zb_fuzz_target(fuzz_commit_apply LINK zb_table_commit
   INSTRUMENT zb_table_commit zb_table_manifest zb_table_metadata
-             zb_table_values zb_avro zb_io zb_util
+             zb_table_values zb_avro zb_codec zb_io zb_util
   EXTERNAL PkgConfig::JANSSON PkgConfig::ZSTD PkgConfig::SNAPPY
-           PkgConfig::ZLIB)
+           PkgConfig::ZLIB PkgConfig::LZ4 PkgConfig::BROTLI)
 
 # REST catalog replies (src/catalog/rest/catalog_rest_parse.c): every parser on
 # one body. Seeds: hand-written replies in the shapes of

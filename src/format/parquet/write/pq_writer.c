@@ -451,7 +451,7 @@ static int put_page_values(pq_writer *w, leaf *l)
 static int compress_page(pq_writer *w, zb_ctx *ctx, const char *column,
                          const uint8_t *in, size_t in_len)
 {
-    size_t bound = pq_compress_bound(w->opts.codec, in_len), clen = 0;
+    size_t bound = zb_codec_compress_bound(w->algorithm, in_len), clen = 0;
     int rc;
 
     if (in_len > INT32_MAX)
@@ -461,10 +461,10 @@ static int compress_page(pq_writer *w, zb_ctx *ctx, const char *column,
         zb_buf_reserve(&w->compressed, bound ? bound : 1) < 0)
         return zb_fail(ctx, ZB_ENOMEM, "column %s: no room to compress a "
                        "%zu-byte page", column, in_len);
-    if ((rc = pq_compress_with(w->codec, ctx, w->opts.codec,
-                               w->opts.codec_level, in, in_len,
-                               (uint8_t *)w->compressed.ptr, bound,
-                               &clen)) < 0)
+    if ((rc = zb_codec_compress(w->codec, ctx, w->algorithm,
+                                w->opts.codec_level, in, in_len,
+                                (uint8_t *)w->compressed.ptr, bound,
+                                &clen)) < 0)
         return zb_err_prefix(ctx, "column %s", column);
     w->compressed.len = clen;
     return ZB_OK;
@@ -1125,11 +1125,12 @@ int pq_writer_open(pq_writer **out, zb_io *io, zb_ctx *ctx, const char *uri,
     zb_buf_init(&w->off_index, (size_t)1 << 31);
     if ((w->uri = zb_strdup(uri)) == NULL ||
         zb_arena_new(&w->arena, (size_t)1 << 30) < 0 ||
-        pq_codec_state_new(&w->codec) < 0) {
+        zb_codec_state_new(&w->codec) < 0) {
         pq_writer_abort(w);
         return zb_fail_oom(ctx);
     }
-    if (pq_compress_bound(w->opts.codec, 1) == 0) {
+    w->algorithm = pq_codec_algorithm(w->opts.codec);
+    if (w->algorithm < 0 || zb_codec_compress_bound(w->algorithm, 1) == 0) {
         pq_writer_abort(w);
         return zb_fail(ctx, ZB_EUNSUPPORTED, "%s: codec %s cannot be "
                        "written", uri, pq_codec_name(w->opts.codec));
@@ -1387,7 +1388,7 @@ static void free_buffers(pq_writer *w)
     zb_buf_free(&w->header);
     zb_buf_free(&w->col_index);
     zb_buf_free(&w->off_index);
-    pq_codec_state_free(w->codec);
+    zb_codec_state_free(w->codec);
     w->codec = NULL;
 }
 
