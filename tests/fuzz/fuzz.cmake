@@ -42,6 +42,10 @@ function(zb_fuzz_target name)
     set(flags -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
         -fno-omit-frame-pointer)
     add_executable(${name} fuzz/${name}.c ${sources})
+    # It links none of our libraries, so it takes their include folders
+    # (include/ and src/, given by zb_util) itself.
+    target_include_directories(${name} PRIVATE
+      $<TARGET_PROPERTY:zb_util,INTERFACE_INCLUDE_DIRECTORIES>)
     target_compile_options(${name} PRIVATE ${flags})
     target_link_options(${name} PRIVATE ${flags})
     target_link_libraries(${name} PRIVATE Threads::Threads m ${F_EXTERNAL})
