@@ -520,7 +520,8 @@ static int build_create(ice_metadata **out, af_run *run, const pq_schema *ps)
         (rc = partition_by(spec, ctx, fields, run->o->partition_by,
                            (json_int_t)(1000 + n_kv0))) < 0)
         goto done;
-    rc = ice_metadata_create(&m, ctx, schema, spec, NULL,
+    rc = ice_metadata_create(&m, ctx, (const zb_json *)schema,
+                             (const zb_json *)spec, NULL,
                              zb_catalog_get_kind(run->t->catalog) ==
                                      ZB_CATALOG_PATH
                                  ? run->t->ident : "",
@@ -1099,7 +1100,7 @@ typedef struct af_commit {
     const char *mapping_text;      /* to set when the table has none */
 } af_commit;
 
-static int build_attempt(json_t **reqs, json_t **updates, zb_ctx *ctx,
+static int build_attempt(zb_json **reqs, zb_json **updates, zb_ctx *ctx,
                          const zb_table *t, void *payload)
 {
     af_commit *c = payload;
@@ -1118,8 +1119,9 @@ static int build_attempt(json_t **reqs, json_t **updates, zb_ctx *ctx,
         return rc;
     if ((rc = ice_commit_op_build(c->op, ctx, t->meta, &c->r)) < 0)
         return rc;
-    q = c->r.requirements ? json_copy(c->r.requirements) : json_array();
-    u = c->r.updates ? json_copy(c->r.updates) : json_array();
+    q = c->r.requirements ? json_copy((json_t *)c->r.requirements)
+                          : json_array();
+    u = c->r.updates ? json_copy((json_t *)c->r.updates) : json_array();
     if (q == NULL || u == NULL ||
         json_array_append_new(q, json_pack("{s:s, s:i}", "type",
                                            "assert-current-schema-id",
@@ -1139,8 +1141,8 @@ static int build_attempt(json_t **reqs, json_t **updates, zb_ctx *ctx,
         json_decref(u);
         return zb_fail_oom(ctx);
     }
-    *reqs = q;
-    *updates = u;
+    *reqs = (zb_json *)q;
+    *updates = (zb_json *)u;
     return ZB_OK;
 }
 

@@ -52,7 +52,7 @@ static void make_master(xp_env *e, const char *folder)
     char *path = xp_data_file(e, t, 1), stray[1200];
     if (short_log) {
         ice_kv kv = { "write.metadata.previous-versions-max", "2" };
-        xp_commit(e, &t, ice_update_set_properties(&kv, 1));
+        xp_commit(e, &t, (json_t *)ice_update_set_properties(&kv, 1));
     }
 
     xp_remove_file(e, &t, path);

@@ -154,7 +154,8 @@ zb_table *xp_make_table(xp_env *e, const char *ident, const char *location,
         /* Given: a PATH table created without one records "". */
         location = ident;
     }
-    ZBT_OK_CTX(zb_table_create(&t, e->cat, &e->ctx, ident, location, schema,
+    ZBT_OK_CTX(zb_table_create(&t, e->cat, &e->ctx, ident, location,
+                               (const zb_json *)schema,
                                NULL, NULL, 0, 2),
                &e->ctx);
     json_decref(schema);
@@ -225,7 +226,8 @@ void xp_commit(xp_env *e, zb_table **t, json_t *update)
 
     ZBT_CHECK(ups != NULL && update != NULL);
     json_array_append_new(ups, update);
-    ZBT_OK_CTX(zb_catalog_commit(e->cat, &e->ctx, *t, NULL, ups, &t2),
+    ZBT_OK_CTX(zb_catalog_commit(e->cat, &e->ctx, *t, NULL,
+                                 (const zb_json *)ups, &t2),
                &e->ctx);
     json_decref(ups);
     zb_table_free(*t);
@@ -244,7 +246,7 @@ void xp_set_ref(xp_env *e, zb_table **t, const char *name, int tag,
     r.min_snapshots_to_keep = -1;
     r.max_snapshot_age_ms = -1;
     r.max_ref_age_ms = max_ref_age_ms;
-    xp_commit(e, t, ice_update_set_ref(&r));
+    xp_commit(e, t, (json_t *)ice_update_set_ref(&r));
 }
 
 void xp_reload(xp_env *e, zb_table **t, const char *ident)

@@ -235,7 +235,7 @@ static void test_ops_orphans__gc_disabled_refused(void)
 
     xp_open(&e, 1);
     t = xp_make_table(&e, "db.events", NULL, 2, 5);
-    xp_commit(&e, &t, ice_update_set_properties(&kv, 1));
+    xp_commit(&e, &t, (json_t *)ice_update_set_properties(&kv, 1));
     snprintf(tdir, sizeof tdir, "%s/events", e.dir);
     plant(tdir);
     before = xp_tree(tdir);

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <jansson.h>
+
 #include "exec/arrow/arrow.h"
 #include "ops/ingest/table_write.h"
 #include "plan/scan/scan_plan.h"
@@ -189,8 +191,9 @@ void tt_make_table(tt_env *e, int fv, int partitioned, int n_parts,
     int a;
 
     ZBT_CHECK(schema != NULL && (!partitioned || spec != NULL));
-    ZBT_OK_CTX(zb_table_create(&t, e->cat, &e->ctx, e->dir, NULL, schema,
-                               spec, NULL, 0, fv), &e->ctx);
+    ZBT_OK_CTX(zb_table_create(&t, e->cat, &e->ctx, e->dir, NULL,
+                               (const zb_json *)schema,
+                               (const zb_json *)spec, NULL, 0, fv), &e->ctx);
     json_decref(schema);
     json_decref(spec);
     zb_table_free(t);
