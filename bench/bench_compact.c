@@ -34,6 +34,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "exec/arrow/arrow.h"
 #include "format/parquet/parquet.h"
 #include "ops/compact/compact.h"
@@ -125,7 +127,8 @@ static void make_table(zb_ctx *ctx, zb_io *io, zb_catalog *cat,
     size_t i;
     int rc;
 
-    if ((rc = zb_table_create(&t, cat, ctx, tdir, NULL, schema, NULL, props,
+    if ((rc = zb_table_create(&t, cat, ctx, tdir, NULL, (const zb_json *)schema,
+                              NULL, props,
                               1, 2)) < 0)
         die(ctx, "create", rc);
     for (i = 0; i < n; i++) {

@@ -47,6 +47,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "format/parquet/parquet.h"
 #include "format/parquet/parquet_write.h"
 #include "ops/compact/compact.h"
@@ -462,7 +464,8 @@ static void make_table(zb_catalog *cat, zb_io *io, zb_ctx *ctx,
     int rc;
 
     rm_tree(tdir);
-    if ((rc = zb_table_create(&t, cat, ctx, tdir, NULL, schema, NULL, NULL,
+    if ((rc = zb_table_create(&t, cat, ctx, tdir, NULL, (const zb_json *)schema,
+                              NULL, NULL,
                               0, 2)) < 0)
         fail("create", ctx, rc);
     if ((rc = zb_table_commit_files(&t, cat, io, ctx, df, NULL, n)) < 0)

@@ -35,6 +35,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "catalog/catalog.h"
 #include "ops/expire/expire.h"
 #include "ops/orphans/remove_orphans.h"
@@ -119,7 +121,8 @@ static double build(const bench_opts *o)
     make_dir(path);
     snprintf(path, sizeof path, "%s/data", o->dir);
     make_dir(path);
-    if (ice_metadata_create(&m, &ctx, schema, NULL, NULL, o->dir, NULL, 0,
+    if (ice_metadata_create(&m, &ctx, (const zb_json *)schema, NULL, NULL,
+                            o->dir, NULL, 0,
                             2) < 0)
         die(&ctx, "metadata");
     for (i = 0; i < o->snapshots; i++) {

@@ -28,6 +28,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "catalog/catalog.h"
 #include "ops/rewrite_manifests.h"
 #include "ops/ingest/table_write.h"
@@ -100,7 +102,8 @@ static void build(env *e, long n_files, long n_mf, long n_parts)
     char uri[4096], path[512], list_uri[4096];
     long per = n_files / n_mf, m, k, at = 0;
 
-    if (zb_table_create(&t, e->cat, &e->ctx, e->dir, NULL, schema, spec,
+    if (zb_table_create(&t, e->cat, &e->ctx, e->dir, NULL,
+                        (const zb_json *)schema, (const zb_json *)spec,
                         NULL, 0, 2) < 0)
         die(&e->ctx, "create");
     json_decref(schema);
@@ -203,7 +206,8 @@ static void build(env *e, long n_files, long n_mf, long n_parts)
                         "type", "branch");
     reqs = json_array();
     if (updates == NULL || reqs == NULL ||
-        zb_catalog_commit(e->cat, &e->ctx, t, reqs, updates, &t2) < 0)
+        zb_catalog_commit(e->cat, &e->ctx, t, (const zb_json *)reqs,
+                          (const zb_json *)updates, &t2) < 0)
         die(&e->ctx, "commit");
     json_decref(reqs);
     json_decref(updates);
@@ -232,8 +236,9 @@ static void reset_main(const char *dir)
     u = json_array();
     r = json_array();
     if (u == NULL || r == NULL ||
-        ice_commit_append(u, &e.ctx, ice_update_set_ref(&ref)) < 0 ||
-        zb_catalog_commit(e.cat, &e.ctx, t, r, u, &t2) < 0)
+        ice_commit_append((zb_json *)u, &e.ctx, ice_update_set_ref(&ref)) < 0 ||
+        zb_catalog_commit(e.cat, &e.ctx, t, (const zb_json *)r,
+                          (const zb_json *)u, &t2) < 0)
         die(&e.ctx, "reset main");
     json_decref(u);
     json_decref(r);

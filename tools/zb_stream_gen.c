@@ -44,6 +44,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "catalog/catalog.h"
 #include "ops/ingest/table_write.h"
 #include "table/value/transform.h"
@@ -591,7 +593,8 @@ static int evolve(sg_state *s)
         fprintf(stderr, "zb-stream-gen: bad update JSON\n");
         return -1;
     }
-    rc = zb_catalog_commit(s->cat, &s->ctx, s->t, reqs, updates, &t2);
+    rc = zb_catalog_commit(s->cat, &s->ctx, s->t, (const zb_json *)reqs,
+                           (const zb_json *)updates, &t2);
     json_decref(reqs);
     json_decref(updates);
     if (rc < 0)
@@ -629,8 +632,9 @@ static int create(sg_state *s)
         s->ctx.err.code != ZB_EEXISTS)
         goto out;
     zb_err_clear(&s->ctx.err);
-    rc = zb_table_create(&s->t, s->cat, &s->ctx, s->o->table, NULL, schema,
-                         spec, NULL, 0, 2);
+    rc = zb_table_create(&s->t, s->cat, &s->ctx, s->o->table, NULL,
+                         (const zb_json *)schema,
+                         (const zb_json *)spec, NULL, 0, 2);
 out:
     json_decref(schema);
     json_decref(spec);

@@ -24,6 +24,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "catalog/catalog.h"
 #include "ops/ingest/table_write.h"
 #include "util/alloc.h"
@@ -246,7 +248,8 @@ static int create(const gen_opts *o)
     if (zb_catalog_create_namespace(cat, &ctx, ns) < 0 &&
         ctx.err.code != ZB_EEXISTS)
         goto out;
-    rc = zb_table_create(&t, cat, &ctx, o->table, NULL, schema, NULL, NULL,
+    rc = zb_table_create(&t, cat, &ctx, o->table, NULL, (const zb_json *)schema,
+                         NULL, NULL,
                          0, o->format_version);
 out:
     if (rc < 0)

@@ -21,6 +21,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <jansson.h>
+
 #include "catalog/catalog_int.h"
 #include "util/alloc.h"
 #include "util/err.h"
@@ -291,9 +293,12 @@ int zb_catalog_register_table(zb_catalog *c, zb_ctx *ctx, const char *ident,
 }
 
 int zb_catalog_commit(zb_catalog *c, zb_ctx *ctx, const zb_table *base,
-                      const json_t *requirements, const json_t *updates,
+                      const zb_json *requirements_json,
+                      const zb_json *updates_json,
                       zb_table **out)
 {
+    const json_t *requirements = (const json_t *)requirements_json;
+    const json_t *updates = (const json_t *)updates_json;
     zb_table *t = NULL;
     int rc;
 
@@ -313,11 +318,14 @@ int zb_catalog_commit(zb_catalog *c, zb_ctx *ctx, const zb_table *base,
         json_t *none = json_array();
         if (none == NULL)
             return zb_fail_oom(ctx);
-        rc = c->ops->commit(c, ctx, base, requirements ? requirements : none,
-                            updates ? updates : none, &t);
+        rc = c->ops->commit(c, ctx, base,
+                            (const zb_json *)(requirements ? requirements
+                                                           : none),
+                            (const zb_json *)(updates ? updates : none), &t);
         json_decref(none);
     } else {
-        rc = c->ops->commit(c, ctx, base, requirements, updates, &t);
+        rc = c->ops->commit(c, ctx, base, (const zb_json *)requirements,
+                            (const zb_json *)updates, &t);
     }
     if (rc >= 0 && out != NULL)
         *out = t;

@@ -40,10 +40,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <jansson.h>
-
 #include "table/manifest/manifest.h"
 #include "table/metadata/metadata.h"
+#include "util/json.h"
 #include "zamboni/io.h"
 #include "zamboni/zamboni.h"
 
@@ -203,7 +202,7 @@ int zb_catalog_register_table(zb_catalog *c, zb_ctx *ctx, const char *ident,
  * above. *out (may be NULL) gets the table as committed.
  */
 int zb_catalog_commit(zb_catalog *c, zb_ctx *ctx, const zb_table *base,
-                      const json_t *requirements, const json_t *updates,
+                      const zb_json *requirements, const zb_json *updates,
                       zb_table **out);
 
 /* Drops the table from the catalog, not its files. */

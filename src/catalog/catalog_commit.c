@@ -14,6 +14,8 @@
 
 #include <string.h>
 
+#include <jansson.h>
+
 #include "catalog/catalog_commit.h"
 #include "table/commit/commit.h"
 #include "util/alloc.h"
@@ -105,9 +107,12 @@ static size_t previous_versions_max(const ice_metadata *m)
 
 int zb_catalog__apply(ice_metadata **out, zb_catalog_old_log *old_log,
                       zb_ctx *ctx, zb_io *io, const char *cur_uri,
-                      const json_t *requirements, const json_t *updates,
+                      const zb_json *requirements_json,
+                      const zb_json *updates_json,
                       int64_t clock_ms)
 {
+    const json_t *requirements = (const json_t *)requirements_json;
+    const json_t *updates = (const json_t *)updates_json;
     ice_metadata *m = NULL;
     int64_t old_ms;
     int rc;
@@ -119,14 +124,15 @@ int zb_catalog__apply(ice_metadata **out, zb_catalog_old_log *old_log,
         return rc;
     old_ms = m->last_updated_ms;
     if (requirements != NULL &&
-        (rc = ice_commit_check_requirements(m, ctx, requirements)) < 0)
+        (rc = ice_commit_check_requirements(m, ctx,
+                                            (const zb_json *)requirements)) < 0)
         goto done;
     if ((rc = check_clock(ctx, updates, clock_ms)) < 0)
         goto done;
     if ((rc = capture_log(old_log, ctx, m)) < 0)
         goto done;
     if (updates != NULL &&
-        (rc = ice_commit_apply_updates(m, ctx, updates)) < 0)
+        (rc = ice_commit_apply_updates(m, ctx, (const zb_json *)updates)) < 0)
         goto done;
     if ((rc = ice_metadata_append_metadata_log(m, ctx, cur_uri, old_ms,
                                                previous_versions_max(m))) < 0)

@@ -31,7 +31,7 @@ typedef struct zb_catalog_old_log {
  */
 int zb_catalog__apply(ice_metadata **out, zb_catalog_old_log *old_log,
                       zb_ctx *ctx, zb_io *io, const char *cur_uri,
-                      const json_t *requirements, const json_t *updates,
+                      const zb_json *requirements, const zb_json *updates,
                       int64_t clock_ms);
 
 void zb_catalog__old_log_free(zb_catalog_old_log *l);

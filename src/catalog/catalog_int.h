@@ -41,7 +41,7 @@ typedef struct zb_catalog_ops {
     /* out is never NULL here: catalog.c frees the table if its caller
      * passed NULL. */
     int (*commit)(zb_catalog *c, zb_ctx *ctx, const zb_table *base,
-                  const json_t *requirements, const json_t *updates,
+                  const zb_json *requirements, const zb_json *updates,
                   zb_table **out);
     int (*drop_table)(zb_catalog *c, zb_ctx *ctx, const char *ident);
     /* Frees c->backend (not the handle). May be NULL. (Not named "free":

@@ -26,6 +26,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "catalog/catalog_int.h"
 #include "catalog/catalog_commit.h"
 #include "util/alloc.h"
@@ -190,9 +192,12 @@ done:
 }
 
 static int path_commit(zb_catalog *c, zb_ctx *ctx, const zb_table *base,
-                       const json_t *requirements, const json_t *updates,
+                       const zb_json *requirements_json,
+                       const zb_json *updates_json,
                        zb_table **out)
 {
+    const json_t *requirements = (const json_t *)requirements_json;
+    const json_t *updates = (const json_t *)updates_json;
     const char *folder = base->root;
     char *cur_uri = NULL;
     ice_metadata *next = NULL;
@@ -211,7 +216,8 @@ static int path_commit(zb_catalog *c, zb_ctx *ctx, const zb_table *base,
         goto fail;
     }
     if ((rc = zb_catalog__apply(&next, &old_log, ctx, c->io, cur_uri,
-                                requirements, updates, -1)) < 0)
+                                (const zb_json *)requirements,
+                                (const zb_json *)updates, -1)) < 0)
         goto fail;
     if ((rc = version_uri(&next_uri, ctx, folder, v + 1)) < 0 ||
         (rc = ice_metadata_write(&json, next, ctx)) < 0)

@@ -15,6 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "catalog/catalog_int.h"
 #include "catalog/catalog_retry.h"
 #include "table/commit/commit.h"
@@ -76,7 +78,7 @@ int zb_catalog_commit_retry(zb_catalog *c, zb_ctx *ctx, const char *ident,
 {
     zb_catalog_retry_opts dflt = ZB_CATALOG_RETRY_OPTS_INIT;
     zb_table *t = NULL, *t2 = NULL;
-    json_t *reqs = NULL, *updates = NULL;
+    zb_json *reqs = NULL, *updates = NULL;
     int64_t start = zb_catalog__now_ms();
     uint64_t rnd = jitter_state();
     long num = 0, min_wait = 0, max_wait = 0, total = 0;
@@ -115,8 +117,8 @@ int zb_catalog_commit_retry(zb_catalog *c, zb_ctx *ctx, const char *ident,
         rc = build(&reqs, &updates, ctx, t, payload);
         if (rc >= 0)
             rc = zb_catalog_commit(c, ctx, t, reqs, updates, &t2);
-        json_decref(reqs);
-        json_decref(updates);
+        json_decref((json_t *)reqs);
+        json_decref((json_t *)updates);
         reqs = updates = NULL;
         if (rc >= 0)
             break;

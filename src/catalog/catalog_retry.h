@@ -3,7 +3,7 @@
  * build, commit; on a conflict reload, build again (the builder
  * re-validates against what changed) and retry with exponential backoff.
  *
- *     static int build(json_t **reqs, json_t **updates, zb_ctx *ctx,
+ *     static int build(zb_json **reqs, zb_json **updates, zb_ctx *ctx,
  *                      const zb_table *t, void *payload) { ... }
  *     zb_catalog_retry_opts o = ZB_CATALOG_RETRY_OPTS_INIT;
  *     o.cleanup = drop_attempt_files;
@@ -36,8 +36,8 @@
  * retries with that code (a validation that fails should return
  * ZB_ECONFLICT with module "commit-validate", or any other code).
  */
-typedef int (*zb_catalog_build_fn)(json_t **requirements_out,
-                                   json_t **updates_out, zb_ctx *ctx,
+typedef int (*zb_catalog_build_fn)(zb_json **requirements_out,
+                                   zb_json **updates_out, zb_ctx *ctx,
                                    const zb_table *t, void *payload);
 
 /*

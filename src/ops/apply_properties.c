@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "ops/apply_properties.h"
 #include "table/commit/commit.h"
 #include "util/alloc.h"
@@ -103,10 +105,11 @@ static int desired_order(json_t **out, zb_ctx *ctx, const ice_metadata *m,
 
     *out = NULL;
     if (o->sort_order != NULL) {
-        if (!json_is_array(json_object_get(o->sort_order, "fields")))
+        if (!json_is_array(json_object_get((const json_t *)o->sort_order,
+                                           "fields")))
             return zb_fail(ctx, ZB_EINVAL, "%s: the declared sort order has "
                            "no \"fields\" array", table);
-        if ((*out = json_deep_copy(o->sort_order)) == NULL)
+        if ((*out = json_deep_copy((const json_t *)o->sort_order)) == NULL)
             return zb_fail_oom(ctx);
         return ZB_OK;
     }
@@ -278,7 +281,8 @@ static int compare(plan *p, zb_ctx *ctx, const ice_metadata *m,
             snprintf(was, sizeof was, "%d", m->format_version);
             snprintf(now, sizeof now, "%d", o->format_version);
             if ((rc = add_change(r, ctx, "format-version", was, now)) < 0 ||
-                (rc = ice_commit_append(p->updates, ctx, json_pack(
+                (rc = ice_commit_append((zb_json *)p->updates, ctx,
+                                        (zb_json *)json_pack(
                      "{sssi}", "action", "upgrade-format-version",
                      "format-version", o->format_version))) < 0)
                 goto done;
@@ -323,7 +327,8 @@ static int compare(plan *p, zb_ctx *ctx, const ice_metadata *m,
         if (dup)
             continue;
         if ((rc = add_change(r, ctx, k, have, NULL)) < 0 ||
-            (rc = ice_commit_append(p->remove, ctx, json_string(k))) < 0)
+            (rc = ice_commit_append((zb_json *)p->remove, ctx,
+                                    (zb_json *)json_string(k))) < 0)
             goto done;
     }
     if (json_object_size(p->set) > 0) {
@@ -340,7 +345,8 @@ static int compare(plan *p, zb_ctx *ctx, const ice_metadata *m,
             kv[n].key = k;
             kv[n++].value = json_string_value(v);
         }
-        rc = ice_commit_append(p->updates, ctx, ice_update_set_properties(kv, n));
+        rc = ice_commit_append((zb_json *)p->updates, ctx,
+                               ice_update_set_properties(kv, n));
         zb_free(kv);
         if (rc < 0)
             goto done;
@@ -354,7 +360,8 @@ static int compare(plan *p, zb_ctx *ctx, const ice_metadata *m,
         }
         for (i = 0; i < json_array_size(p->remove); i++)
             keys[i] = json_string_value(json_array_get(p->remove, i));
-        rc = ice_commit_append(p->updates, ctx, ice_update_remove_properties(
+        rc = ice_commit_append((zb_json *)p->updates, ctx,
+                               ice_update_remove_properties(
                                    keys, json_array_size(p->remove)));
         zb_free(keys);
         if (rc < 0)
@@ -374,8 +381,10 @@ static int compare(plan *p, zb_ctx *ctx, const ice_metadata *m,
                 (rc = order_text(&b, s, fields, NULL)) < 0 ||
                 (rc = add_change(r, ctx, "sort-order", zb_buf_cstr(&a),
                                  zb_buf_cstr(&b))) < 0 ||
-                (rc = ice_update_set_sort_order(p->updates, ctx, order)) < 0 ||
-                (rc = ice_commit_append(p->reqs, ctx, json_pack(
+                (rc = ice_update_set_sort_order((zb_json *)p->updates, ctx,
+                                                (const zb_json *)order)) < 0 ||
+                (rc = ice_commit_append((zb_json *)p->reqs, ctx,
+                                        (zb_json *)json_pack(
                      "{sssi}", "type", "assert-default-sort-order-id",
                      "default-sort-order-id",
                      (int)m->default_sort_order_id))) < 0)
@@ -383,10 +392,11 @@ static int compare(plan *p, zb_ctx *ctx, const ice_metadata *m,
         }
     }
     if (m->table_uuid != NULL &&
-        (rc = ice_commit_append(p->reqs, ctx,
+        (rc = ice_commit_append((zb_json *)p->reqs, ctx,
                                 ice_requirement_table_uuid(m->table_uuid))) < 0)
         goto done;
-    rc = ice_commit_append(p->reqs, ctx, ice_requirement_ref_snapshot_id(
+    rc = ice_commit_append((zb_json *)p->reqs, ctx,
+                           ice_requirement_ref_snapshot_id(
                                "main", m->current_snapshot_id));
 done:
     json_decref(order);
@@ -413,7 +423,9 @@ int zb_apply_properties(const zb_op_target *t, zb_ctx *ctx,
         rc = compare(&p, ctx, tbl->meta, o, t->ident, r);
         if (rc == ZB_OK && r->n_changes > 0 && !t->dry_run) {
             r->attempts++;
-            rc = zb_catalog_commit(t->catalog, ctx, tbl, p.reqs, p.updates,
+            rc = zb_catalog_commit(t->catalog, ctx, tbl,
+                                   (const zb_json *)p.reqs,
+                                   (const zb_json *)p.updates,
                                    &done);
             if (rc == ZB_OK)
                 r->committed = 1;

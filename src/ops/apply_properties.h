@@ -36,6 +36,7 @@
 
 #include "ops/ops.h"
 #include "util/buf.h"
+#include "util/json.h"
 
 /* One sort column as table-config "ordering.sort" declares it. */
 typedef struct zb_sort_column {
@@ -55,7 +56,7 @@ typedef struct zb_apply_props_opts {
     /* The sort order: a SortOrder JSON object (fields with source-id),
      * or n_sort columns by name, or sort_unsorted for none; all unset
      * (the default: NULL, 0, NULL, 0): the order is left alone. */
-    const json_t *sort_order;
+    const zb_json *sort_order;
     size_t n_sort;
     const zb_sort_column *sort;
     int sort_unsorted;

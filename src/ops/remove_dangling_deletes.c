@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "ops/remove_dangling_deletes.h"
 #include "plan/scan/scan_plan.h"
 #include "table/commit/commit.h"

@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "ops/rewrite_manifests_int.h"
 #include "table/commit/commit.h"
 #include "table/metadata/table_props.h"

@@ -7,6 +7,8 @@
 #ifndef ZB_OPS_REWRITE_MANIFESTS_INT_H
 #define ZB_OPS_REWRITE_MANIFESTS_INT_H
 
+#include <jansson.h>
+
 #include "ops/rewrite_manifests.h"
 #include "util/arena.h"
 #include "util/buf.h"

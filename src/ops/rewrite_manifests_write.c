@@ -246,9 +246,10 @@ static int build_json(rw *w, const char *list_uri, int64_t first_row_id,
         json_decref(snap);
         return zb_fail_oom(w->ctx);
     }
-    if ((rc = ice_commit_append(*updates, w->ctx,
-                                json_pack("{ssso}", "action", "add-snapshot",
-                                          "snapshot", snap))) < 0)
+    if ((rc = ice_commit_append((zb_json *)*updates, w->ctx,
+                                (zb_json *)json_pack("{ssso}", "action",
+                                                     "add-snapshot",
+                                                     "snapshot", snap))) < 0)
         return rc;
     if (main_ref != NULL) {
         ref = *main_ref;
@@ -260,13 +261,16 @@ static int build_json(rw *w, const char *list_uri, int64_t first_row_id,
     ref.name = "main";
     ref.type = ICE_REF_BRANCH;
     ref.snapshot_id = w->id;
-    if ((rc = ice_commit_append(*updates, w->ctx, ice_update_set_ref(&ref))) < 0)
+    if ((rc = ice_commit_append((zb_json *)*updates, w->ctx,
+                                ice_update_set_ref(&ref))) < 0)
         return rc;
     if (w->m->table_uuid != NULL &&
-        (rc = ice_commit_append(*reqs, w->ctx, ice_requirement_table_uuid(
+        (rc = ice_commit_append((zb_json *)*reqs, w->ctx,
+                                ice_requirement_table_uuid(
                                     w->m->table_uuid))) < 0)
         return rc;
-    return ice_commit_append(*reqs, w->ctx, ice_requirement_ref_snapshot_id(
+    return ice_commit_append((zb_json *)*reqs, w->ctx,
+                             ice_requirement_ref_snapshot_id(
                                  "main", w->snap->snapshot_id));
 }
 
@@ -334,7 +338,8 @@ int zb_rewrite_manifests__write_and_commit(rw *w)
         (rc = build_json(w, uri, first_row_id, added_rows, &reqs,
                          &updates)) < 0)
         goto out;
-    rc = zb_catalog_commit(w->t->catalog, w->ctx, w->tbl, reqs, updates,
+    rc = zb_catalog_commit(w->t->catalog, w->ctx, w->tbl,
+                           (const zb_json *)reqs, (const zb_json *)updates,
                            &done);
     if (rc == ZB_OK) {
         w->r->committed = 1;

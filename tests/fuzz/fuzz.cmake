@@ -42,6 +42,10 @@ function(zb_fuzz_target name)
     set(flags -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
         -fno-omit-frame-pointer)
     add_executable(${name} fuzz/${name}.c ${sources})
+    # It links none of our libraries, so it takes their include folders
+    # (include/ and src/, given by zb_util) itself.
+    target_include_directories(${name} PRIVATE
+      $<TARGET_PROPERTY:zb_util,INTERFACE_INCLUDE_DIRECTORIES>)
     target_compile_options(${name} PRIVATE ${flags})
     target_link_options(${name} PRIVATE ${flags})
     target_link_libraries(${name} PRIVATE Threads::Threads m ${F_EXTERNAL})
@@ -64,9 +68,9 @@ zb_fuzz_target(fuzz_parquet_page LINK zb_parquet
 # Avro object container files (format/avro): the whole reader on a file
 # in memory.
 zb_fuzz_target(fuzz_avro_decode LINK zb_avro
-  INSTRUMENT zb_avro zb_io zb_util
+  INSTRUMENT zb_avro zb_codec zb_io zb_util
   EXTERNAL PkgConfig::JANSSON PkgConfig::ZSTD PkgConfig::SNAPPY
-           PkgConfig::ZLIB)
+           PkgConfig::ZLIB PkgConfig::LZ4 PkgConfig::BROTLI)
 
 # Table metadata JSON (src/table/metadata_*.c): parse, and write + parse
 # again for what parses. Seeds: small metadata files from ../shared/fixtures
@@ -82,9 +86,9 @@ zb_fuzz_target(fuzz_table_metadata LINK zb_table_metadata
 # lists in the shapes of open-api/rest-catalog-open-api.yaml.
 zb_fuzz_target(fuzz_commit_apply LINK zb_table_commit
   INSTRUMENT zb_table_commit zb_table_manifest zb_table_metadata
-             zb_table_values zb_avro zb_io zb_util
+             zb_table_values zb_avro zb_codec zb_io zb_util
   EXTERNAL PkgConfig::JANSSON PkgConfig::ZSTD PkgConfig::SNAPPY
-           PkgConfig::ZLIB)
+           PkgConfig::ZLIB PkgConfig::LZ4 PkgConfig::BROTLI)
 
 # REST catalog replies (src/catalog/rest/catalog_rest_parse.c): every parser on
 # one body. Seeds: hand-written replies in the shapes of

@@ -85,12 +85,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         reqs = json_object_get(in, "requirements");
         updates = json_object_get(in, "updates");
     }
-    rc = ice_commit_check_requirements(m, &ctx, reqs);
+    rc = ice_commit_check_requirements(m, &ctx, (const zb_json *)reqs);
     if (rc < 0 && ctx.err.msg[0] == '\0')
         abort();
-    rc = ice_commit_check_requirements(NULL, &ctx, reqs);
+    rc = ice_commit_check_requirements(NULL, &ctx, (const zb_json *)reqs);
     written(&before, m, &ctx);
-    rc = ice_commit_apply_updates(m, &ctx, updates);
+    rc = ice_commit_apply_updates(m, &ctx, (const zb_json *)updates);
     written(&after, m, &ctx);
     if (rc < 0) {
         if (ctx.err.msg[0] == '\0' || before.len != after.len ||

@@ -46,7 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pq_column_meta cm;
     pq_schema schema;
     pq_leaf_batch batch, *batches[1];
-    pq_codec_state *codec = NULL;
+    zb_codec_state *codec = NULL;
     pq_column *col = NULL;
     zb_arena *arena = NULL;
     uint8_t *chunk;
@@ -99,7 +99,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cm.num_values = INT32_MAX;
     cm.total_compressed_size = (int64_t)(size - 4);
     if ((chunk = zb_malloc(size - 4 + 1)) == NULL ||
-        pq_codec_state_new(&codec) < 0) {
+        zb_codec_state_new(&codec) < 0) {
         zb_free(chunk);
         zb_arena_free(arena);
         return 0;
@@ -126,7 +126,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     pq_column_free(col);
     pq_leaf_batch_free(&batch);
-    pq_codec_state_free(codec);
+    zb_codec_state_free(codec);
     zb_arena_free(arena);
     return 0;
 }

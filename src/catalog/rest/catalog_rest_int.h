@@ -194,7 +194,7 @@ int zb_rest__create_table(zb_catalog *c, zb_ctx *ctx, const char *ident,
 int zb_rest__register_table(zb_catalog *c, zb_ctx *ctx, const char *ident,
                             const char *metadata_location, zb_table **out);
 int zb_rest__commit(zb_catalog *c, zb_ctx *ctx, const zb_table *base,
-                    const json_t *requirements, const json_t *updates,
+                    const zb_json *requirements, const zb_json *updates,
                     zb_table **out);
 int zb_rest__drop_table(zb_catalog *c, zb_ctx *ctx, const char *ident);
 

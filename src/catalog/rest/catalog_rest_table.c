@@ -272,9 +272,12 @@ done:
 }
 
 int zb_rest__commit(zb_catalog *c, zb_ctx *ctx, const zb_table *base,
-                    const json_t *requirements, const json_t *updates,
+                    const zb_json *requirements_json,
+                    const zb_json *updates_json,
                     zb_table **out)
 {
+    const json_t *requirements = (const json_t *)requirements_json;
+    const json_t *updates = (const json_t *)updates_json;
     zb_buf url = ZB_BUF_INIT(ZB_REST_URL_MAX_BYTES);
     char *ns = NULL, *name = NULL;
     json_t *body = json_object(), *id = json_object(), *arr = NULL;

@@ -33,6 +33,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "catalog/catalog_commit.h"
 #include "catalog/sql/catalog_sql.h"
 #include "table/commit/commit.h"
@@ -467,7 +469,7 @@ static int copy_at(ice_metadata **out, zb_ctx *ctx, const ice_metadata *m,
         if (updates == NULL)
             rc = zb_fail_oom(ctx);
         else
-            rc = ice_commit_apply_updates(*out, ctx, updates);
+            rc = ice_commit_apply_updates(*out, ctx, (const zb_json *)updates);
     }
 done:
     if (rc < 0) {
@@ -532,9 +534,12 @@ done:
 }
 
 static int sql_commit(zb_catalog *c, zb_ctx *ctx, const zb_table *base,
-                      const json_t *requirements, const json_t *updates,
+                      const zb_json *requirements_json,
+                      const zb_json *updates_json,
                       zb_table **out)
 {
+    const json_t *requirements = (const json_t *)requirements_json;
+    const json_t *updates = (const json_t *)updates_json;
     sql_cat *s = c->backend;
     const char *ident = base->ident;
     char *ns = NULL, *name = NULL, *cur = NULL, *uri = NULL;
@@ -561,7 +566,8 @@ static int sql_commit(zb_catalog *c, zb_ctx *ctx, const zb_table *base,
     if ((rc = zb_catalog__remap(&cur_at, ctx, c, cur)) < 0)
         goto done;
     if ((rc = zb_catalog__apply(&next, &old_log, ctx, c->io, cur_at,
-                                requirements, updates, now)) < 0) {
+                                (const zb_json *)requirements,
+                                (const zb_json *)updates, now)) < 0) {
         zb_err_prefix(ctx, "table %s: commit", ident);
         goto done;
     }

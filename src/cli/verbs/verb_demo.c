@@ -31,6 +31,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "cli/exit.h"
 #include "cli/verbs/verbs.h"
 #include "ops/ingest/table_write.h"
@@ -332,7 +334,8 @@ static int evolve_events(demo *d, zb_table **t)
         rc = zb_fail_oom(d->ctx);
         goto done;
     }
-    if ((rc = zb_catalog_commit(d->cat, d->ctx, *t, req, upd, &t2)) < 0)
+    if ((rc = zb_catalog_commit(d->cat, d->ctx, *t, (const zb_json *)req,
+                                (const zb_json *)upd, &t2)) < 0)
         goto done;
     zb_table_free(*t);
     *t = t2;
@@ -359,7 +362,8 @@ static int make_events(demo *d)
         goto done;
     }
     if ((rc = zb_table_create(&t, d->cat, d->ctx, "demo.events", NULL,
-                              schema, spec, NULL, 0, 2)) < 0)
+                              (const zb_json *)schema, (const zb_json *)spec,
+                              NULL, 0, 2)) < 0)
         goto done;
     for (a = 0; a < EVENT_APPENDS; a++) {
         int day = a % EVENT_DAYS, note = a >= EVENT_APPENDS / 2;
@@ -465,7 +469,8 @@ static int make_users(demo *d)
         rc = zb_fail_oom(d->ctx);
         goto done;
     }
-    if ((rc = zb_table_create(&t, d->cat, d->ctx, "demo.users", NULL, schema,
+    if ((rc = zb_table_create(&t, d->cat, d->ctx, "demo.users", NULL,
+                              (const zb_json *)schema,
                               NULL, NULL, 0, 2)) < 0)
         goto done;
     for (a = 0; a < USER_BATCHES; a++) {

@@ -43,7 +43,7 @@
 #include "cli/exit.h"
 #include "cli/verbs/verbs.h"
 #include "exec/pool.h"
-#include "format/codec/codec.h"
+#include "format/parquet/pq_compression.h"
 #include "plan/scan/scan_plan.h"
 #include "table/value/transform.h"
 #include "util/alloc.h"
@@ -212,25 +212,30 @@ static void check_memory(doctor *d, const zb_verb_args *a)
             bud);
 }
 
-/* 1 when codec c round-trips a few bytes (compress, then decompress). */
+/* 1 when Parquet codec c round-trips a few bytes (compress, then
+ * decompress). */
 static int codec_writes(int c)
 {
     static const uint8_t in[64] = "zamboni doctor zamboni doctor zamboni";
     uint8_t packed[1024], back[sizeof in];
+    int algorithm = pq_codec_algorithm(c);
     size_t n = 0;
     zb_ctx ctx;
 
     zb_ctx_init(&ctx);
-    if (pq_compress_bound(c, sizeof in) > sizeof packed ||
-        pq_compress(&ctx, c, 0, in, sizeof in, packed, sizeof packed,
-                    &n) != ZB_OK)
+    if (algorithm < 0 ||
+        zb_codec_compress_bound(algorithm, sizeof in) > sizeof packed ||
+        zb_codec_compress(NULL, &ctx, algorithm, 0, in, sizeof in, packed,
+                          sizeof packed, &n) != ZB_OK)
         return 0;
-    if (pq_decompress(&ctx, c, packed, n, back, sizeof back) != ZB_OK)
+    if (pq_decompress_page(NULL, &ctx, c, packed, n, back, sizeof back) !=
+        ZB_OK)
         return 0;
     return memcmp(in, back, sizeof in) == 0;
 }
 
-/* 1 when codec c decompresses (a plain LZ4 block for Hadoop LZ4). */
+/* 1 when Parquet codec c decompresses (a plain LZ4 block for Hadoop
+ * LZ4). */
 static int codec_reads(int c)
 {
     static const uint8_t in[64] = "zamboni doctor zamboni doctor zamboni";
@@ -241,10 +246,11 @@ static int codec_reads(int c)
     if (c != PQ_CODEC_LZ4)
         return 0;
     zb_ctx_init(&ctx);
-    if (pq_compress(&ctx, PQ_CODEC_LZ4_RAW, 0, in, sizeof in, packed,
-                    sizeof packed, &n) != ZB_OK)
+    if (zb_codec_compress(NULL, &ctx, ZB_CODEC_LZ4_RAW, 0, in, sizeof in,
+                          packed, sizeof packed, &n) != ZB_OK)
         return 0;
-    return pq_decompress(&ctx, c, packed, n, back, sizeof back) == ZB_OK &&
+    return pq_decompress_page(NULL, &ctx, c, packed, n, back, sizeof back) ==
+               ZB_OK &&
            memcmp(in, back, sizeof in) == 0;
 }
 

@@ -14,7 +14,7 @@
  * opposite case. The one-shot encoder allocates with malloc inside the
  * call (not counted by zb_malloc).
  */
-#define ZB_MODULE "parquet"
+#define ZB_MODULE "codec"
 
 #include <brotli/decode.h>
 #include <brotli/encode.h>
@@ -36,7 +36,7 @@ static void br_free(void *opaque, void *p)
     zb_free(p);
 }
 
-int pq_codec__brotli_decompress(zb_ctx *ctx, const uint8_t *in,
+int zb_codec__brotli_decompress(zb_ctx *ctx, const uint8_t *in,
                                 size_t in_len, uint8_t *out, size_t out_len)
 {
     uint8_t scratch[64];
@@ -98,12 +98,12 @@ done:
     return rc;
 }
 
-size_t pq_codec__brotli_bound(size_t in_len)
+size_t zb_codec__brotli_bound(size_t in_len)
 {
     return BrotliEncoderMaxCompressedSize(in_len);
 }
 
-int pq_codec__brotli_compress(zb_ctx *ctx, int level, const uint8_t *in,
+int zb_codec__brotli_compress(zb_ctx *ctx, int level, const uint8_t *in,
                               size_t in_len, uint8_t *out, size_t out_cap,
                               size_t *out_len)
 {

@@ -24,7 +24,7 @@
  * levels 1..12 LZ4HC. Both take their state from zb_malloc (the *_extState
  * functions), so nothing is allocated behind our back.
  */
-#define ZB_MODULE "parquet"
+#define ZB_MODULE "codec"
 
 #include <lz4.h>
 #include <lz4hc.h>
@@ -38,7 +38,7 @@ static uint32_t load_be32(const uint8_t *p)
            (uint32_t)p[2] << 8 | (uint32_t)p[3];
 }
 
-int pq_codec__lz4_raw_decompress(zb_ctx *ctx, const uint8_t *in,
+int zb_codec__lz4_raw_decompress(zb_ctx *ctx, const uint8_t *in,
                                  size_t in_len, uint8_t *out, size_t out_len)
 {
     /* Sizes are <= INT32_MAX (codec.c). */
@@ -100,7 +100,7 @@ static int hadoop_decode(const uint8_t *in, size_t in_len, uint8_t *out,
     return done_out == out_len;
 }
 
-int pq_codec__lz4_hadoop_decompress(zb_ctx *ctx, const uint8_t *in,
+int zb_codec__lz4_hadoop_decompress(zb_ctx *ctx, const uint8_t *in,
                                     size_t in_len, uint8_t *out,
                                     size_t out_len)
 {
@@ -118,14 +118,14 @@ int pq_codec__lz4_hadoop_decompress(zb_ctx *ctx, const uint8_t *in,
                    in_len, out_len);
 }
 
-size_t pq_codec__lz4_raw_bound(size_t in_len)
+size_t zb_codec__lz4_raw_bound(size_t in_len)
 {
     if (in_len > LZ4_MAX_INPUT_SIZE)
         return 0;
     return (size_t)LZ4_compressBound((int)in_len);
 }
 
-int pq_codec__lz4_raw_compress(zb_ctx *ctx, int level, const uint8_t *in,
+int zb_codec__lz4_raw_compress(zb_ctx *ctx, int level, const uint8_t *in,
                                size_t in_len, uint8_t *out, size_t out_cap,
                                size_t *out_len)
 {

@@ -7,10 +7,13 @@
  * snappy_uncompress then writes at most out_len bytes and fails unless the
  * stream fills them exactly. Snappy has no levels; a level is ignored.
  *
+ * Without a declared size (zb_codec__snappy_decompress_buf), the stream's
+ * own length is checked against the buffer's cap before it is reserved.
+ *
  * libsnappy allocates with C++ new inside its calls, so its scratch memory
  * (tens of KiB) is not counted by zb_malloc.
  */
-#define ZB_MODULE "parquet"
+#define ZB_MODULE "codec"
 
 #include <string.h>
 
@@ -18,8 +21,9 @@
 
 #include "format/codec/codec_int.h"
 #include "util/alloc.h"
+#include "util/buf.h"
 
-int pq_codec__snappy_decompress(zb_ctx *ctx, const uint8_t *in,
+int zb_codec__snappy_decompress(zb_ctx *ctx, const uint8_t *in,
                                 size_t in_len, uint8_t *out, size_t out_len)
 {
     size_t declared = 0, got = out_len;
@@ -45,7 +49,7 @@ int pq_codec__snappy_decompress(zb_ctx *ctx, const uint8_t *in,
     return ZB_OK;
 }
 
-size_t pq_codec__snappy_bound(size_t in_len)
+size_t zb_codec__snappy_bound(size_t in_len)
 {
     /* Snappy's length header is 32 bits. */
     if (in_len > UINT32_MAX)
@@ -53,11 +57,11 @@ size_t pq_codec__snappy_bound(size_t in_len)
     return snappy_max_compressed_length(in_len);
 }
 
-int pq_codec__snappy_compress(zb_ctx *ctx, int level, const uint8_t *in,
+int zb_codec__snappy_compress(zb_ctx *ctx, int level, const uint8_t *in,
                               size_t in_len, uint8_t *out, size_t out_cap,
                               size_t *out_len)
 {
-    size_t bound = pq_codec__snappy_bound(in_len), got;
+    size_t bound = zb_codec__snappy_bound(in_len), got;
     uint8_t *tmp = NULL;
     int rc = ZB_OK;
 
@@ -90,4 +94,25 @@ int pq_codec__snappy_compress(zb_ctx *ctx, int level, const uint8_t *in,
 done:
     zb_free(tmp);
     return rc;
+}
+
+int zb_codec__snappy_decompress_buf(zb_ctx *ctx, const uint8_t *in,
+                                    size_t in_len, zb_buf *out)
+{
+    size_t n, got;
+
+    if (snappy_uncompressed_length((const char *)in, in_len, &n) != SNAPPY_OK)
+        return zb_fail(ctx, ZB_ECORRUPT, "snappy: bad length preamble");
+    if (n > out->max_bytes)
+        return zb_fail(ctx, ZB_ENOMEM, "snappy: block of %zu bytes passes "
+                       "the block cap of %zu", n, out->max_bytes);
+    if (zb_buf_reserve(out, n) < 0)
+        return zb_fail_oom(ctx);
+    got = n;
+    if (snappy_uncompress((const char *)in, in_len, out->ptr, &got) !=
+            SNAPPY_OK || got != n)
+        return zb_fail(ctx, ZB_ECORRUPT, "snappy: bad data");
+    out->len = n;
+    out->ptr[n] = '\0';
+    return ZB_OK;
 }

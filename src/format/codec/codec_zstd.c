@@ -12,28 +12,33 @@
  * Compression is one frame at ZSTD_minCLevel()..ZSTD_maxCLevel(), 0 being
  * zstd's default (3); no checksum, as Parquet writers commonly do.
  *
+ * Without a declared size (zb_codec__zstd_decompress_buf) the frames are
+ * streamed with ZSTD_decompressStream into a buffer that grows up to its
+ * cap, one frame after another until the input is used up.
+ *
  * Only zstd's stable API is used. Its one-shot functions allocate their
  * context with malloc inside the call, not counted by zb_malloc (counting
  * would need ZSTD_customMem, which is experimental API).
  */
-#define ZB_MODULE "parquet"
+#define ZB_MODULE "codec"
 
 #include <zstd.h>
 #include <zstd_errors.h>
 
 #include "format/codec/codec_int.h"
+#include "util/buf.h"
 
-void *pq_codec__zstd_dctx_new(void)
+void *zb_codec__zstd_dctx_new(void)
 {
     return ZSTD_createDCtx();
 }
 
-void pq_codec__zstd_dctx_free(void *dctx)
+void zb_codec__zstd_dctx_free(void *dctx)
 {
     ZSTD_freeDCtx(dctx);
 }
 
-int pq_codec__zstd_decompress(zb_ctx *ctx, void *dctx, const uint8_t *in,
+int zb_codec__zstd_decompress(zb_ctx *ctx, void *dctx, const uint8_t *in,
                               size_t in_len, uint8_t *out, size_t out_len)
 {
     size_t got = dctx ? ZSTD_decompressDCtx(dctx, out, out_len, in, in_len)
@@ -60,24 +65,24 @@ int pq_codec__zstd_decompress(zb_ctx *ctx, void *dctx, const uint8_t *in,
     return ZB_OK;
 }
 
-size_t pq_codec__zstd_bound(size_t in_len)
+size_t zb_codec__zstd_bound(size_t in_len)
 {
     size_t bound = ZSTD_compressBound(in_len);
 
     return ZSTD_isError(bound) ? 0 : bound;
 }
 
-void *pq_codec__zstd_cctx_new(void)
+void *zb_codec__zstd_cctx_new(void)
 {
     return ZSTD_createCCtx();
 }
 
-void pq_codec__zstd_cctx_free(void *cctx)
+void zb_codec__zstd_cctx_free(void *cctx)
 {
     ZSTD_freeCCtx(cctx);
 }
 
-int pq_codec__zstd_compress(zb_ctx *ctx, void *cctx, int level,
+int zb_codec__zstd_compress(zb_ctx *ctx, void *cctx, int level,
                             const uint8_t *in,
                             size_t in_len, uint8_t *out, size_t out_cap,
                             size_t *out_len)
@@ -107,4 +112,41 @@ int pq_codec__zstd_compress(zb_ctx *ctx, void *cctx, int level,
     }
     *out_len = got;
     return ZB_OK;
+}
+
+int zb_codec__zstd_decompress_buf(zb_ctx *ctx, const uint8_t *in,
+                                  size_t in_len, zb_buf *out)
+{
+    ZSTD_DCtx *d = ZSTD_createDCtx();
+    ZSTD_inBuffer ib = { in, in_len, 0 };
+    size_t zr = 1;
+    int rc = ZB_OK;
+
+    if (d == NULL)
+        return zb_fail_oom(ctx);
+    while (ib.pos < ib.size || zr != 0) {
+        ZSTD_outBuffer ob;
+        size_t before_in = ib.pos;
+
+        if ((rc = zb_codec__grow(ctx, out, "zstd")) < 0)
+            break;
+        ob.dst = out->ptr + out->len;
+        ob.size = out->cap - out->len - 1;
+        ob.pos = 0;
+        zr = ZSTD_decompressStream(d, &ob, &ib);
+        if (ZSTD_isError(zr)) {
+            rc = zb_fail(ctx, ZB_ECORRUPT, "zstd: %s",
+                         ZSTD_getErrorName(zr));
+            break;
+        }
+        out->len += ob.pos;
+        out->ptr[out->len] = '\0';
+        if (ib.pos == ib.size && zr != 0 && ob.pos < ob.size &&
+            before_in == ib.pos) {
+            rc = zb_fail(ctx, ZB_ECORRUPT, "zstd: data ends early");
+            break;
+        }
+    }
+    ZSTD_freeDCtx(d);
+    return rc;
 }

@@ -44,7 +44,7 @@
 #define ZB_FORMAT_PARQUET_PARQUET_WRITE_H
 
 #include "exec/arrow/arrow.h"
-#include "format/codec/codec.h"
+#include "format/parquet/pq_compression.h"
 #include "format/parquet/thrift/pq_meta.h"
 #include "zamboni/io.h"
 

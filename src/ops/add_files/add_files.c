@@ -154,7 +154,7 @@ typedef struct af_commit {
     const char *mapping_text;      /* to set when the table has none */
 } af_commit;
 
-static int build_attempt(json_t **reqs, json_t **updates, zb_ctx *ctx,
+static int build_attempt(zb_json **reqs, zb_json **updates, zb_ctx *ctx,
                          const zb_table *t, void *payload)
 {
     af_commit *c = payload;
@@ -173,8 +173,9 @@ static int build_attempt(json_t **reqs, json_t **updates, zb_ctx *ctx,
         return rc;
     if ((rc = ice_commit_op_build(c->op, ctx, t->meta, &c->r)) < 0)
         return rc;
-    q = c->r.requirements ? json_copy(c->r.requirements) : json_array();
-    u = c->r.updates ? json_copy(c->r.updates) : json_array();
+    q = c->r.requirements ? json_copy((json_t *)c->r.requirements)
+                          : json_array();
+    u = c->r.updates ? json_copy((json_t *)c->r.updates) : json_array();
     if (q == NULL || u == NULL ||
         json_array_append_new(q, json_pack("{s:s, s:i}", "type",
                                            "assert-current-schema-id",
@@ -194,8 +195,8 @@ static int build_attempt(json_t **reqs, json_t **updates, zb_ctx *ctx,
         json_decref(u);
         return zb_fail_oom(ctx);
     }
-    *reqs = q;
-    *updates = u;
+    *reqs = (zb_json *)q;
+    *updates = (zb_json *)u;
     return ZB_OK;
 }
 

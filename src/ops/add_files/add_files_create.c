@@ -234,7 +234,8 @@ int zb_af__build_create(ice_metadata **out, af_run *run, const pq_schema *ps)
         (rc = partition_by(spec, ctx, fields, run->o->partition_by,
                            (json_int_t)(1000 + n_kv0))) < 0)
         goto done;
-    rc = ice_metadata_create(&m, ctx, schema, spec, NULL,
+    rc = ice_metadata_create(&m, ctx, (const zb_json *)schema,
+                             (const zb_json *)spec, NULL,
                              zb_catalog_get_kind(run->t->catalog) ==
                                      ZB_CATALOG_PATH
                                  ? run->t->ident : "",

@@ -485,7 +485,7 @@ static int make_op(cst *s, zb_ctx *ctx, const zb_table *t)
     return rc;
 }
 
-static int build(json_t **reqs, json_t **updates, zb_ctx *ctx,
+static int build(zb_json **reqs, zb_json **updates, zb_ctx *ctx,
                  const zb_table *t, void *payload)
 {
     cst *s = payload;
@@ -509,8 +509,8 @@ static int build(json_t **reqs, json_t **updates, zb_ctx *ctx,
     if ((rc = make_op(s, ctx, t)) < 0 ||
         (rc = ice_commit_op_build(s->op, ctx, t->meta, &s->r)) < 0)
         return rc;
-    *reqs = json_incref(s->r.requirements);
-    *updates = json_incref(s->r.updates);
+    *reqs = (zb_json *)json_incref((json_t *)s->r.requirements);
+    *updates = (zb_json *)json_incref((json_t *)s->r.updates);
     return ZB_OK;
 }
 

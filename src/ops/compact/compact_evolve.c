@@ -381,7 +381,8 @@ static int copy_with_spec(ice_metadata **out, zb_ctx *ctx,
         (rc = ice_metadata_parse(&copy, ctx, zb_buf_cstr(&w), w.len,
                                  m->source_uri)) < 0 ||
         (rc = spec_updates(&updates, ctx, m, r)) < 0 ||
-        (rc = ice_commit_apply_updates(copy, ctx, updates)) < 0) {
+        (rc = ice_commit_apply_updates(copy, ctx,
+                                       (const zb_json *)updates)) < 0) {
         ice_metadata_free(copy);
         copy = NULL;
     }
@@ -420,20 +421,21 @@ static int commit_spec(int32_t *id, const zb_op_target *t, zb_ctx *ctx,
         if ((reqs = json_array()) == NULL)
             rc = zb_fail_oom(ctx);
         if (rc == ZB_OK && m->table_uuid != NULL)
-            rc = ice_commit_append(reqs, ctx,
+            rc = ice_commit_append((zb_json *)reqs, ctx,
                                    ice_requirement_table_uuid(m->table_uuid));
         if (rc == ZB_OK)
-            rc = ice_commit_append(reqs, ctx, json_pack(
+            rc = ice_commit_append((zb_json *)reqs, ctx, (zb_json *)json_pack(
                 "{sssi}", "type", "assert-last-assigned-partition-id",
                 "last-assigned-partition-id", (int)m->last_partition_id));
         if (rc == ZB_OK)
-            rc = ice_commit_append(reqs, ctx, json_pack(
+            rc = ice_commit_append((zb_json *)reqs, ctx, (zb_json *)json_pack(
                 "{sssi}", "type", "assert-default-spec-id",
                 "default-spec-id", (int)m->default_spec_id));
         if (rc == ZB_OK)
             rc = spec_updates(&updates, ctx, m, r);
         if (rc == ZB_OK)
-            rc = zb_catalog_commit(t->catalog, ctx, tbl, reqs, updates,
+            rc = zb_catalog_commit(t->catalog, ctx, tbl, (const zb_json *)reqs,
+                                   (const zb_json *)updates,
                                    &done);
         if (rc == ZB_OK && (*id = find_coarse(done->meta, r)) < 0)
             rc = zb_fail(ctx, ZB_ECORRUPT, "%s: the partition spec added "

@@ -27,6 +27,8 @@
 
 #include <string.h>
 
+#include <jansson.h>
+
 #include "exec/arrow/arrow_spill.h"
 #include "format/parquet/parquet.h"
 #include "format/parquet/parquet_write.h"

@@ -36,6 +36,8 @@
 #include <strings.h>
 #include <time.h>
 
+#include <jansson.h>
+
 #include "ops/expire/expire_int.h"
 #include "table/commit/commit.h"
 #include "util/alloc.h"
@@ -302,10 +304,10 @@ static int build_commit(json_t **reqs_out, json_t **ups_out, zb_ctx *ctx,
     if (reqs == NULL || ups == NULL)
         rc = zb_fail_oom(ctx);
     if (rc == ZB_OK && m->table_uuid != NULL)
-        rc = ice_commit_append(reqs, ctx,
+        rc = ice_commit_append((zb_json *)reqs, ctx,
                                ice_requirement_table_uuid(m->table_uuid));
     if (rc == ZB_OK)
-        rc = ice_commit_append(reqs, ctx,
+        rc = ice_commit_append((zb_json *)reqs, ctx,
                                ice_requirement_ref_snapshot_id(
                                    "main", main_ref ? main_ref->snapshot_id
                                                     : ICE_NO_SNAPSHOT));
@@ -315,14 +317,15 @@ static int build_commit(json_t **reqs_out, json_t **ups_out, zb_ctx *ctx,
      * its files with it. */
     for (i = 0; i < m->n_refs && rc == ZB_OK; i++)
         if (strcmp(m->refs[i].name, "main") != 0)
-            rc = ice_commit_append(reqs, ctx,
+            rc = ice_commit_append((zb_json *)reqs, ctx,
                                    ice_requirement_ref_snapshot_id(
                                        m->refs[i].name,
                                        m->refs[i].snapshot_id));
     for (i = 0; i < p->n_drop_refs && rc == ZB_OK; i++)
-        rc = ice_commit_append(ups, ctx, ice_update_remove_ref(p->drop_refs[i]));
+        rc = ice_commit_append((zb_json *)ups, ctx,
+                               ice_update_remove_ref(p->drop_refs[i]));
     if (rc == ZB_OK && p->n_expired > 0)
-        rc = ice_commit_append(ups, ctx,
+        rc = ice_commit_append((zb_json *)ups, ctx,
                                ice_update_remove_snapshots(p->expired,
                                                            p->n_expired));
     if (rc < 0) {
@@ -441,7 +444,8 @@ int zb_expire__apply(zb_table **committed_out, const zb_expire_plan *p,
         return ZB_OK;
     if ((rc = build_commit(&reqs, &ups, ctx, p)) < 0)
         return rc;
-    rc = zb_catalog_commit(cat, ctx, p->table, reqs, ups, &t2);
+    rc = zb_catalog_commit(cat, ctx, p->table, (const zb_json *)reqs,
+                           (const zb_json *)ups, &t2);
     json_decref(reqs);
     json_decref(ups);
     if (rc < 0)

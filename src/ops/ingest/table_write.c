@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "exec/roaring/roaring.h"
 #include "format/parquet/parquet_write.h"
 #include "format/puffin/puffin.h"
@@ -32,9 +34,11 @@
 
 int zb_table_create(zb_table **out, zb_catalog *cat, zb_ctx *ctx,
                     const char *ident, const char *location,
-                    const json_t *schema, const json_t *spec,
+                    const zb_json *schema_json, const zb_json *spec_json,
                     const ice_kv *props, size_t n_props, int format_version)
 {
+    const json_t *schema = (const json_t *)schema_json;
+    const json_t *spec = (const json_t *)spec_json;
     ice_metadata *m = NULL;
     int rc;
 
@@ -43,7 +47,8 @@ int zb_table_create(zb_table **out, zb_catalog *cat, zb_ctx *ctx,
      * when none is given and record it in the metadata they write. */
     if (location == NULL && zb_catalog_get_kind(cat) == ZB_CATALOG_PATH)
         location = ident;
-    rc = ice_metadata_create(&m, ctx, schema, spec, NULL,
+    rc = ice_metadata_create(&m, ctx, (const zb_json *)schema,
+                             (const zb_json *)spec, NULL,
                              location ? location : "", props, n_props,
                              format_version);
     if (rc < 0)
@@ -216,7 +221,7 @@ typedef struct commit_attempt {
     const char *dv_checked;        /* metadata already checked for them */
 } commit_attempt;
 
-static int build_attempt(json_t **reqs, json_t **updates, zb_ctx *ctx,
+static int build_attempt(zb_json **reqs, zb_json **updates, zb_ctx *ctx,
                          const zb_table *t, void *payload)
 {
     commit_attempt *a = payload;
@@ -231,8 +236,8 @@ static int build_attempt(json_t **reqs, json_t **updates, zb_ctx *ctx,
         return rc;
     if ((rc = ice_commit_op_build(a->op, ctx, t->meta, &a->r)) < 0)
         return rc;
-    *reqs = json_incref(a->r.requirements);
-    *updates = json_incref(a->r.updates);
+    *reqs = (zb_json *)json_incref((json_t *)a->r.requirements);
+    *updates = (zb_json *)json_incref((json_t *)a->r.updates);
     return ZB_OK;
 }
 

@@ -31,13 +31,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <jansson.h>
-
 #include "catalog/catalog.h"
 #include "exec/arrow/arrow.h"
 #include "format/parquet/parquet_write.h"
 #include "table/manifest/manifest.h"
 #include "util/arena.h"
+#include "util/json.h"
 
 /* Which partition the rows of a write belong to (NULL: unpartitioned). */
 typedef struct zb_write_partition {
@@ -54,7 +53,7 @@ typedef struct zb_write_partition {
  */
 int zb_table_create(zb_table **out, zb_catalog *cat, zb_ctx *ctx,
                     const char *ident, const char *location,
-                    const json_t *schema, const json_t *spec,
+                    const zb_json *schema, const zb_json *spec,
                     const ice_kv *props, size_t n_props, int format_version);
 
 /* The table's write.parquet.* properties applied to the writer's

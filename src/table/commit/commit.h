@@ -66,10 +66,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <jansson.h>
-
 #include "table/manifest/manifest.h"
 #include "table/metadata/metadata.h"
+#include "util/json.h"
 #include "zamboni/io.h"
 #include "zamboni/zamboni.h"
 
@@ -99,7 +98,7 @@
  * is ZB_EUNSUPPORTED, a malformed one ZB_EINVAL.
  */
 int ice_commit_check_requirements(const ice_metadata *m, zb_ctx *ctx,
-                                  const json_t *requirements);
+                                  const zb_json *requirements);
 
 /*
  * Applies a JSON array of TableUpdate objects to m, in order, as one
@@ -131,26 +130,26 @@ int ice_commit_check_requirements(const ice_metadata *m, zb_ctx *ctx,
  * index and action.
  */
 int ice_commit_apply_updates(ice_metadata *m, zb_ctx *ctx,
-                             const json_t *updates);
+                             const zb_json *updates);
 
 /* ---- update builders (each returns a new JSON object, or NULL: oom) --- */
 
-json_t *ice_update_set_properties(const ice_kv *kv, size_t n);
-json_t *ice_update_remove_properties(const char *const *keys, size_t n);
+zb_json *ice_update_set_properties(const ice_kv *kv, size_t n);
+zb_json *ice_update_remove_properties(const char *const *keys, size_t n);
 /* order: a SortOrder JSON object (copied); add-sort-order then
  * set-default-sort-order -1 are appended to the updates array. */
-int ice_update_set_sort_order(json_t *updates, zb_ctx *ctx,
-                              const json_t *order);
+int ice_update_set_sort_order(zb_json *updates, zb_ctx *ctx,
+                              const zb_json *order);
 /* A set-snapshot-ref for ref (retention fields < 0 left out). */
-json_t *ice_update_set_ref(const ice_ref *ref);
-json_t *ice_update_remove_ref(const char *name);
-json_t *ice_update_remove_snapshots(const int64_t *ids, size_t n);
+zb_json *ice_update_set_ref(const ice_ref *ref);
+zb_json *ice_update_remove_ref(const char *name);
+zb_json *ice_update_remove_snapshots(const int64_t *ids, size_t n);
 /* Requirements. */
-json_t *ice_requirement_table_uuid(const char *uuid);
+zb_json *ice_requirement_table_uuid(const char *uuid);
 /* snapshot_id ICE_NO_SNAPSHOT: null (the ref must not exist). */
-json_t *ice_requirement_ref_snapshot_id(const char *ref, int64_t snapshot_id);
+zb_json *ice_requirement_ref_snapshot_id(const char *ref, int64_t snapshot_id);
 /* Appends v to arr, taking v (NULL v: oom). ZB_OK or ZB_ENOMEM. */
-int ice_commit_append(json_t *arr, zb_ctx *ctx, json_t *v);
+int ice_commit_append(zb_json *arr, zb_ctx *ctx, zb_json *v);
 
 /* ---- new tables and metadata files ------------------------------------- */
 
@@ -170,8 +169,8 @@ int ice_commit_append(json_t *arr, zb_ctx *ctx, json_t *v);
  * schema, a duplicate id, or a source id not in the schema.
  */
 int ice_metadata_create(ice_metadata **out, zb_ctx *ctx,
-                        const json_t *schema, const json_t *spec,
-                        const json_t *sort_order, const char *location,
+                        const zb_json *schema, const zb_json *spec,
+                        const zb_json *sort_order, const char *location,
                         const ice_kv *properties, size_t n_properties,
                         int format_version);
 
@@ -302,8 +301,9 @@ int ice_commit_op_set_summary(ice_commit_op *op, zb_ctx *ctx,
 
 /* What a build produced. Owned; free with ice_commit_result_free. */
 typedef struct ice_commit_result {
-    json_t *requirements;           /* assert-table-uuid, assert-ref-snapshot-id */
-    json_t *updates;                /* add-snapshot, set-snapshot-ref */
+    zb_json *requirements;           /* assert-table-uuid,
+    assert-ref-snapshot-id */
+    zb_json *updates;                /* add-snapshot, set-snapshot-ref */
     int64_t snapshot_id;
     int64_t sequence_number;        /* 0 in v1 */
     char *manifest_list;            /* the URI written */

@@ -547,8 +547,9 @@ done:
 }
 
 int ice_commit_apply_updates(ice_metadata *m, zb_ctx *ctx,
-                             const json_t *updates)
+                             const zb_json *updates_json)
 {
+    const json_t *updates = (const json_t *)updates_json;
     int rc;
 
     ZB_ASSERT_ARG(m && ctx);

@@ -263,11 +263,14 @@ static int build_pieces(pieces *p, fresh *f, const json_t *schema,
 }
 
 int ice_metadata_create(ice_metadata **out, zb_ctx *ctx,
-                        const json_t *schema, const json_t *spec,
-                        const json_t *sort_order, const char *location,
+                        const zb_json *schema_json, const zb_json *spec_json,
+                        const zb_json *sort_order_json, const char *location,
                         const ice_kv *properties, size_t n_properties,
                         int format_version)
 {
+    const json_t *schema = (const json_t *)schema_json;
+    const json_t *spec = (const json_t *)spec_json;
+    const json_t *sort_order = (const json_t *)sort_order_json;
     fresh f = { ctx, NULL, 0 };
     pieces p;
     json_t *doc = NULL;

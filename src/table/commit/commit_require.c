@@ -134,8 +134,9 @@ static int check_one(const ice_metadata *m, zb_ctx *ctx, const json_t *r,
 }
 
 int ice_commit_check_requirements(const ice_metadata *m, zb_ctx *ctx,
-                                  const json_t *requirements)
+                                  const zb_json *requirements_json)
 {
+    const json_t *requirements = (const json_t *)requirements_json;
     size_t i;
     int rc;
 
@@ -164,13 +165,15 @@ int ice_commit_conflict_retryable(const zb_ctx *ctx)
 
 /* ---- builders ----------------------------------------------------------- */
 
-int ice_commit_append(json_t *arr, zb_ctx *ctx, json_t *v)
+int ice_commit_append(zb_json *arr_json, zb_ctx *ctx, zb_json *v_json)
 {
+    json_t *arr = (json_t *)arr_json;
+    json_t *v = (json_t *)v_json;
     ZB_ASSERT_ARG(arr && ctx);
     return ice_cj__push(ctx, arr, v);
 }
 
-json_t *ice_update_set_properties(const ice_kv *kv, size_t n)
+zb_json *ice_update_set_properties(const ice_kv *kv, size_t n)
 {
     json_t *u = json_pack("{ss}", "action", "set-properties");
     json_t *up = json_object();
@@ -181,7 +184,7 @@ json_t *ice_update_set_properties(const ice_kv *kv, size_t n)
     for (i = 0; i < n; i++)
         if (json_object_set_new(up, kv[i].key, json_string(kv[i].value)) < 0)
             goto fail_u;
-    return u;
+    return (zb_json *)u;
 fail:
     json_decref(up);
 fail_u:
@@ -189,7 +192,7 @@ fail_u:
     return NULL;
 }
 
-json_t *ice_update_remove_properties(const char *const *keys, size_t n)
+zb_json *ice_update_remove_properties(const char *const *keys, size_t n)
 {
     json_t *u = json_pack("{ss}", "action", "remove-properties");
     json_t *arr = json_array();
@@ -200,7 +203,7 @@ json_t *ice_update_remove_properties(const char *const *keys, size_t n)
     for (i = 0; i < n; i++)
         if (json_array_append_new(arr, json_string(keys[i])) < 0)
             goto fail_u;
-    return u;
+    return (zb_json *)u;
 fail:
     json_decref(arr);
 fail_u:
@@ -208,9 +211,11 @@ fail_u:
     return NULL;
 }
 
-int ice_update_set_sort_order(json_t *updates, zb_ctx *ctx,
-                              const json_t *order)
+int ice_update_set_sort_order(zb_json *updates_json, zb_ctx *ctx,
+                              const zb_json *order_json)
 {
+    json_t *updates = (json_t *)updates_json;
+    const json_t *order = (const json_t *)order_json;
     json_t *copy;
     int rc;
 
@@ -226,7 +231,7 @@ int ice_update_set_sort_order(json_t *updates, zb_ctx *ctx,
                                   "sort-order-id", -1));
 }
 
-json_t *ice_update_set_ref(const ice_ref *ref)
+zb_json *ice_update_set_ref(const ice_ref *ref)
 {
     json_t *u = json_pack("{sssssssI}", "action", "set-snapshot-ref",
                           "ref-name", ref->name, "type",
@@ -247,16 +252,17 @@ json_t *ice_update_set_ref(const ice_ref *ref)
         json_decref(u);
         return NULL;
     }
-    return u;
+    return (zb_json *)u;
 }
 
-json_t *ice_update_remove_ref(const char *name)
+zb_json *ice_update_remove_ref(const char *name)
 {
-    return json_pack("{ssss}", "action", "remove-snapshot-ref", "ref-name",
+    return (zb_json *)json_pack("{ssss}", "action", "remove-snapshot-ref",
+                                "ref-name",
                      name);
 }
 
-json_t *ice_update_remove_snapshots(const int64_t *ids, size_t n)
+zb_json *ice_update_remove_snapshots(const int64_t *ids, size_t n)
 {
     json_t *arr = json_array();
     size_t i;
@@ -268,18 +274,21 @@ json_t *ice_update_remove_snapshots(const int64_t *ids, size_t n)
             json_decref(arr);
             return NULL;
         }
-    return json_pack("{ssso}", "action", "remove-snapshots", "snapshot-ids",
+    return (zb_json *)json_pack("{ssso}", "action", "remove-snapshots",
+                                "snapshot-ids",
                      arr);
 }
 
-json_t *ice_requirement_table_uuid(const char *uuid)
+zb_json *ice_requirement_table_uuid(const char *uuid)
 {
-    return json_pack("{ssss}", "type", "assert-table-uuid", "uuid", uuid);
+    return (zb_json *)json_pack("{ssss}", "type", "assert-table-uuid", "uuid",
+                                uuid);
 }
 
-json_t *ice_requirement_ref_snapshot_id(const char *ref, int64_t snapshot_id)
+zb_json *ice_requirement_ref_snapshot_id(const char *ref, int64_t snapshot_id)
 {
-    return json_pack("{sssss" "o}", "type", "assert-ref-snapshot-id", "ref",
+    return (zb_json *)json_pack("{sssss" "o}", "type", "assert-ref-snapshot-id",
+                                "ref",
                      ref, "snapshot-id",
                      snapshot_id == ICE_NO_SNAPSHOT
                          ? json_null()

@@ -637,12 +637,12 @@ static int make_json(bst *b, int64_t added_rows)
         json_decref(snap);
         return rc;
     }
-    if ((r->updates = json_array()) == NULL ||
-        (r->requirements = json_array()) == NULL) {
+    if ((r->updates = (zb_json *)json_array()) == NULL ||
+        (r->requirements = (zb_json *)json_array()) == NULL) {
         json_decref(snap);
         return zb_fail_oom(ctx);
     }
-    if ((rc = ice_cj__push(ctx, r->updates,
+    if ((rc = ice_cj__push(ctx, (json_t *)r->updates,
                            json_pack("{ssso}", "action", "add-snapshot",
                                      "snapshot", snap))) < 0)
         return rc;
@@ -656,14 +656,16 @@ static int make_json(bst *b, int64_t added_rows)
     ref.name = b->op->o.branch;
     ref.type = ICE_REF_BRANCH;
     ref.snapshot_id = b->id;
-    if ((rc = ice_cj__push(ctx, r->updates, ice_update_set_ref(&ref))) < 0)
+    if ((rc = ice_cj__push(ctx, (json_t *)r->updates,
+                           (json_t *)ice_update_set_ref(&ref))) < 0)
         return rc;
     if (b->base->table_uuid != NULL &&
-        (rc = ice_cj__push(ctx, r->requirements,
-                           ice_requirement_table_uuid(b->base->table_uuid))) < 0)
+        (rc = ice_cj__push(ctx, (json_t *)r->requirements,
+                           (json_t *)ice_requirement_table_uuid(
+                               b->base->table_uuid))) < 0)
         return rc;
-    return ice_cj__push(ctx, r->requirements,
-                        ice_requirement_ref_snapshot_id(
+    return ice_cj__push(ctx, (json_t *)r->requirements,
+                        (json_t *)ice_requirement_ref_snapshot_id(
                             b->op->o.branch, b->head ? b->head->snapshot_id
                                                      : ICE_NO_SNAPSHOT));
 }
@@ -787,8 +789,8 @@ int ice_commit_op_build(ice_commit_op *op, zb_ctx *ctx,
     out->sequence_number = b.seq;
 done:
     if (rc < 0) {
-        json_decref(out->requirements);
-        json_decref(out->updates);
+        json_decref((json_t *)out->requirements);
+        json_decref((json_t *)out->updates);
         out->requirements = out->updates = NULL;
     }
     ice_manifest_list_writer_abort(b.lw);
@@ -827,8 +829,8 @@ void ice_commit_result_free(ice_commit_result *r)
 
     if (r == NULL)
         return;
-    json_decref(r->requirements);
-    json_decref(r->updates);
+    json_decref((json_t *)r->requirements);
+    json_decref((json_t *)r->updates);
     for (i = 0; i < r->n_written; i++)
         zb_free(r->written[i]);
     zb_free(r->written);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates the codec samples in this folder with the command-line tools
 # of zstd, gzip, lz4 and brotli (Debian packages zstd, gzip, lz4, brotli),
-# so that tests/unit/parquet/codec.c checks our decoders against
+# so that tests/unit/codec/codec.c checks our decoders against
 # compressors other than our own. The outputs are committed; the tests do
 # not need these tools. Usage: ./make-samples.sh (in this folder).
 set -euo pipefail

@@ -233,7 +233,8 @@ static void test_catalog_path__commit_to_copied_fixture(void)
     ZBT_OK_CTX(zb_catalog_load_table(e.cat, &e.ctx, folder, &t), &e.ctx);
     ZBT_CONTAINS(t->metadata_location, "/metadata/v2.metadata.json");
     u = cat_set_property("zamboni.test", "1");
-    ZBT_OK_CTX(zb_catalog_commit(e.cat, &e.ctx, t, NULL, u, &t2), &e.ctx);
+    ZBT_OK_CTX(zb_catalog_commit(e.cat, &e.ctx, t, NULL, (const zb_json *)u,
+                                 &t2), &e.ctx);
     json_decref(u);
     snprintf(path, sizeof(path), "%s/metadata/v3.metadata.json", folder);
     ZBT_EQ_STR(t2->metadata_location, path);
@@ -265,10 +266,11 @@ static void test_catalog_path__commit_to_copied_fixture(void)
 
     /* A requirement that fails: a conflict, nothing written. */
     reqs = json_array();
-    json_array_append_new(reqs, ice_requirement_table_uuid(
+    json_array_append_new(reqs, (json_t *)ice_requirement_table_uuid(
                                     "00000000-0000-0000-0000-000000000000"));
     u = cat_set_property("never", "1");
-    ZBT_RC(zb_catalog_commit(e.cat, &e.ctx, t, reqs, u, &t3), ZB_ECONFLICT);
+    ZBT_RC(zb_catalog_commit(e.cat, &e.ctx, t, (const zb_json *)reqs,
+                             (const zb_json *)u, &t3), ZB_ECONFLICT);
     ZBT_CONTAINS(e.ctx.err.msg, folder);
     json_decref(reqs);
     json_decref(u);
@@ -277,9 +279,11 @@ static void test_catalog_path__commit_to_copied_fixture(void)
 
     /* From the stale base, with a requirement that still holds: v4. */
     reqs = json_array();
-    json_array_append_new(reqs, ice_requirement_table_uuid(t->meta->table_uuid));
+    json_array_append_new(
+        reqs, (json_t *)ice_requirement_table_uuid(t->meta->table_uuid));
     u = cat_set_property("again", "1");
-    ZBT_OK_CTX(zb_catalog_commit(e.cat, &e.ctx, t, reqs, u, &t3), &e.ctx);
+    ZBT_OK_CTX(zb_catalog_commit(e.cat, &e.ctx, t, (const zb_json *)reqs,
+                                 (const zb_json *)u, &t3), &e.ctx);
     ZBT_EQ_STR(t3->metadata_location, path);
     ZBT_EQ_STR(ice_metadata_property(t3->meta, "zamboni.test"), "1");
     json_decref(reqs);
@@ -291,11 +295,13 @@ static void test_catalog_path__commit_to_copied_fixture(void)
     snprintf(path, sizeof(path), "%s/metadata/v5.metadata.json", folder);
     ZBT_CHECK(symlink("/nonexistent/target", path) == 0);
     u = cat_set_property("raced", "1");
-    ZBT_RC(zb_catalog_commit(e.cat, &e.ctx, t, NULL, u, NULL), ZB_ECONFLICT);
+    ZBT_RC(zb_catalog_commit(e.cat, &e.ctx, t, NULL, (const zb_json *)u, NULL),
+           ZB_ECONFLICT);
     ZBT_CONTAINS(e.ctx.err.msg, "another writer created");
     ZBT_CONTAINS(e.ctx.err.msg, "v5.metadata.json");
     ZBT_CHECK(unlink(path) == 0);
-    ZBT_OK_CTX(zb_catalog_commit(e.cat, &e.ctx, t, NULL, u, NULL), &e.ctx);
+    ZBT_OK_CTX(zb_catalog_commit(e.cat, &e.ctx, t, NULL, (const zb_json *)u,
+                                 NULL), &e.ctx);
     ZBT_CHECK(exists(path));
     json_decref(u);
     zb_table_free(t);
@@ -325,13 +331,15 @@ static void test_catalog_path__append_and_create(void)
            ZB_EEXISTS);
     ice_metadata_free(first);
     cat_fake_append(&reqs, &u, t, 55, cat_now_ms());
-    ZBT_OK_CTX(zb_catalog_commit(e.cat, &e.ctx, t, reqs, u, &t2), &e.ctx);
+    ZBT_OK_CTX(zb_catalog_commit(e.cat, &e.ctx, t, (const zb_json *)reqs,
+                                 (const zb_json *)u, &t2), &e.ctx);
     ZBT_EQ_INT(t2->meta->current_snapshot_id, 55);
     json_decref(reqs);
     json_decref(u);
     /* The same append again from the old base: main moved, a conflict. */
     cat_fake_append(&reqs, &u, t, 56, cat_now_ms());
-    ZBT_RC(zb_catalog_commit(e.cat, &e.ctx, t, reqs, u, NULL), ZB_ECONFLICT);
+    ZBT_RC(zb_catalog_commit(e.cat, &e.ctx, t, (const zb_json *)reqs,
+                             (const zb_json *)u, NULL), ZB_ECONFLICT);
     json_decref(reqs);
     json_decref(u);
     zb_table_free(t);

@@ -32,11 +32,12 @@ typedef struct retry_payload {
                             3 conflict once then fine */
 } retry_payload;
 
-static int build(json_t **reqs, json_t **updates, zb_ctx *ctx,
+static int build(zb_json **reqs, zb_json **updates, zb_ctx *ctx,
                  const zb_table *t, void *payload)
 {
     retry_payload *p = payload;
     const char *uuid = "00000000-0000-0000-0000-000000000000";
+    json_t *q;
 
     p->builds++;
     if (p->mode == 1)
@@ -46,9 +47,10 @@ static int build(json_t **reqs, json_t **updates, zb_ctx *ctx,
         return zb_err__set(&ctx->err, ZB_EIO, "test", "writing failed");
     if (p->mode == 3 && p->builds > 1)
         uuid = t->meta->table_uuid;
-    *reqs = json_array();
-    json_array_append_new(*reqs, ice_requirement_table_uuid(uuid));
-    *updates = cat_set_property("built", "yes");
+    q = json_array();
+    json_array_append_new(q, (json_t *)ice_requirement_table_uuid(uuid));
+    *reqs = (zb_json *)q;
+    *updates = (zb_json *)cat_set_property("built", "yes");
     return 0;
 }
 
@@ -270,7 +272,7 @@ static void commit_torture(zb_catalog_kind kind)
         int rc;
 
         zb_alloc__fail_at(n, 1);
-        rc = zb_catalog_commit(e.cat, &e.ctx, t, NULL, u, &t2);
+        rc = zb_catalog_commit(e.cat, &e.ctx, t, NULL, (const zb_json *)u, &t2);
         done = zb_alloc__fail_at(0, 0) == 0;
         json_decref(u);
         if (done || rc == ZB_OK) {
@@ -324,11 +326,15 @@ typedef struct thread_arg {
     char msg[256];
 } thread_arg;
 
-static int build_thread_append(json_t **reqs, json_t **updates, zb_ctx *ctx,
-                               const zb_table *t, void *payload)
+static int build_thread_append(zb_json **reqs, zb_json **updates,
+                               zb_ctx *ctx, const zb_table *t, void *payload)
 {
+    json_t *q = NULL, *u = NULL;
+
     (void)ctx;
-    cat_fake_append(reqs, updates, t, *(int64_t *)payload, cat_now_ms());
+    cat_fake_append(&q, &u, t, *(int64_t *)payload, cat_now_ms());
+    *reqs = (zb_json *)q;
+    *updates = (zb_json *)u;
     return 0;
 }
 
@@ -435,7 +441,8 @@ static void test_catalog_retry__pg_reconnects(void)
     ZBT_OK_CTX(zb_catalog_create_namespace(e.cat, &e.ctx, "after"), &e.ctx);
     ZBT_OK_CTX(zb_catalog_load_table(e.cat, &e.ctx, "db.t", &t), &e.ctx);
     u = cat_set_property("after", "restart");
-    ZBT_OK_CTX(zb_catalog_commit(e.cat, &e.ctx, t, NULL, u, &t2), &e.ctx);
+    ZBT_OK_CTX(zb_catalog_commit(e.cat, &e.ctx, t, NULL, (const zb_json *)u,
+                                 &t2), &e.ctx);
     ZBT_EQ_STR(ice_metadata_property(t2->meta, "after"), "restart");
     json_decref(u);
     zb_table_free(t);
@@ -501,7 +508,8 @@ static void test_catalog_retry__pg_read_and_write_urls(void)
                                        &t), &e.ctx);
     ice_metadata_free(first);
     u = cat_set_property("via", "write-url");
-    ZBT_OK_CTX(zb_catalog_commit(split, &e.ctx, t, NULL, u, &t2), &e.ctx);
+    ZBT_OK_CTX(zb_catalog_commit(split, &e.ctx, t, NULL, (const zb_json *)u,
+                                 &t2), &e.ctx);
     zb_table_free(t2);
     t2 = NULL;
     ZBT_RC(zb_catalog_load_table(split, &e.ctx, "db.t", &t2), ZB_EIO);
@@ -518,7 +526,8 @@ static void test_catalog_retry__pg_read_and_write_urls(void)
     t2 = NULL;
     ZBT_OK_CTX(zb_catalog_load_table(ro, &e.ctx, "db.t", &t2), &e.ctx);
     ZBT_EQ_STR(ice_metadata_property(t2->meta, "via"), "write-url");
-    ZBT_RC(zb_catalog_commit(ro, &e.ctx, t2, NULL, u, NULL), ZB_EIO);
+    ZBT_RC(zb_catalog_commit(ro, &e.ctx, t2, NULL, (const zb_json *)u, NULL),
+           ZB_EIO);
     ZBT_CONTAINS(e.ctx.err.msg, "catalog readonly (postgres): table db.t");
     ZBT_CONTAINS(e.ctx.err.msg, "permission denied");
     json_decref(u);

@@ -211,7 +211,8 @@ static void committing(cat_env *e)
 
     t = create_table(e, "db.t");
     u = cat_set_property("owner", "zamboni");
-    ZBT_OK_CTX(zb_catalog_commit(e->cat, &e->ctx, t, NULL, u, &t2), &e->ctx);
+    ZBT_OK_CTX(zb_catalog_commit(e->cat, &e->ctx, t, NULL, (const zb_json *)u,
+                                 &t2), &e->ctx);
     json_decref(u);
     ZBT_CONTAINS(t2->metadata_location, "/metadata/00001-");
     ZBT_EQ_STR(ice_metadata_property(t2->meta, "owner"), "zamboni");
@@ -226,7 +227,8 @@ static void committing(cat_env *e)
     /* A stale base without requirements still commits onto the newest
      * state (requirements are what guard a commit, as in REST). */
     u = cat_set_property("second", "yes");
-    ZBT_OK_CTX(zb_catalog_commit(e->cat, &e->ctx, t, NULL, u, &t3), &e->ctx);
+    ZBT_OK_CTX(zb_catalog_commit(e->cat, &e->ctx, t, NULL, (const zb_json *)u,
+                                 &t3), &e->ctx);
     json_decref(u);
     ZBT_CONTAINS(t3->metadata_location, "/metadata/00002-");
     ZBT_EQ_STR(ice_metadata_property(t3->meta, "owner"), "zamboni");
@@ -248,12 +250,14 @@ static void conflicting(cat_env *e)
     ZBT_OK_CTX(zb_catalog_load_table(e->cat, &e->ctx, "db.t", &a), &e->ctx);
     ZBT_OK_CTX(zb_catalog_load_table(e->cat, &e->ctx, "db.t", &b), &e->ctx);
     cat_fake_append(&reqs, &u, a, 101, cat_now_ms());
-    ZBT_OK_CTX(zb_catalog_commit(e->cat, &e->ctx, a, reqs, u, &a2), &e->ctx);
+    ZBT_OK_CTX(zb_catalog_commit(e->cat, &e->ctx, a, (const zb_json *)reqs,
+                                 (const zb_json *)u, &a2), &e->ctx);
     json_decref(reqs);
     json_decref(u);
     ZBT_EQ_INT(a2->meta->current_snapshot_id, 101);
     cat_fake_append(&reqs, &u, b, 102, cat_now_ms());
-    ZBT_RC(zb_catalog_commit(e->cat, &e->ctx, b, reqs, u, &b2), ZB_ECONFLICT);
+    ZBT_RC(zb_catalog_commit(e->cat, &e->ctx, b, (const zb_json *)reqs,
+                             (const zb_json *)u, &b2), ZB_ECONFLICT);
     ZBT_CHECK(b2 == NULL);
     ZBT_CHECK(ice_commit_conflict_retryable(&e->ctx));
     ZBT_CONTAINS(e->ctx.err.msg, "db.t");
@@ -280,7 +284,8 @@ static void clock_rule(cat_env *e)
 
     t = create_table(e, "db.t");
     cat_fake_append(&reqs, &u, t, 7, cat_now_ms() + 120000);
-    ZBT_RC(zb_catalog_commit(e->cat, &e->ctx, t, reqs, u, &t2), ZB_EREFUSED);
+    ZBT_RC(zb_catalog_commit(e->cat, &e->ctx, t, (const zb_json *)reqs,
+                             (const zb_json *)u, &t2), ZB_EREFUSED);
     ZBT_CONTAINS(e->ctx.err.msg, "ahead of the catalog's clock");
     ZBT_CONTAINS(e->ctx.err.msg, "db.t");
     json_decref(reqs);
@@ -289,7 +294,8 @@ static void clock_rule(cat_env *e)
     ZBT_EQ_INT(cat_count_files(dir, ".metadata.json"), 1);
     /* Within a minute ahead is accepted. */
     cat_fake_append(&reqs, &u, t, 8, cat_now_ms() + 30000);
-    ZBT_OK_CTX(zb_catalog_commit(e->cat, &e->ctx, t, reqs, u, &t2), &e->ctx);
+    ZBT_OK_CTX(zb_catalog_commit(e->cat, &e->ctx, t, (const zb_json *)reqs,
+                                 (const zb_json *)u, &t2), &e->ctx);
     ZBT_EQ_INT(t2->meta->current_snapshot_id, 8);
     json_decref(reqs);
     json_decref(u);
@@ -313,19 +319,22 @@ static void pruning(cat_env *e)
         json_t *p;
         snprintf(key, sizeof(key), "k%d", i);
         p = cat_set_property(key, "v");
-        ZBT_OK_CTX(zb_catalog_commit(e->cat, &e->ctx, t, NULL, p, NULL),
+        ZBT_OK_CTX(zb_catalog_commit(e->cat, &e->ctx, t, NULL,
+                                     (const zb_json *)p, NULL),
                    &e->ctx);
         json_decref(p);
     }
     ZBT_EQ_INT(cat_count_files(dir, ".metadata.json"), 4);
-    json_array_append_new(u, ice_update_set_properties(kv, 2));
-    ZBT_OK_CTX(zb_catalog_commit(e->cat, &e->ctx, t, NULL, u, NULL), &e->ctx);
+    json_array_append_new(u, (json_t *)ice_update_set_properties(kv, 2));
+    ZBT_OK_CTX(zb_catalog_commit(e->cat, &e->ctx, t, NULL, (const zb_json *)u,
+                                 NULL), &e->ctx);
     json_decref(u);
     for (i = 0; i < 4; i++) {
         json_t *p;
         snprintf(key, sizeof(key), "p%d", i);
         p = cat_set_property(key, "v");
-        ZBT_OK_CTX(zb_catalog_commit(e->cat, &e->ctx, t, NULL, p, NULL),
+        ZBT_OK_CTX(zb_catalog_commit(e->cat, &e->ctx, t, NULL,
+                                     (const zb_json *)p, NULL),
                    &e->ctx);
         json_decref(p);
     }
@@ -354,13 +363,16 @@ static void count_cleanup(zb_ctx *ctx, const zb_table *t, void *payload)
     ((append_payload *)payload)->cleanups++;
 }
 
-static int build_append(json_t **reqs, json_t **updates, zb_ctx *ctx,
+static int build_append(zb_json **reqs, zb_json **updates, zb_ctx *ctx,
                         const zb_table *t, void *payload)
 {
     append_payload *p = payload;
+    json_t *q = NULL, *u = NULL;
 
     (void)ctx;
-    cat_fake_append(reqs, updates, t, p->next_id, cat_now_ms());
+    cat_fake_append(&q, &u, t, p->next_id, cat_now_ms());
+    *reqs = (zb_json *)q;
+    *updates = (zb_json *)u;
     return 0;
 }
 
@@ -626,9 +638,10 @@ static void test_catalog_sql__pyiceberg_database(void)
         ice_kv kv = { "write.metadata.path", mdir };
         snprintf(mdir, sizeof(mdir), "%s/metadata", fx);
         u = json_array();
-        json_array_append_new(u, ice_update_set_properties(&kv, 1));
+        json_array_append_new(u, (json_t *)ice_update_set_properties(&kv, 1));
     }
-    ZBT_OK_CTX(zb_catalog_commit(c, &ctx, t, NULL, u, &t2), &ctx);
+    ZBT_OK_CTX(zb_catalog_commit(c, &ctx, t, NULL, (const zb_json *)u, &t2),
+               &ctx);
     json_decref(u);
     ZBT_CONTAINS(t2->metadata_location, fx);
     ZBT_CONTAINS(t2->metadata_location, "/metadata/00005-");

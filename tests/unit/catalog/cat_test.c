@@ -163,7 +163,8 @@ ice_metadata *cat_first_metadata(cat_env *e, const char *location)
         0, &jerr);
 
     ZBT_CHECK(schema != NULL);
-    ZBT_OK_CTX(ice_metadata_create(&m, &e->ctx, schema, NULL, NULL, location,
+    ZBT_OK_CTX(ice_metadata_create(&m, &e->ctx, (const zb_json *)schema, NULL,
+                                   NULL, location,
                                    NULL, 0, 2), &e->ctx);
     json_decref(schema);
     return m;
@@ -196,7 +197,7 @@ void cat_fake_append(json_t **reqs, json_t **updates, const zb_table *t,
                          (json_int_t)snapshot_id);
     *reqs = json_array();
     ZBT_CHECK(*updates != NULL && *reqs != NULL);
-    json_array_append_new(*reqs, ice_requirement_ref_snapshot_id(
+    json_array_append_new(*reqs, (json_t *)ice_requirement_ref_snapshot_id(
                                      "main", m->current_snapshot_id));
 }
 
@@ -206,7 +207,7 @@ json_t *cat_set_property(const char *key, const char *value)
     json_t *arr = json_array();
 
     ZBT_CHECK(arr != NULL);
-    json_array_append_new(arr, ice_update_set_properties(&kv, 1));
+    json_array_append_new(arr, (json_t *)ice_update_set_properties(&kv, 1));
     return arr;
 }
 

@@ -269,11 +269,12 @@ static int commit_prop(rest_fixture *f, const zb_table *base,
     json_t *reqs = json_array(), *upds = json_array();
     int rc;
 
-    ZBT_CHECK(ice_commit_append(reqs, &f->ctx,
+    ZBT_CHECK(ice_commit_append((zb_json *)reqs, &f->ctx,
                                 ice_requirement_table_uuid(uuid)) == ZB_OK);
-    ZBT_CHECK(ice_commit_append(upds, &f->ctx,
+    ZBT_CHECK(ice_commit_append((zb_json *)upds, &f->ctx,
                                 ice_update_set_properties(&kv, 1)) == ZB_OK);
-    rc = zb_catalog_commit(f->cat, &f->ctx, base, reqs, upds, out);
+    rc = zb_catalog_commit(f->cat, &f->ctx, base, (const zb_json *)reqs,
+                           (const zb_json *)upds, out);
     json_decref(reqs);
     json_decref(upds);
     return rc;
@@ -315,7 +316,8 @@ static void test_catalog_rest__commit(void)
     {
         json_t *reqs = json_array();
         json_t *upds = json_pack("[{s:s}]", "action", "no-such-action");
-        ZBT_RC(zb_catalog_commit(f.cat, &f.ctx, t2, reqs, upds, NULL),
+        ZBT_RC(zb_catalog_commit(f.cat, &f.ctx, t2, (const zb_json *)reqs,
+                                 (const zb_json *)upds, NULL),
                ZB_EINVAL);
         ZBT_CONTAINS(f.ctx.err.msg, "400");
         json_decref(reqs);
@@ -328,8 +330,9 @@ static void test_catalog_rest__commit(void)
         json_t *reqs = json_array(), *upds = json_array();
         zbt_files files = { 0 };
         char dir[1200];
-        json_array_append_new(upds, ice_update_set_properties(kv, 2));
-        ZBT_OK_CTX(zb_catalog_commit(f.cat, &f.ctx, t2, reqs, upds, NULL),
+        json_array_append_new(upds, (json_t *)ice_update_set_properties(kv, 2));
+        ZBT_OK_CTX(zb_catalog_commit(f.cat, &f.ctx, t2, (const zb_json *)reqs,
+                                     (const zb_json *)upds, NULL),
                    &f.ctx);
         for (int i = 0; i < 3; i++)
             ZBT_OK_CTX(commit_prop(&f, t2, t->meta->table_uuid, "k", "again",

@@ -45,11 +45,13 @@ static int commit_prop(rest_fixture *f, const zb_table *base,
     json_t *reqs = json_array(), *upds = json_array();
     int rc;
 
-    ZBT_CHECK(ice_commit_append(reqs, &f->ctx, ice_requirement_table_uuid(
+    ZBT_CHECK(ice_commit_append((zb_json *)reqs, &f->ctx,
+                                ice_requirement_table_uuid(
                                     base->meta->table_uuid)) == ZB_OK);
-    ZBT_CHECK(ice_commit_append(upds, &f->ctx,
+    ZBT_CHECK(ice_commit_append((zb_json *)upds, &f->ctx,
                                 ice_update_set_properties(&kv, 1)) == ZB_OK);
-    rc = zb_catalog_commit(f->cat, &f->ctx, base, reqs, upds, out);
+    rc = zb_catalog_commit(f->cat, &f->ctx, base, (const zb_json *)reqs,
+                           (const zb_json *)upds, out);
     json_decref(reqs);
     json_decref(upds);
     return rc;

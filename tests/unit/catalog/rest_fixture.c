@@ -62,7 +62,8 @@ ice_metadata *rest_first_metadata(const char *location)
 
     zb_ctx_init(&ctx);
     ZBT_CHECK(schema != NULL);
-    ZBT_OK_CTX(ice_metadata_create(&m, &ctx, schema, NULL, NULL, location,
+    ZBT_OK_CTX(ice_metadata_create(&m, &ctx, (const zb_json *)schema, NULL,
+                                   NULL, location,
                                    props, 1, 2), &ctx);
     json_decref(schema);
     return m;

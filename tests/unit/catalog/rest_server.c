@@ -360,10 +360,11 @@ static void route_tables(rest_server *s, struct MHD_Connection *c,
                 kv[n++].value = json_string_value(v);
             }
         snprintf(dir, sizeof(dir), "%s/%s/%s", s->root, ns, name);
-        if (ice_metadata_create(&m, &ctx, json_object_get(body, "schema"),
-                                json_object_get(body, "partition-spec"),
-                                json_object_get(body, "write-order"),
-                                loc ? loc : dir, kv, n, 0) < 0
+        if (ice_metadata_create(
+                &m, &ctx, (const zb_json *)json_object_get(body, "schema"),
+                (const zb_json *)json_object_get(body, "partition-spec"),
+                (const zb_json *)json_object_get(body, "write-order"),
+                loc ? loc : dir, kv, n, 0) < 0
             || ice_commit_next_metadata_uri(&uri, &ctx, m, NULL, NULL,
                                             ICE_NAMING_SEQUENTIAL) < 0
             || write_meta(s, &ctx, m, uri) < 0) {
@@ -452,7 +453,7 @@ static void commit(rest_server *s, rs_table *t, json_t *body, reply *r)
                   "requirements and updates must be arrays");
         return;
     }
-    rc = ice_commit_check_requirements(t->meta, &ctx, reqs);
+    rc = ice_commit_check_requirements(t->meta, &ctx, (const zb_json *)reqs);
     if (rc == ZB_ECONFLICT) {
         set_error(r, 409, "CommitFailedException", ctx.err.msg);
         return;
@@ -463,7 +464,7 @@ static void commit(rest_server *s, rs_table *t, json_t *body, reply *r)
     }
     if ((rc = ice_metadata_write(&b, t->meta, &ctx)) < 0
         || (rc = ice_metadata_parse(&m, &ctx, b.ptr, b.len, t->loc)) < 0
-        || (rc = ice_commit_apply_updates(m, &ctx, upds)) < 0
+        || (rc = ice_commit_apply_updates(m, &ctx, (const zb_json *)upds)) < 0
         || (rc = ice_metadata_append_metadata_log(m, &ctx, t->loc,
                      t->meta->last_updated_ms, keep_versions(m))) < 0
         || (rc = ice_commit_next_metadata_uri(&uri, &ctx, m, NULL, t->loc,

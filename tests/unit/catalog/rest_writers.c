@@ -26,13 +26,14 @@ typedef struct append_payload {
 } append_payload;
 
 /* add-snapshot + set-snapshot-ref main, asserting main's snapshot. */
-static int build_append(json_t **reqs, json_t **updates, zb_ctx *ctx,
-                        const zb_table *t, void *payload)
+static int build_append(zb_json **reqs_out, zb_json **updates_out,
+                        zb_ctx *ctx, const zb_table *t, void *payload)
 {
     const append_payload *p = payload;
     const ice_metadata *m = t->meta;
     char list[1024];
-    json_t *snap;
+    json_t *snap, *reqs_arr, *updates_arr;
+    json_t **reqs = &reqs_arr, **updates = &updates_arr;
 
     (void)ctx;
     snprintf(list, sizeof(list), "%s/metadata/snap-%lld-fake.avro", t->root,
@@ -52,9 +53,11 @@ static int build_append(json_t **reqs, json_t **updates, zb_ctx *ctx,
                          "branch", "snapshot-id",
                          (json_int_t)p->snapshot_id);
     *reqs = json_array();
+    *reqs_out = (zb_json *)*reqs;
+    *updates_out = (zb_json *)*updates;
     if (!*updates || !*reqs)
         return ZB_ENOMEM;
-    json_array_append_new(*reqs, ice_requirement_ref_snapshot_id(
+    json_array_append_new(*reqs, (json_t *)ice_requirement_ref_snapshot_id(
                                      "main", m->current_snapshot_id));
     return ZB_OK;
 }

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <jansson.h>
+
 #include "exec/arrow/arrow.h"
 #include "format/parquet/parquet_write.h"
 #include "ops/add_files/add_files.h"
@@ -91,7 +93,8 @@ static void make_table_full(env *e, const char *schema_json,
     json_t *p = json_loads(spec_json ? spec_json : spec, 0, NULL);
     zb_table *t = NULL;
 
-    ZBT_OK_CTX(zb_table_create(&t, e->cat, &e->ctx, e->table, NULL, s, p,
+    ZBT_OK_CTX(zb_table_create(&t, e->cat, &e->ctx, e->table, NULL,
+                               (const zb_json *)s, (const zb_json *)p,
                                NULL, 0, 2), &e->ctx);
     zb_table_free(t);
     json_decref(s);

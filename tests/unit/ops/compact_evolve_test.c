@@ -25,6 +25,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "exec/arrow/arrow.h"
 #include "ops/compact/compact_evolve.h"
 #include "ops/maintenance_run.h"
@@ -169,8 +171,9 @@ static void create_table(of_env *e, const char *name, const char *schema_text,
     of_open(e, name);
     e->t.now_ms = NOW_MS;
     ZBT_CHECK(schema != NULL && spec != NULL);
-    ZBT_OK_CTX(zb_table_create(&t, e->cat, &e->ctx, e->dir, NULL, schema,
-                               spec, NULL, 0, 2), &e->ctx);
+    ZBT_OK_CTX(zb_table_create(&t, e->cat, &e->ctx, e->dir, NULL,
+                               (const zb_json *)schema,
+                               (const zb_json *)spec, NULL, 0, 2), &e->ctx);
     json_decref(schema);
     json_decref(spec);
     zb_table_free(t);
@@ -554,8 +557,9 @@ static void test_ops_evolve__hour_to_day(void)
     of_open(&e, "evolve_hour");
     e.t.now_ms = NOW_MS;
     ZBT_CHECK(schema != NULL && spec != NULL);
-    ZBT_OK_CTX(zb_table_create(&t, e.cat, &e.ctx, e.dir, NULL, schema,
-                               spec, NULL, 0, 2), &e.ctx);
+    ZBT_OK_CTX(zb_table_create(&t, e.cat, &e.ctx, e.dir, NULL,
+                               (const zb_json *)schema,
+                               (const zb_json *)spec, NULL, 0, 2), &e.ctx);
     json_decref(schema);
     json_decref(spec);
     zb_table_free(t);

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "compact_test.h"
 #include "format/parquet/parquet.h"
 #include "plan/scan/scan_plan.h"
@@ -268,7 +270,8 @@ static void evolve_spec(of_env *e)
         "{\"action\":\"set-default-spec\",\"spec-id\":-1}]", 0, NULL);
 
     ZBT_CHECK(reqs != NULL && updates != NULL);
-    ZBT_OK_CTX(zb_catalog_commit(e->cat, &e->ctx, t, reqs, updates, &t2),
+    ZBT_OK_CTX(zb_catalog_commit(e->cat, &e->ctx, t, (const zb_json *)reqs,
+                                 (const zb_json *)updates, &t2),
                &e->ctx);
     zb_table_free(t);
     zb_table_free(t2);

@@ -663,7 +663,8 @@ static void upgrade_to_v3(of_env *e)
                                  "\"format-version\":3}]", 0, NULL);
 
     ZBT_CHECK(reqs != NULL && updates != NULL);
-    ZBT_OK_CTX(zb_catalog_commit(e->cat, &e->ctx, t, reqs, updates, &t2),
+    ZBT_OK_CTX(zb_catalog_commit(e->cat, &e->ctx, t, (const zb_json *)reqs,
+                                 (const zb_json *)updates, &t2),
                &e->ctx);
     ZBT_EQ_INT(t2->meta->format_version, 3);
     zb_table_free(t);

@@ -46,7 +46,8 @@ static void env_open(env *e, const char *name)
     cfg.kind = ZB_CATALOG_PATH;
     ZBT_OK_CTX(zb_catalog_open(&e->cat, &e->ctx, e->io, &cfg), &e->ctx);
     ZBT_CHECK(schema != NULL);
-    ZBT_OK_CTX(zb_table_create(&t, e->cat, &e->ctx, e->dir, NULL, schema,
+    ZBT_OK_CTX(zb_table_create(&t, e->cat, &e->ctx, e->dir, NULL,
+                               (const zb_json *)schema,
                                NULL, NULL, 0, 2), &e->ctx);
     memset(df, 0, sizeof df);
     for (i = 0; i < 4; i++) {

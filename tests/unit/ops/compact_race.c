@@ -591,7 +591,8 @@ static void evolve_to_truncate(of_env *e)
         "{\"action\":\"set-default-spec\",\"spec-id\":-1}]", 0, NULL);
 
     ZBT_CHECK(reqs != NULL && updates != NULL);
-    ZBT_OK_CTX(zb_catalog_commit(e->cat, &e->ctx, t, reqs, updates, &t2),
+    ZBT_OK_CTX(zb_catalog_commit(e->cat, &e->ctx, t, (const zb_json *)reqs,
+                                 (const zb_json *)updates, &t2),
                &e->ctx);
     zb_table_free(t);
     zb_table_free(t2);
@@ -654,7 +655,8 @@ static void upgrade_to_v2(of_env *e)
                                  "\"format-version\":2}]", 0, NULL);
 
     ZBT_CHECK(reqs != NULL && updates != NULL);
-    ZBT_OK_CTX(zb_catalog_commit(e->cat, &e->ctx, t, reqs, updates, &t2),
+    ZBT_OK_CTX(zb_catalog_commit(e->cat, &e->ctx, t, (const zb_json *)reqs,
+                                 (const zb_json *)updates, &t2),
                &e->ctx);
     zb_table_free(t);
     zb_table_free(t2);

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "compact_test.h"
 #include "format/parquet/parquet.h"
 #include "plan/scan/scan_plan.h"
@@ -192,9 +194,11 @@ static void test_ops_compact_sort__table_order(void)
     ZBT_CONTAINS(e.ctx.err.msg, "unsorted");
     zb_compact_result_free(&r);
     ZBT_CHECK(order != NULL && updates != NULL && reqs != NULL);
-    ZBT_OK_CTX(ice_update_set_sort_order(updates, &e.ctx, order), &e.ctx);
+    ZBT_OK_CTX(ice_update_set_sort_order((zb_json *)updates, &e.ctx,
+                                         (const zb_json *)order), &e.ctx);
     t = of_load(&e);
-    ZBT_OK_CTX(zb_catalog_commit(e.cat, &e.ctx, t, reqs, updates, &t2),
+    ZBT_OK_CTX(zb_catalog_commit(e.cat, &e.ctx, t, (const zb_json *)reqs,
+                                 (const zb_json *)updates, &t2),
                &e.ctx);
     zb_table_free(t);
     zb_table_free(t2);

@@ -262,7 +262,7 @@ static void test_ops_expire__gc_disabled_deletes_nothing(void)
 
     of_open_catalog(&e, 1);
     t = twelve(&e);
-    of_commit(&e, &t, ice_update_set_properties(&kv, 1));
+    of_commit(&e, &t, (json_t *)ice_update_set_properties(&kv, 1));
     snprintf(tdir, sizeof tdir, "%s/events", e.dir);
     before = of_tree(tdir);
     tg = target(&e, 0, of_now_ms() + 10 * OF_DAY_MS);
@@ -365,7 +365,8 @@ static void test_ops_expire__retention_rules(void)
     char got[32];
 
     zb_ctx_init(&ctx);
-    ZBT_OK_CTX(ice_metadata_create(&m, &ctx, schema, NULL, NULL, "/t", NULL,
+    ZBT_OK_CTX(ice_metadata_create(&m, &ctx, (const zb_json *)schema, NULL,
+                                   NULL, "/t", NULL,
                                    0, 2),
                &ctx);
     /* main: 1..6 at T-10d, -9d, -8d, -2d, -1d, T. */
@@ -482,7 +483,8 @@ static void test_ops_expire__unsafe_after_commit(void)
                     "set-snapshot-ref", "ref-name", "side", "type", "branch",
                     "snapshot-id", (json_int_t)777);
     ZBT_CHECK(ups != NULL);
-    ZBT_OK_CTX(zb_catalog_commit(e.cat, &e.ctx, t, NULL, ups, &t2), &e.ctx);
+    ZBT_OK_CTX(zb_catalog_commit(e.cat, &e.ctx, t, NULL, (const zb_json *)ups,
+                                 &t2), &e.ctx);
     json_decref(ups);
     zb_table_free(t2);
     t2 = NULL;

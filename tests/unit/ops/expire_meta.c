@@ -114,7 +114,7 @@ static void set_prop(of_env *e, zb_table **t, const char *k, const char *v)
 
     kv.key = k;
     kv.value = v;
-    of_commit(e, t, ice_update_set_properties(&kv, 1));
+    of_commit(e, t, (json_t *)ice_update_set_properties(&kv, 1));
 }
 
 /* 30 commits: create, 1 append, previous-versions-max=5, 27 appends. */

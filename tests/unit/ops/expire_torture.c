@@ -52,7 +52,7 @@ static void make_master(of_env *e, const char *folder)
     char *path = of_data_file(e, t, 1), stray[1200];
     if (short_log) {
         ice_kv kv = { "write.metadata.previous-versions-max", "2" };
-        of_commit(e, &t, ice_update_set_properties(&kv, 1));
+        of_commit(e, &t, (json_t *)ice_update_set_properties(&kv, 1));
     }
 
     of_remove_file(e, &t, path);

@@ -263,8 +263,9 @@ static zb_table *create(of_env *e, const char *ident, const char *location,
     zb_table *t = NULL;
 
     ZBT_CHECK(schema != NULL && (!partitioned || (wide && spec != NULL)));
-    ZBT_OK_CTX(zb_table_create(&t, e->cat, &e->ctx, ident, location, schema,
-                               spec, NULL, 0, fv), &e->ctx);
+    ZBT_OK_CTX(zb_table_create(&t, e->cat, &e->ctx, ident, location,
+                               (const zb_json *)schema,
+                               (const zb_json *)spec, NULL, 0, fv), &e->ctx);
     json_decref(schema);
     json_decref(spec);
     return t;
@@ -387,7 +388,8 @@ void of_commit(of_env *e, zb_table **t, json_t *update)
 
     ZBT_CHECK(ups != NULL && update != NULL);
     json_array_append_new(ups, update);
-    ZBT_OK_CTX(zb_catalog_commit(e->cat, &e->ctx, *t, NULL, ups, &t2),
+    ZBT_OK_CTX(zb_catalog_commit(e->cat, &e->ctx, *t, NULL,
+                                 (const zb_json *)ups, &t2),
                &e->ctx);
     json_decref(ups);
     zb_table_free(*t);
@@ -406,7 +408,7 @@ void of_set_ref(of_env *e, zb_table **t, const char *name, int tag,
     r.min_snapshots_to_keep = -1;
     r.max_snapshot_age_ms = -1;
     r.max_ref_age_ms = max_ref_age_ms;
-    of_commit(e, t, ice_update_set_ref(&r));
+    of_commit(e, t, (json_t *)ice_update_set_ref(&r));
 }
 
 /* ---- live entries ------------------------------------------------------- */

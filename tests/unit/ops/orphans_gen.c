@@ -236,7 +236,7 @@ static void test_ops_orphans__gc_disabled_refused(void)
 
     of_open_catalog(&e, 1);
     t = of_make_catalog_table(&e, "db.events", NULL, 2, 5);
-    of_commit(&e, &t, ice_update_set_properties(&kv, 1));
+    of_commit(&e, &t, (json_t *)ice_update_set_properties(&kv, 1));
     snprintf(tdir, sizeof tdir, "%s/events", e.dir);
     plant(tdir);
     before = of_tree(tdir);

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "ops/apply_properties.h"
 #include "table/commit/commit.h"
 #include "ops_fixture.h"
@@ -155,7 +157,7 @@ static void test_ops_tidy_props__sort_order(void)
                    0, NULL);
     ZBT_CHECK(j != NULL);
     o.n_sort = 0;
-    o.sort_order = j;
+    o.sort_order = (const zb_json *)j;
     before = of_listing(e.dir);
     ZBT_OK_CTX(zb_apply_properties(&e.t, &e.ctx, &o, &r), &e.ctx);
     ZBT_EQ_U64(r.n_changes, 0);

@@ -99,7 +99,7 @@ json_t *ct_written(const ice_metadata *m)
 static int apply(ice_metadata *m, zb_ctx *ctx, const char *updates)
 {
     json_t *u = ct_json(updates);
-    int rc = ice_commit_apply_updates(m, ctx, u);
+    int rc = ice_commit_apply_updates(m, ctx, (const zb_json *)u);
 
     json_decref(u);
     return rc;
@@ -108,7 +108,7 @@ static int apply(ice_metadata *m, zb_ctx *ctx, const char *updates)
 static int check(const ice_metadata *m, zb_ctx *ctx, const char *reqs)
 {
     json_t *r = ct_json(reqs);
-    int rc = ice_commit_check_requirements(m, ctx, r);
+    int rc = ice_commit_check_requirements(m, ctx, (const zb_json *)r);
 
     json_decref(r);
     return rc;
@@ -603,7 +603,7 @@ static void torture(int use_json)
         } else {
             zb_alloc__fail_at(n, 1);
         }
-        rc = ice_commit_apply_updates(m, &ctx, updates);
+        rc = ice_commit_apply_updates(m, &ctx, (const zb_json *)updates);
         if (use_json) {
             jfail_at = 0;
             json_set_alloc_funcs(malloc, free);

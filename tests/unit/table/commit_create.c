@@ -43,7 +43,9 @@ static void test_table_commit_create__fresh_ids(void)
     json_t *w;
 
     zb_ctx_init(&ctx);
-    ZBT_OK_CTX(ice_metadata_create(&m, &ctx, schema, spec, order,
+    ZBT_OK_CTX(ice_metadata_create(&m, &ctx, (const zb_json *)schema,
+                                   (const zb_json *)spec,
+                                   (const zb_json *)order,
                                    "s3://b/db/t/", props, 3, 0), &ctx);
     ZBT_EQ_INT(m->format_version, 3);
     ZBT_EQ_STR(m->location, "s3://b/db/t");
@@ -88,7 +90,8 @@ static void test_table_commit_create__fresh_ids(void)
     ice_metadata_free(m);
 
     /* v1: the deprecated fields too; unsorted, unpartitioned */
-    ZBT_OK_CTX(ice_metadata_create(&m, &ctx, schema, NULL, NULL, "/tmp/x",
+    ZBT_OK_CTX(ice_metadata_create(&m, &ctx, (const zb_json *)schema, NULL,
+                                   NULL, "/tmp/x",
                                    NULL, 0, 1), &ctx);
     w = ct_written(m);
     ZBT_CHECK(json_is_object(json_object_get(w, "schema")));
@@ -106,16 +109,19 @@ static void test_table_commit_create__fresh_ids(void)
     json_decref(spec);
     spec = ct_json("{\"fields\":[{\"name\":\"x\",\"transform\":\"identity\","
                    "\"source-id\":99}]}");
-    ZBT_RC(ice_metadata_create(&m, &ctx, schema, spec, NULL, "/t", NULL, 0, 2),
+    ZBT_RC(ice_metadata_create(&m, &ctx, (const zb_json *)schema,
+                               (const zb_json *)spec, NULL, "/t", NULL, 0, 2),
            ZB_EINVAL);
     ZBT_CONTAINS(ctx.err.msg, "99");
-    ZBT_RC(ice_metadata_create(&m, &ctx, schema, NULL, NULL, "/t", NULL, 0, 4),
+    ZBT_RC(ice_metadata_create(&m, &ctx, (const zb_json *)schema, NULL, NULL,
+                               "/t", NULL, 0, 4),
            ZB_EUNSUPPORTED);
     json_decref(schema);
     schema = ct_json("{\"type\":\"struct\",\"fields\":[{\"id\":1,\"name\":"
                      "\"a\",\"required\":true,\"type\":\"int\"},{\"id\":1,"
                      "\"name\":\"b\",\"required\":true,\"type\":\"int\"}]}");
-    ZBT_RC(ice_metadata_create(&m, &ctx, schema, NULL, NULL, "/t", NULL, 0, 2),
+    ZBT_RC(ice_metadata_create(&m, &ctx, (const zb_json *)schema, NULL, NULL,
+                               "/t", NULL, 0, 2),
            ZB_EINVAL);
     ZBT_CHECK(m == NULL);
     json_decref(schema);
@@ -213,16 +219,21 @@ static void test_table_commit_create__builders(void)
 
     order = ct_json("{\"fields\":[{\"transform\":\"identity\",\"source-id\":"
                     "3,\"direction\":\"desc\",\"null-order\":\"nulls-last\"}]}");
-    ZBT_OK_CTX(ice_commit_append(u, &ctx, ice_update_set_properties(kv, 1)),
+    ZBT_OK_CTX(ice_commit_append((zb_json *)u, &ctx,
+                                 ice_update_set_properties(kv, 1)),
                &ctx);
-    ZBT_OK_CTX(ice_commit_append(u, &ctx,
+    ZBT_OK_CTX(ice_commit_append((zb_json *)u, &ctx,
                                  ice_update_remove_properties(rm, 1)), &ctx);
-    ZBT_OK_CTX(ice_update_set_sort_order(u, &ctx, order), &ctx);
-    ZBT_OK_CTX(ice_commit_append(u, &ctx, ice_update_set_ref(&tag)), &ctx);
-    ZBT_OK_CTX(ice_commit_append(u, &ctx, ice_update_remove_ref("t1")), &ctx);
-    ZBT_OK_CTX(ice_commit_append(u, &ctx, ice_update_remove_snapshots(ids, 1)),
+    ZBT_OK_CTX(ice_update_set_sort_order((zb_json *)u, &ctx,
+                                         (const zb_json *)order), &ctx);
+    ZBT_OK_CTX(ice_commit_append((zb_json *)u, &ctx, ice_update_set_ref(&tag)),
                &ctx);
-    ZBT_OK_CTX(ice_commit_apply_updates(m, &ctx, u), &ctx);
+    ZBT_OK_CTX(ice_commit_append((zb_json *)u, &ctx,
+                                 ice_update_remove_ref("t1")), &ctx);
+    ZBT_OK_CTX(ice_commit_append((zb_json *)u, &ctx,
+                                 ice_update_remove_snapshots(ids, 1)),
+               &ctx);
+    ZBT_OK_CTX(ice_commit_apply_updates(m, &ctx, (const zb_json *)u), &ctx);
     ZBT_EQ_STR(ice_metadata_property(m, "k"), "v");
     ZBT_CHECK(ice_metadata_property(m, "owner") == NULL);
     ZBT_EQ_INT(m->default_sort_order_id, 2);
@@ -234,16 +245,18 @@ static void test_table_commit_create__builders(void)
     json_decref(u);
     /* requirements built here hold against the table */
     u = json_array();
-    ZBT_OK_CTX(ice_commit_append(u, &ctx,
+    ZBT_OK_CTX(ice_commit_append((zb_json *)u, &ctx,
                                  ice_requirement_table_uuid(m->table_uuid)),
                &ctx);
-    ZBT_OK_CTX(ice_commit_append(u, &ctx,
+    ZBT_OK_CTX(ice_commit_append((zb_json *)u, &ctx,
                                  ice_requirement_ref_snapshot_id("main", 2)),
                &ctx);
-    ZBT_OK_CTX(ice_commit_append(u, &ctx, ice_requirement_ref_snapshot_id(
+    ZBT_OK_CTX(ice_commit_append((zb_json *)u, &ctx,
+                                 ice_requirement_ref_snapshot_id(
                                               "x", ICE_NO_SNAPSHOT)), &ctx);
-    ZBT_OK_CTX(ice_commit_check_requirements(m, &ctx, u), &ctx);
-    ZBT_RC(ice_commit_append(u, &ctx, NULL), ZB_ENOMEM);
+    ZBT_OK_CTX(ice_commit_check_requirements(m, &ctx, (const zb_json *)u),
+               &ctx);
+    ZBT_RC(ice_commit_append((zb_json *)u, &ctx, NULL), ZB_ENOMEM);
     json_decref(u);
     json_decref(order);
     ice_metadata_free(m);

@@ -72,7 +72,8 @@ static void tbl_create(tbl *t, int version, const char *dir, const char *props)
     t->version = version;
     snprintf(t->dir, sizeof t->dir, "%s", dir);
     ZBT_OK_CTX(zb_io_new(&t->io, &t->ctx), &t->ctx);
-    ZBT_OK_CTX(ice_metadata_create(&t->m, &t->ctx, schema, spec, NULL, dir,
+    ZBT_OK_CTX(ice_metadata_create(&t->m, &t->ctx, (const zb_json *)schema,
+                                   (const zb_json *)spec, NULL, dir,
                                    kv, props ? 1 : 0, version), &t->ctx);
     ZBT_EQ_INT(t->m->format_version, version);
     ZBT_EQ_INT(t->m->last_column_id, 2);
@@ -593,7 +594,7 @@ static void test_table_commit_snap__branch(void)
     ZBT_OK_CTX(ice_commit_op_new(&op, &t.ctx, &o), &t.ctx);
     add(&t, op, "B.parquet", "b", ICE_CONTENT_DATA, 5, NULL);
     ZBT_OK_CTX(ice_commit_op_build(op, &t.ctx, t.m, &r), &t.ctx);
-    req = json_dumps(r.requirements, JSON_COMPACT);
+    req = json_dumps((const json_t *)r.requirements, JSON_COMPACT);
     ZBT_CONTAINS(req, "\"ref\":\"dev\",\"snapshot-id\":null");
     free(req);
     ZBT_OK_CTX(ice_commit_check_requirements(t.m, &t.ctx, r.requirements),

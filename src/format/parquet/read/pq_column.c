@@ -17,7 +17,7 @@
 
 #include <string.h>
 
-#include "format/codec/codec.h"
+#include "format/parquet/pq_compression.h"
 #include "format/parquet/read/pq_column.h"
 #include "format/parquet/thrift/pq_meta.h"
 #include "util/alloc.h"
@@ -25,7 +25,7 @@
 struct pq_column {
     const pq_node *leaf;
     const pq_column_meta *meta;
-    pq_codec_state *codec;     /* borrowed */
+    zb_codec_state *codec;     /* borrowed */
     const char *uri;
     char path[256];
     uint8_t *chunk;
@@ -113,7 +113,7 @@ static int context(pq_column *c, zb_ctx *ctx, int rc)
 int pq_column_open(pq_column **out, zb_ctx *ctx, const char *uri,
                    const pq_node *leaf, const pq_column_meta *meta,
                    uint8_t *chunk, size_t chunk_len, uint64_t chunk_offset,
-                   size_t max_page_bytes, pq_codec_state *codec)
+                   size_t max_page_bytes, zb_codec_state *codec)
 {
     pq_column *c;
 
@@ -489,7 +489,7 @@ static int load_dictionary(pq_column *c, zb_ctx *ctx, const pq_page_header *h,
     c->dict_views = NULL;
     if ((c->dict_page = zb_malloc(ulen ? ulen : 1)) == NULL)
         return zb_fail_oom(ctx);
-    if ((rc = pq_decompress_with(c->codec, ctx, c->meta->codec, body,
+    if ((rc = pq_decompress_page(c->codec, ctx, c->meta->codec, body,
                             (size_t)h->compressed_page_size, c->dict_page,
                             ulen)) < 0)
         return context(c, ctx, rc);
@@ -598,7 +598,7 @@ static int next_page(pq_column *c, zb_ctx *ctx)
         if ((rc = page_buffer(c, ctx, ulen)) < 0)
             return rc;
         if (v1) {
-            if ((rc = pq_decompress_with(c->codec, ctx, c->meta->codec, body, clen, c->page,
+            if ((rc = pq_decompress_page(c->codec, ctx, c->meta->codec, body, clen, c->page,
                                     ulen)) < 0)
                 return context(c, ctx, rc);
         } else {
@@ -610,7 +610,7 @@ static int next_page(pq_column *c, zb_ctx *ctx)
                 return corrupt(c, ctx, "level sizes run past the page");
             memcpy(c->page, body, rl + dl);
             if (h.v2.is_compressed)
-                rc = pq_decompress_with(c->codec, ctx, c->meta->codec, body + rl + dl,
+                rc = pq_decompress_page(c->codec, ctx, c->meta->codec, body + rl + dl,
                                    clen - rl - dl, c->page + rl + dl,
                                    ulen - rl - dl);
             else if (clen != ulen)

@@ -12,8 +12,8 @@
 #ifndef ZB_FORMAT_PARQUET_PQ_COLUMN_H
 #define ZB_FORMAT_PARQUET_PQ_COLUMN_H
 
-#include "format/codec/codec.h"
 #include "format/parquet/encoding/pq_encoding.h"
+#include "format/parquet/pq_compression.h"
 #include "format/parquet/read/pq_schema.h"
 #include "util/buf.h"
 
@@ -42,7 +42,7 @@ typedef struct pq_column pq_column;
 int pq_column_open(pq_column **out, zb_ctx *ctx, const char *uri,
                    const pq_node *leaf, const pq_column_meta *meta,
                    uint8_t *chunk, size_t chunk_len, uint64_t chunk_offset,
-                   size_t max_page_bytes, pq_codec_state *codec);
+                   size_t max_page_bytes, zb_codec_state *codec);
 void pq_column_free(pq_column *c);
 
 /*

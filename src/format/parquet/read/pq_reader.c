@@ -41,7 +41,7 @@ struct pq_reader {
     int loaded;
     int64_t rg_rows_left;
     zb_reservation reservation;
-    pq_codec_state *codec;          /* decompression contexts, reused */
+    zb_codec_state *codec;          /* decompression contexts, reused */
     uint64_t rows_read;
     size_t skipped;
 };
@@ -172,7 +172,7 @@ int pq_reader_open(pq_reader **out, zb_io *io, zb_ctx *ctx, const char *uri,
         r->opts.max_page_bytes = defaults.max_page_bytes;
     if ((r->uri = zb_strdup(uri)) == NULL ||
         zb_arena_new(&r->arena, (size_t)1 << 32) < 0 ||
-        pq_codec_state_new(&r->codec) < 0) {
+        zb_codec_state_new(&r->codec) < 0) {
         pq_reader_free(r);
         return zb_fail_oom(ctx);
     }
@@ -214,7 +214,7 @@ void pq_reader_free(pq_reader *r)
     for (i = 0; r->batches && i < r->schema.n_leaves; i++)
         pq_leaf_batch_free(&r->batches[i]);
     zb_io_file_close(r->file);
-    pq_codec_state_free(r->codec);
+    zb_codec_state_free(r->codec);
     zb_arena_free(r->arena);
     zb_free(r->uri);
     zb_free(r);

@@ -101,7 +101,7 @@ typedef struct pq_column_meta {
     size_t n_encodings;
     const char **path_in_schema;
     size_t path_len;
-    int32_t codec;                 /* pq_codec of pq_codec.h */
+    int32_t codec;                 /* pq_codec of pq_compression.h */
     int64_t num_values;
     int64_t total_uncompressed_size;
     int64_t total_compressed_size;

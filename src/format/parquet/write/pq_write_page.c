@@ -88,7 +88,7 @@ static int put_page_values(pq_writer *w, leaf *l)
 int pq_writer__compress_page(pq_writer *w, zb_ctx *ctx, const char *column,
                              const uint8_t *in, size_t in_len)
 {
-    size_t bound = pq_compress_bound(w->opts.codec, in_len), clen = 0;
+    size_t bound = zb_codec_compress_bound(w->algorithm, in_len), clen = 0;
     int rc;
 
     if (in_len > INT32_MAX)
@@ -98,10 +98,10 @@ int pq_writer__compress_page(pq_writer *w, zb_ctx *ctx, const char *column,
         zb_buf_reserve(&w->compressed, bound ? bound : 1) < 0)
         return zb_fail(ctx, ZB_ENOMEM, "column %s: no room to compress a "
                        "%zu-byte page", column, in_len);
-    if ((rc = pq_compress_with(w->codec, ctx, w->opts.codec,
-                               w->opts.codec_level, in, in_len,
-                               (uint8_t *)w->compressed.ptr, bound,
-                               &clen)) < 0)
+    if ((rc = zb_codec_compress(w->codec, ctx, w->algorithm,
+                                w->opts.codec_level, in, in_len,
+                                (uint8_t *)w->compressed.ptr, bound,
+                                &clen)) < 0)
         return zb_err_prefix(ctx, "column %s", column);
     w->compressed.len = clen;
     return ZB_OK;

@@ -114,11 +114,12 @@ int pq_writer_open(pq_writer **out, zb_io *io, zb_ctx *ctx, const char *uri,
     zb_buf_init(&w->off_index, (size_t)1 << 31);
     if ((w->uri = zb_strdup(uri)) == NULL ||
         zb_arena_new(&w->arena, (size_t)1 << 30) < 0 ||
-        pq_codec_state_new(&w->codec) < 0) {
+        zb_codec_state_new(&w->codec) < 0) {
         pq_writer_abort(w);
         return zb_fail_oom(ctx);
     }
-    if (pq_compress_bound(w->opts.codec, 1) == 0) {
+    w->algorithm = pq_codec_algorithm(w->opts.codec);
+    if (w->algorithm < 0 || zb_codec_compress_bound(w->algorithm, 1) == 0) {
         pq_writer_abort(w);
         return zb_fail(ctx, ZB_EUNSUPPORTED, "%s: codec %s cannot be "
                        "written", uri, pq_codec_name(w->opts.codec));
@@ -224,7 +225,7 @@ static void free_buffers(pq_writer *w)
     zb_buf_free(&w->header);
     zb_buf_free(&w->col_index);
     zb_buf_free(&w->off_index);
-    pq_codec_state_free(w->codec);
+    zb_codec_state_free(w->codec);
     w->codec = NULL;
 }
 

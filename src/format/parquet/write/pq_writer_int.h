@@ -114,7 +114,8 @@ struct pq_writer {
     zb_buf page;             /* scratch: an uncompressed page body */
     zb_buf compressed;       /* scratch */
     zb_buf header;           /* scratch */
-    pq_codec_state *codec;   /* compression contexts, reused */
+    int algorithm;           /* the zb_codec of opts.codec */
+    zb_codec_state *codec;   /* compression contexts, reused */
     /* page_index: the ColumnIndex and OffsetIndex structs of every chunk
      * written so far, encoded; the footer's offsets into them are made
      * file offsets at close, where they are written before the footer */
