@@ -127,7 +127,7 @@ static void make_table(zb_ctx *ctx, zb_io *io, zb_catalog *cat,
     size_t i;
     int rc;
 
-    if ((rc = zb_table_create(&t, cat, ctx, tdir, NULL, (const zb_json *)schema,
+    if ((rc = zb_ingest_create(&t, cat, ctx, tdir, NULL, (const zb_json *)schema,
                               NULL, props,
                               1, 2)) < 0)
         die(ctx, "create", rc);
@@ -151,7 +151,7 @@ static void make_table(zb_ctx *ctx, zb_io *io, zb_catalog *cat,
         *bytes += (uint64_t)st.st_size;
         pq_reader_free(r);
     }
-    if ((rc = zb_table_commit_files(&t, cat, io, ctx, df, NULL, n)) < 0)
+    if ((rc = zb_ingest_commit_files(&t, cat, io, ctx, df, NULL, n)) < 0)
         die(ctx, "commit", rc);
     zb_table_free(t);
     zb_free(df);

@@ -464,11 +464,11 @@ static void make_table(zb_catalog *cat, zb_io *io, zb_ctx *ctx,
     int rc;
 
     rm_tree(tdir);
-    if ((rc = zb_table_create(&t, cat, ctx, tdir, NULL, (const zb_json *)schema,
+    if ((rc = zb_ingest_create(&t, cat, ctx, tdir, NULL, (const zb_json *)schema,
                               NULL, NULL,
                               0, 2)) < 0)
         fail("create", ctx, rc);
-    if ((rc = zb_table_commit_files(&t, cat, io, ctx, df, NULL, n)) < 0)
+    if ((rc = zb_ingest_commit_files(&t, cat, io, ctx, df, NULL, n)) < 0)
         fail("commit", ctx, rc);
     zb_table_free(t);
     json_decref(schema);

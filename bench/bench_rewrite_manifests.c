@@ -102,7 +102,7 @@ static void build(env *e, long n_files, long n_mf, long n_parts)
     char uri[4096], path[512], list_uri[4096];
     long per = n_files / n_mf, m, k, at = 0;
 
-    if (zb_table_create(&t, e->cat, &e->ctx, e->dir, NULL,
+    if (zb_ingest_create(&t, e->cat, &e->ctx, e->dir, NULL,
                         (const zb_json *)schema, (const zb_json *)spec,
                         NULL, 0, 2) < 0)
         die(&e->ctx, "create");

@@ -309,7 +309,7 @@ static int append_commit(sg_state *s, const sg_pending *pend, size_t n_pend)
             zb_arrow_array_release(&b);
             goto out;
         }
-        rc = zb_table_write_parquet(&df[i], arena, s->io, &s->ctx, s->t,
+        rc = zb_ingest_write_parquet(&df[i], arena, s->io, &s->ctx, s->t,
                                     ICE_CONTENT_DATA, &sc, &b, 1,
                                     s->o->partitioned ? &wp : NULL);
         zb_arrow_array_release(&b);
@@ -318,7 +318,7 @@ static int append_commit(sg_state *s, const sg_pending *pend, size_t n_pend)
         rc = -1;
         specs[i] = s->o->partitioned ? p->spec : -1;
     }
-    if (zb_table_commit_files(&s->t, s->cat, s->io, &s->ctx, df, specs,
+    if (zb_ingest_commit_files(&s->t, s->cat, s->io, &s->ctx, df, specs,
                               n_pend) < 0)
         goto out;
     s->seq++;
@@ -426,7 +426,7 @@ static int pos_delete_file(sg_state *s, const size_t *pick, size_t n_pick)
     if (s->o->partitioned)
         partition_of(&wp, vals, folder, sizeof folder, f0->spec, f0->k1,
                      f0->bucket);
-    if (zb_table_delete_positions(&s->t, s->cat, s->io, &s->ctx, paths, pos,
+    if (zb_ingest_delete_positions(&s->t, s->cat, s->io, &s->ctx, paths, pos,
                                   n, s->o->partitioned ? &wp : NULL) < 0)
         goto out;
     s->seq++;
@@ -533,7 +533,7 @@ static int eq_delete(sg_state *s, int round)
         str_set(b.children[1], i, v);
     }
     b.length = (int64_t)n;
-    if (zb_table_delete_equal(&s->t, s->cat, s->io, &s->ctx, eq, 2, &sc, &b,
+    if (zb_ingest_delete_equal(&s->t, s->cat, s->io, &s->ctx, eq, 2, &sc, &b,
                               s->o->partitioned ? &wp : NULL) < 0)
         goto out;
     s->seq++;
@@ -632,7 +632,7 @@ static int create(sg_state *s)
         s->ctx.err.code != ZB_EEXISTS)
         goto out;
     zb_err_clear(&s->ctx.err);
-    rc = zb_table_create(&s->t, s->cat, &s->ctx, s->o->table, NULL,
+    rc = zb_ingest_create(&s->t, s->cat, &s->ctx, s->o->table, NULL,
                          (const zb_json *)schema,
                          (const zb_json *)spec, NULL, 0, 2);
 out:

@@ -141,7 +141,7 @@ static int run_appends(const gen_opts *o, int p)
             fprintf(stderr, "zb-table-gen: out of memory\n");
             goto done;
         }
-        rc = zb_table_append(&t, cat, io, &ctx, &s, &b, 1, NULL);
+        rc = zb_ingest_append(&t, cat, io, &ctx, &s, &b, 1, NULL);
         zb_arrow_array_release(&b);
         if (rc < 0)
             goto out;
@@ -194,7 +194,7 @@ static int finish(const gen_opts *o)
         ice_snapshot_iter_free(it);
         if (path == NULL)
             goto out;
-        rc = zb_table_delete_positions(&t, cat, io, &ctx,
+        rc = zb_ingest_delete_positions(&t, cat, io, &ctx,
                                        (const char *const *)&path, &pos, 1,
                                        NULL);
         zb_free(path);
@@ -211,7 +211,7 @@ static int finish(const gen_opts *o)
         *idv = 1;
         b.children[0]->buffers[1] = idv;
         b.length = b.children[0]->length = 1;
-        if (zb_table_delete_equal(&t, cat, io, &ctx, &eq, 1, &s, &b, NULL) < 0)
+        if (zb_ingest_delete_equal(&t, cat, io, &ctx, &eq, 1, &s, &b, NULL) < 0)
             goto out;
     }
     printf("%s\n", t->metadata_location);
@@ -248,7 +248,7 @@ static int create(const gen_opts *o)
     if (zb_catalog_create_namespace(cat, &ctx, ns) < 0 &&
         ctx.err.code != ZB_EEXISTS)
         goto out;
-    rc = zb_table_create(&t, cat, &ctx, o->table, NULL, (const zb_json *)schema,
+    rc = zb_ingest_create(&t, cat, &ctx, o->table, NULL, (const zb_json *)schema,
                          NULL, NULL,
                          0, o->format_version);
 out:

@@ -361,7 +361,7 @@ static int make_events(demo *d)
         rc = zb_fail_oom(d->ctx);
         goto done;
     }
-    if ((rc = zb_table_create(&t, d->cat, d->ctx, "demo.events", NULL,
+    if ((rc = zb_ingest_create(&t, d->cat, d->ctx, "demo.events", NULL,
                               (const zb_json *)schema, (const zb_json *)spec,
                               NULL, 0, 2)) < 0)
         goto done;
@@ -384,12 +384,12 @@ static int make_events(demo *d)
         part.folder = folder;
         rc = events_batch(&b, d, day, EVENT_ROWS, note);
         if (rc == ZB_OK)
-            rc = zb_table_write_parquet(&df, d->arena, d->io, d->ctx, t,
+            rc = zb_ingest_write_parquet(&df, d->arena, d->io, d->ctx, t,
                                         ICE_CONTENT_DATA, note ? &s5 : &s4,
                                         &b, 1, &part);
         zb_arrow_array_release(&b);
         if (rc < 0 ||
-            (rc = zb_table_commit_files(&t, d->cat, d->io, d->ctx, &df, NULL,
+            (rc = zb_ingest_commit_files(&t, d->cat, d->io, d->ctx, &df, NULL,
                                         1)) < 0)
             goto done;
         if (a % 12 == 11) {
@@ -398,7 +398,7 @@ static int make_events(demo *d)
                                      df.file_path };
             int64_t pos[3] = { 1, 5, 17 };
 
-            if ((rc = zb_table_delete_positions(&t, d->cat, d->io, d->ctx,
+            if ((rc = zb_ingest_delete_positions(&t, d->cat, d->io, d->ctx,
                                                 paths, pos, 3, &part)) < 0)
                 goto done;
         }
@@ -469,7 +469,7 @@ static int make_users(demo *d)
         rc = zb_fail_oom(d->ctx);
         goto done;
     }
-    if ((rc = zb_table_create(&t, d->cat, d->ctx, "demo.users", NULL,
+    if ((rc = zb_ingest_create(&t, d->cat, d->ctx, "demo.users", NULL,
                               (const zb_json *)schema,
                               NULL, NULL, 0, 2)) < 0)
         goto done;
@@ -481,7 +481,7 @@ static int make_users(demo *d)
             ids[i] = (int64_t)a * USER_BATCH_ROWS + i;
         rc = users_batch(&b, ids, USER_BATCH_ROWS, 0, 0);
         if (rc == ZB_OK)
-            rc = zb_table_append(&t, d->cat, d->io, d->ctx, &full, &b, 1,
+            rc = zb_ingest_append(&t, d->cat, d->io, d->ctx, &full, &b, 1,
                                  NULL);
         zb_arrow_array_release(&b);
         if (rc < 0)
@@ -497,7 +497,7 @@ static int make_users(demo *d)
         memset(&b, 0, sizeof b);
         rc = users_batch(&b, ids, USER_UPSERT_ROWS, a + 1, 1);
         if (rc == ZB_OK)
-            rc = zb_table_delete_equal(&t, d->cat, d->io, d->ctx, &eq, 1,
+            rc = zb_ingest_delete_equal(&t, d->cat, d->io, d->ctx, &eq, 1,
                                        &key, &b, NULL);
         zb_arrow_array_release(&b);
         if (rc < 0)
@@ -505,7 +505,7 @@ static int make_users(demo *d)
         memset(&b, 0, sizeof b);
         rc = users_batch(&b, ids, USER_UPSERT_ROWS, a + 1, 0);
         if (rc == ZB_OK)
-            rc = zb_table_append(&t, d->cat, d->io, d->ctx, &full, &b, 1,
+            rc = zb_ingest_append(&t, d->cat, d->io, d->ctx, &full, &b, 1,
                                  NULL);
         zb_arrow_array_release(&b);
         if (rc < 0)

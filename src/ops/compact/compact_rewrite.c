@@ -121,7 +121,7 @@ static int open_output(rw *s)
     zb_buf uri = ZB_BUF_INIT(URI_MAX);
     int rc;
 
-    rc = zb_table_new_file_uri(&uri, s->ctx, s->table,
+    rc = zb_ingest_new_file_uri(&uri, s->ctx, s->table,
                                zb_buf_cstr(&s->folder), "parquet");
     if (rc == ZB_OK &&
         (s->w_uri = zb_arena_strdup(s->arena, zb_buf_cstr(&uri))) == NULL)
@@ -644,7 +644,7 @@ int zb_compact__rewrite(zb_compact_group *g, zb_arena *arena, zb_io *io,
                             ice_metadata_sort_order(m,
                                                     m->default_sort_order_id),
                             m->properties, m->n_properties);
-    if ((rc = zb_table_writer_opts(&s.wo, ctx, m)) < 0 ||
+    if ((rc = zb_ingest_writer_opts(&s.wo, ctx, m)) < 0 ||
         (!repart && (rc = make_folder(&s)) < 0))
         goto done;
     /* Small targets: pages small enough to be compressed (and counted

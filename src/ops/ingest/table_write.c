@@ -32,7 +32,7 @@
 /* Most memory the metrics of one written file may take. */
 #define ZB_WRITE_ARENA_MAX ((size_t)256 << 20)
 
-int zb_table_create(zb_table **out, zb_catalog *cat, zb_ctx *ctx,
+int zb_ingest_create(zb_table **out, zb_catalog *cat, zb_ctx *ctx,
                     const char *ident, const char *location,
                     const zb_json *schema_json, const zb_json *spec_json,
                     const ice_kv *props, size_t n_props, int format_version)
@@ -60,7 +60,7 @@ int zb_table_create(zb_table **out, zb_catalog *cat, zb_ctx *ctx,
 
 /* ---- file names and writer options ---- */
 
-int zb_table_new_file_uri(zb_buf *out, zb_ctx *ctx, const zb_table *t,
+int zb_ingest_new_file_uri(zb_buf *out, zb_ctx *ctx, const zb_table *t,
                           const char *folder, const char *ext)
 {
     const char *base = ice_metadata_property(t->meta, ICE_PROP_DATA_PATH);
@@ -87,11 +87,11 @@ int zb_table_new_file_uri(zb_buf *out, zb_ctx *ctx, const zb_table *t,
 static int data_uri(zb_buf *out, zb_ctx *ctx, const zb_table *t,
                     const zb_write_partition *part, const char *ext)
 {
-    return zb_table_new_file_uri(out, ctx, t, part ? part->folder : NULL,
+    return zb_ingest_new_file_uri(out, ctx, t, part ? part->folder : NULL,
                                  ext);
 }
 
-int zb_table_writer_opts(pq_writer_opts *o, zb_ctx *ctx,
+int zb_ingest_writer_opts(pq_writer_opts *o, zb_ctx *ctx,
                          const ice_metadata *m)
 {
     const char **kv;
@@ -151,7 +151,7 @@ static int set_partition(ice_data_file *f, zb_ctx *ctx, zb_arena *arena,
     return ZB_OK;
 }
 
-int zb_table_write_parquet(ice_data_file *out, zb_arena *arena, zb_io *io,
+int zb_ingest_write_parquet(ice_data_file *out, zb_arena *arena, zb_io *io,
                            zb_ctx *ctx, const zb_table *t,
                            ice_file_content content,
                            const struct ArrowSchema *schema,
@@ -169,7 +169,7 @@ int zb_table_write_parquet(ice_data_file *out, zb_arena *arena, zb_io *io,
     int rc;
 
     memset(&res, 0, sizeof res);
-    if ((rc = zb_table_writer_opts(&o, ctx, m)) < 0 ||
+    if ((rc = zb_ingest_writer_opts(&o, ctx, m)) < 0 ||
         (rc = data_uri(&uri, ctx, t, part, "parquet")) < 0)
         goto out;
     if ((rc = pq_writer_open(&w, io, ctx, uri.ptr, schema, &o)) < 0)
@@ -257,7 +257,7 @@ static int commit_files(zb_table **t, zb_catalog *cat, zb_io *io,
                         const int32_t *spec_ids, size_t n,
                         const pos_row *dv_rows, size_t n_dv_rows);
 
-int zb_table_commit_files(zb_table **t, zb_catalog *cat, zb_io *io,
+int zb_ingest_commit_files(zb_table **t, zb_catalog *cat, zb_io *io,
                           zb_ctx *ctx, const ice_data_file *files,
                           const int32_t *spec_ids, size_t n)
 {
@@ -311,7 +311,7 @@ out:
     return rc;
 }
 
-int zb_table_append(zb_table **t, zb_catalog *cat, zb_io *io, zb_ctx *ctx,
+int zb_ingest_append(zb_table **t, zb_catalog *cat, zb_io *io, zb_ctx *ctx,
                     const struct ArrowSchema *schema,
                     const struct ArrowArray *batches, size_t n_batches,
                     const zb_write_partition *part)
@@ -323,10 +323,10 @@ int zb_table_append(zb_table **t, zb_catalog *cat, zb_io *io, zb_ctx *ctx,
 
     if (zb_arena_new(&arena, ZB_WRITE_ARENA_MAX) < 0)
         return zb_fail_oom(ctx);
-    rc = zb_table_write_parquet(&f, arena, io, ctx, *t, ICE_CONTENT_DATA,
+    rc = zb_ingest_write_parquet(&f, arena, io, ctx, *t, ICE_CONTENT_DATA,
                                 schema, batches, n_batches, part);
     if (rc == ZB_OK)
-        rc = zb_table_commit_files(t, cat, io, ctx, &f, &spec, 1);
+        rc = zb_ingest_commit_files(t, cat, io, ctx, &f, &spec, 1);
     zb_arena_free(arena);
     return rc;
 }
@@ -522,7 +522,7 @@ static int write_dvs(ice_data_file **files, size_t *n_files, zb_arena *arena,
     return rc;
 }
 
-int zb_table_delete_positions(zb_table **t, zb_catalog *cat, zb_io *io,
+int zb_ingest_delete_positions(zb_table **t, zb_catalog *cat, zb_io *io,
                               zb_ctx *ctx, const char *const *paths,
                               const int64_t *positions, size_t n,
                               const zb_write_partition *part)
@@ -572,11 +572,11 @@ int zb_table_delete_positions(zb_table **t, zb_catalog *cat, zb_io *io,
     if (rc < 0)
         rc = zb_fail(ctx, rc, "no room for %zu position deletes", n);
     else
-        rc = zb_table_write_parquet(&f, arena, io, ctx, *t,
+        rc = zb_ingest_write_parquet(&f, arena, io, ctx, *t,
                                     ICE_CONTENT_POSITION_DELETES, &sch, &arr,
                                     1, part);
     if (rc == ZB_OK)
-        rc = zb_table_commit_files(t, cat, io, ctx, &f, &spec, 1);
+        rc = zb_ingest_commit_files(t, cat, io, ctx, &f, &spec, 1);
 done:
     zb_arrow_array_release(&arr);
     zb_arrow_schema_release(&sch);
@@ -585,7 +585,7 @@ done:
     return rc;
 }
 
-int zb_table_delete_equal(zb_table **t, zb_catalog *cat, zb_io *io,
+int zb_ingest_delete_equal(zb_table **t, zb_catalog *cat, zb_io *io,
                           zb_ctx *ctx, const int32_t *eq_ids, size_t n_ids,
                           const struct ArrowSchema *schema,
                           const struct ArrowArray *batch,
@@ -603,7 +603,7 @@ int zb_table_delete_equal(zb_table **t, zb_catalog *cat, zb_io *io,
         return zb_fail(ctx, ZB_EINVAL, "equality deletes need equality ids");
     if (zb_arena_new(&arena, ZB_WRITE_ARENA_MAX) < 0)
         return zb_fail_oom(ctx);
-    rc = zb_table_write_parquet(&f, arena, io, ctx, *t,
+    rc = zb_ingest_write_parquet(&f, arena, io, ctx, *t,
                                 ICE_CONTENT_EQUALITY_DELETES, schema, batch,
                                 1, part);
     if (rc == ZB_OK) {
@@ -615,7 +615,7 @@ int zb_table_delete_equal(zb_table **t, zb_catalog *cat, zb_io *io,
             f.has_equality_ids = 1;
             f.n_equality_ids = n_ids;
             f.equality_ids = ids;
-            rc = zb_table_commit_files(t, cat, io, ctx, &f, &spec, 1);
+            rc = zb_ingest_commit_files(t, cat, io, ctx, &f, &spec, 1);
         }
     }
     zb_arena_free(arena);

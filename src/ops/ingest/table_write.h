@@ -3,13 +3,13 @@
  * create it, append Parquet data files, add position and equality delete
  * files, each change one commit through the catalog. Tests, benchmarks
  * and the demo build their tables with it; compaction writes its output
- * files with zb_table_write_parquet.
+ * files with zb_ingest_write_parquet.
  *
  *     zb_table *t = NULL;
- *     zb_table_create(&t, cat, ctx, "db.events", NULL, schema, NULL,
+ *     zb_ingest_create(&t, cat, ctx, "db.events", NULL, schema, NULL,
  *                     NULL, 0, 2);
- *     zb_table_append(&t, cat, io, ctx, &arrow_schema, &batch, 1, NULL);
- *     zb_table_delete_positions(&t, cat, io, ctx, paths, positions, n, NULL);
+ *     zb_ingest_append(&t, cat, io, ctx, &arrow_schema, &batch, 1, NULL);
+ *     zb_ingest_delete_positions(&t, cat, io, ctx, paths, positions, n, NULL);
  *     zb_table_free(t);
  *
  * Each call that commits replaces *t with the table as committed. A
@@ -51,14 +51,14 @@ typedef struct zb_write_partition {
  * PartitionSpec JSON object or NULL), properties and format version
  * (0: 2); location NULL: the catalog's default.
  */
-int zb_table_create(zb_table **out, zb_catalog *cat, zb_ctx *ctx,
+int zb_ingest_create(zb_table **out, zb_catalog *cat, zb_ctx *ctx,
                     const char *ident, const char *location,
                     const zb_json *schema, const zb_json *spec,
                     const ice_kv *props, size_t n_props, int format_version);
 
 /* The table's write.parquet.* properties applied to the writer's
  * defaults. */
-int zb_table_writer_opts(pq_writer_opts *o, zb_ctx *ctx,
+int zb_ingest_writer_opts(pq_writer_opts *o, zb_ctx *ctx,
                          const ice_metadata *m);
 
 /*
@@ -67,7 +67,7 @@ int zb_table_writer_opts(pq_writer_opts *o, zb_ctx *ctx,
  * other paths: a copied folder, remaps) or <root>/data. Appends to out
  * after clearing it.
  */
-int zb_table_new_file_uri(zb_buf *out, zb_ctx *ctx, const zb_table *t,
+int zb_ingest_new_file_uri(zb_buf *out, zb_ctx *ctx, const zb_table *t,
                           const char *folder, const char *ext);
 
 /*
@@ -76,7 +76,7 @@ int zb_table_new_file_uri(zb_buf *out, zb_ctx *ctx, const zb_table *t,
  * *out (strings and arrays in arena) as a manifest data_file of the
  * given content, its partition from part. Commits nothing.
  */
-int zb_table_write_parquet(ice_data_file *out, zb_arena *arena, zb_io *io,
+int zb_ingest_write_parquet(ice_data_file *out, zb_arena *arena, zb_io *io,
                            zb_ctx *ctx, const zb_table *t,
                            ice_file_content content,
                            const struct ArrowSchema *schema,
@@ -88,12 +88,12 @@ int zb_table_write_parquet(ice_data_file *out, zb_arena *arena, zb_io *io,
  * alike); spec_ids[i] is the spec of files[i] (-1: the default; spec_ids
  * may be NULL for all -1).
  */
-int zb_table_commit_files(zb_table **t, zb_catalog *cat, zb_io *io,
+int zb_ingest_commit_files(zb_table **t, zb_catalog *cat, zb_io *io,
                           zb_ctx *ctx, const ice_data_file *files,
                           const int32_t *spec_ids, size_t n);
 
 /* Writes one data file from batches and appends it: one commit. */
-int zb_table_append(zb_table **t, zb_catalog *cat, zb_io *io, zb_ctx *ctx,
+int zb_ingest_append(zb_table **t, zb_catalog *cat, zb_io *io, zb_ctx *ctx,
                     const struct ArrowSchema *schema,
                     const struct ArrowArray *batches, size_t n_batches,
                     const zb_write_partition *part);
@@ -103,7 +103,7 @@ int zb_table_append(zb_table **t, zb_catalog *cat, zb_io *io, zb_ctx *ctx,
  * paths[i] (as the manifests name it), sorted as the spec asks, and
  * commits it. Format version 2 or later.
  */
-int zb_table_delete_positions(zb_table **t, zb_catalog *cat, zb_io *io,
+int zb_ingest_delete_positions(zb_table **t, zb_catalog *cat, zb_io *io,
                               zb_ctx *ctx, const char *const *paths,
                               const int64_t *positions, size_t n,
                               const zb_write_partition *part);
@@ -113,7 +113,7 @@ int zb_table_delete_positions(zb_table **t, zb_catalog *cat, zb_io *io,
  * of the equality columns, with field ids) with equality_ids eq_ids, and
  * commits it. Format version 2 or later.
  */
-int zb_table_delete_equal(zb_table **t, zb_catalog *cat, zb_io *io,
+int zb_ingest_delete_equal(zb_table **t, zb_catalog *cat, zb_io *io,
                           zb_ctx *ctx, const int32_t *eq_ids, size_t n_ids,
                           const struct ArrowSchema *schema,
                           const struct ArrowArray *batch,

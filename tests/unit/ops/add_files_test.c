@@ -93,7 +93,7 @@ static void make_table_full(env *e, const char *schema_json,
     json_t *p = json_loads(spec_json ? spec_json : spec, 0, NULL);
     zb_table *t = NULL;
 
-    ZBT_OK_CTX(zb_table_create(&t, e->cat, &e->ctx, e->table, NULL,
+    ZBT_OK_CTX(zb_ingest_create(&t, e->cat, &e->ctx, e->table, NULL,
                                (const zb_json *)s, (const zb_json *)p,
                                NULL, 0, 2), &e->ctx);
     zb_table_free(t);
@@ -762,7 +762,7 @@ static void commit_raw_path(env *e, const char *path, int64_t rows)
     df.content_size_in_bytes = ICE_NULL_LONG;
     ZBT_OK_CTX(zb_catalog_load_table(e->cat, &e->ctx, e->table, &t),
                &e->ctx);
-    ZBT_OK_CTX(zb_table_commit_files(&t, e->cat, e->io, &e->ctx, &df, NULL,
+    ZBT_OK_CTX(zb_ingest_commit_files(&t, e->cat, e->io, &e->ctx, &df, NULL,
                                      1), &e->ctx);
     zb_table_free(t);
 }

@@ -130,7 +130,7 @@ static void append_rows(of_env *e, ice_value pv, const char *folder,
     wp.n_values = 1;
     wp.values = &pv;
     wp.folder = folder;
-    ZBT_OK_CTX(zb_table_append(&t, e->cat, e->io, &e->ctx, &s, &b, 1, &wp),
+    ZBT_OK_CTX(zb_ingest_append(&t, e->cat, e->io, &e->ctx, &s, &b, 1, &wp),
                &e->ctx);
     zb_arrow_array_release(&b);
     zb_arrow_schema_release(&s);
@@ -171,7 +171,7 @@ static void create_table(of_env *e, const char *name, const char *schema_text,
     of_open(e, name);
     e->t.now_ms = NOW_MS;
     ZBT_CHECK(schema != NULL && spec != NULL);
-    ZBT_OK_CTX(zb_table_create(&t, e->cat, &e->ctx, e->dir, NULL,
+    ZBT_OK_CTX(zb_ingest_create(&t, e->cat, &e->ctx, e->dir, NULL,
                                (const zb_json *)schema,
                                (const zb_json *)spec, NULL, 0, 2), &e->ctx);
     json_decref(schema);
@@ -557,7 +557,7 @@ static void test_ops_evolve__hour_to_day(void)
     of_open(&e, "evolve_hour");
     e.t.now_ms = NOW_MS;
     ZBT_CHECK(schema != NULL && spec != NULL);
-    ZBT_OK_CTX(zb_table_create(&t, e.cat, &e.ctx, e.dir, NULL,
+    ZBT_OK_CTX(zb_ingest_create(&t, e.cat, &e.ctx, e.dir, NULL,
                                (const zb_json *)schema,
                                (const zb_json *)spec, NULL, 0, 2), &e.ctx);
     json_decref(schema);
@@ -808,7 +808,7 @@ static void delete_eq(of_env *e, int32_t day, int64_t id)
     *idv = id;
     b.children[0]->buffers[1] = idv;
     b.length = b.children[0]->length = 1;
-    ZBT_OK_CTX(zb_table_delete_equal(&t, e->cat, e->io, &e->ctx, &eq, 1, &s,
+    ZBT_OK_CTX(zb_ingest_delete_equal(&t, e->cat, e->io, &e->ctx, &eq, 1, &s,
                                      &b, &wp), &e->ctx);
     zb_arrow_array_release(&b);
     zb_arrow_schema_release(&s);

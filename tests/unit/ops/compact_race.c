@@ -142,7 +142,7 @@ static int child(of_env *c, FILE *log)
             }
             if ((rc = zb_catalog_load_table(c->cat, &c->ctx, c->dir,
                                             &t)) == 0)
-                rc = zb_table_delete_positions(&t, c->cat, c->io, &c->ctx,
+                rc = zb_ingest_delete_positions(&t, c->cat, c->io, &c->ctx,
                                                (const char *const *)&path,
                                                &pos, 1,
                                                &(zb_write_partition){
@@ -495,7 +495,7 @@ static void test_ops_compact_race__dropped_group_keeps_shared_puffin(void)
         paths[0] = paths[1] = lo ? a : c;
         paths[2] = paths[3] = lo ? c : a;
         ZBT_OK_CTX(zb_catalog_load_table(e.cat, &e.ctx, e.dir, &t), &e.ctx);
-        ZBT_OK_CTX(zb_table_delete_positions(&t, e.cat, e.io, &e.ctx, paths,
+        ZBT_OK_CTX(zb_ingest_delete_positions(&t, e.cat, e.io, &e.ctx, paths,
                                              pos, 4, &wp), &e.ctx);
         zb_table_free(t);
     }
@@ -562,7 +562,7 @@ static int eq_delete_in_spec(of_env *e, int32_t spec_id, int64_t id)
     b.children[0]->buffers[1] = idv;
     b.children[1]->buffers[1] = pv;
     b.length = b.children[0]->length = b.children[1]->length = 1;
-    rc = zb_table_delete_equal(&t, e->cat, e->io, &e->ctx, eq, 2, &s, &b,
+    rc = zb_ingest_delete_equal(&t, e->cat, e->io, &e->ctx, eq, 2, &s, &b,
                                &wp);
     zb_arrow_array_release(&b);
     zb_arrow_schema_release(&s);

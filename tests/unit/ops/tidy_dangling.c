@@ -210,7 +210,7 @@ static void delete_pos(of_env *e, const char *path, int part)
     zb_write_partition wp = { -1, 1, NULL, NULL };
 
     wp.values = &v;
-    ZBT_OK_CTX(zb_table_delete_positions(&t, e->cat, e->io, &e->ctx,
+    ZBT_OK_CTX(zb_ingest_delete_positions(&t, e->cat, e->io, &e->ctx,
                                          &path, &pos, 1, &wp), &e->ctx);
     zb_table_free(t);
 }
@@ -243,7 +243,7 @@ static void delete_eq(of_env *e, int64_t id, int part)
     *idv = id;
     b.children[0]->buffers[1] = idv;
     b.length = b.children[0]->length = 1;
-    ZBT_OK_CTX(zb_table_delete_equal(&t, e->cat, e->io, &e->ctx, &eq, 1, &s,
+    ZBT_OK_CTX(zb_ingest_delete_equal(&t, e->cat, e->io, &e->ctx, &eq, 1, &s,
                                      &b, part < 0 ? NULL : &wp), &e->ctx);
     zb_arrow_array_release(&b);
     zb_arrow_schema_release(&s);
@@ -518,7 +518,7 @@ static void add_dv(of_env *e, const char *ref, const char *puffin,
     f.referenced_data_file = ref;
     f.content_offset = offset;
     f.content_size_in_bytes = 40;
-    ZBT_OK_CTX(zb_table_commit_files(&t, e->cat, e->io, &e->ctx, &f, NULL, 1),
+    ZBT_OK_CTX(zb_ingest_commit_files(&t, e->cat, e->io, &e->ctx, &f, NULL, 1),
                &e->ctx);
     zb_table_free(t);
 }

@@ -420,7 +420,7 @@ static void test_ops_tidy_rewrite__deletion_vectors(void)
         f.referenced_data_file = a.v[i].path;
         f.content_offset = 4;
         f.content_size_in_bytes = 33;
-        ZBT_OK_CTX(zb_table_commit_files(&t, e.cat, e.io, &e.ctx, &f, NULL,
+        ZBT_OK_CTX(zb_ingest_commit_files(&t, e.cat, e.io, &e.ctx, &f, NULL,
                                          1), &e.ctx);
         zb_table_free(t);
     }
