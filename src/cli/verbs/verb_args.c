@@ -584,6 +584,8 @@ static int parse_remap(zb_verb_args *a, const char *v)
     return 0;
 }
 
+/* Long on purpose: one switch over the flag table's ids, each case a
+ * few lines that store one flag's value with its own check. */
 static int set_value(zb_verb_args *a, const flag_def *f, const char *name,
                      const char *v)
 {

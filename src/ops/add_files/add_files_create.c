@@ -161,6 +161,9 @@ static int partition_by(json_t *spec, zb_ctx *ctx, const json_t *fields,
     return ZB_OK;
 }
 
+/* Long on purpose: create's first metadata in its order (schema from the
+ * footer, partition spec from --partition-by, properties, the metadata),
+ * every step leaving through the one cleanup at done. */
 int zb_af__build_create(ice_metadata **out, af_run *run, const pq_schema *ps)
 {
     zb_ctx *ctx = run->ctx;
