@@ -128,8 +128,8 @@ static void make_table(zb_ctx *ctx, zb_io *io, zb_catalog *cat,
     int rc;
 
     if ((rc = zb_ingest_create(&t, cat, ctx, tdir, NULL, (const zb_json *)schema,
-                              NULL, props,
-                              1, 2)) < 0)
+                               NULL, props,
+                               1, 2)) < 0)
         die(ctx, "create", rc);
     for (i = 0; i < n; i++) {
         pq_reader *r = NULL;

@@ -465,8 +465,8 @@ static void make_table(zb_catalog *cat, zb_io *io, zb_ctx *ctx,
 
     rm_tree(tdir);
     if ((rc = zb_ingest_create(&t, cat, ctx, tdir, NULL, (const zb_json *)schema,
-                              NULL, NULL,
-                              0, 2)) < 0)
+                               NULL, NULL,
+                               0, 2)) < 0)
         fail("create", ctx, rc);
     if ((rc = zb_ingest_commit_files(&t, cat, io, ctx, df, NULL, n)) < 0)
         fail("commit", ctx, rc);

@@ -31,7 +31,7 @@
 #include <jansson.h>
 
 #include "catalog/catalog.h"
-#include "ops/rewrite_manifests.h"
+#include "ops/rewrite_manifests/rewrite_manifests.h"
 #include "ops/ingest/table_write.h"
 #include "table/commit/commit.h"
 #include "util/alloc.h"
@@ -103,8 +103,8 @@ static void build(env *e, long n_files, long n_mf, long n_parts)
     long per = n_files / n_mf, m, k, at = 0;
 
     if (zb_ingest_create(&t, e->cat, &e->ctx, e->dir, NULL,
-                        (const zb_json *)schema, (const zb_json *)spec,
-                        NULL, 0, 2) < 0)
+                         (const zb_json *)schema, (const zb_json *)spec,
+                         NULL, 0, 2) < 0)
         die(&e->ctx, "create");
     json_decref(schema);
     json_decref(spec);

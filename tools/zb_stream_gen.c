@@ -310,8 +310,8 @@ static int append_commit(sg_state *s, const sg_pending *pend, size_t n_pend)
             goto out;
         }
         rc = zb_ingest_write_parquet(&df[i], arena, s->io, &s->ctx, s->t,
-                                    ICE_CONTENT_DATA, &sc, &b, 1,
-                                    s->o->partitioned ? &wp : NULL);
+                                     ICE_CONTENT_DATA, &sc, &b, 1,
+                                     s->o->partitioned ? &wp : NULL);
         zb_arrow_array_release(&b);
         if (rc < 0)
             goto out;
@@ -319,7 +319,7 @@ static int append_commit(sg_state *s, const sg_pending *pend, size_t n_pend)
         specs[i] = s->o->partitioned ? p->spec : -1;
     }
     if (zb_ingest_commit_files(&s->t, s->cat, s->io, &s->ctx, df, specs,
-                              n_pend) < 0)
+                               n_pend) < 0)
         goto out;
     s->seq++;
     for (i = 0; i < n_pend; i++) {
@@ -427,7 +427,7 @@ static int pos_delete_file(sg_state *s, const size_t *pick, size_t n_pick)
         partition_of(&wp, vals, folder, sizeof folder, f0->spec, f0->k1,
                      f0->bucket);
     if (zb_ingest_delete_positions(&s->t, s->cat, s->io, &s->ctx, paths, pos,
-                                  n, s->o->partitioned ? &wp : NULL) < 0)
+                                   n, s->o->partitioned ? &wp : NULL) < 0)
         goto out;
     s->seq++;
     s->n_deletes++;
@@ -534,7 +534,7 @@ static int eq_delete(sg_state *s, int round)
     }
     b.length = (int64_t)n;
     if (zb_ingest_delete_equal(&s->t, s->cat, s->io, &s->ctx, eq, 2, &sc, &b,
-                              s->o->partitioned ? &wp : NULL) < 0)
+                               s->o->partitioned ? &wp : NULL) < 0)
         goto out;
     s->seq++;
     s->n_deletes++;
@@ -633,8 +633,8 @@ static int create(sg_state *s)
         goto out;
     zb_err_clear(&s->ctx.err);
     rc = zb_ingest_create(&s->t, s->cat, &s->ctx, s->o->table, NULL,
-                         (const zb_json *)schema,
-                         (const zb_json *)spec, NULL, 0, 2);
+                          (const zb_json *)schema,
+                          (const zb_json *)spec, NULL, 0, 2);
 out:
     json_decref(schema);
     json_decref(spec);

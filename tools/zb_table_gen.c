@@ -195,8 +195,8 @@ static int finish(const gen_opts *o)
         if (path == NULL)
             goto out;
         rc = zb_ingest_delete_positions(&t, cat, io, &ctx,
-                                       (const char *const *)&path, &pos, 1,
-                                       NULL);
+                                        (const char *const *)&path, &pos, 1,
+                                        NULL);
         zb_free(path);
         if (rc < 0)
             goto out;
@@ -249,8 +249,8 @@ static int create(const gen_opts *o)
         ctx.err.code != ZB_EEXISTS)
         goto out;
     rc = zb_ingest_create(&t, cat, &ctx, o->table, NULL, (const zb_json *)schema,
-                         NULL, NULL,
-                         0, o->format_version);
+                          NULL, NULL,
+                          0, o->format_version);
 out:
     if (rc < 0)
         fprintf(stderr, "zb-table-gen: creating %s: %s\n", o->table,

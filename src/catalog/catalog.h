@@ -13,14 +13,14 @@
  *     zb_table_free(t); zb_table_free(t2);
  *     zb_catalog_free(cat);
  *
- * Commits speak the REST catalog's language whatever the backend: a
- * commit is a JSON array of TableRequirement objects and a JSON array of
- * TableUpdate objects, as open-api/rest-catalog-open-api.yaml defines them
- * ("assert-ref-snapshot-id", "add-snapshot", "set-snapshot-ref", ...).
- * The REST client sends them as they are; the SQL and folder catalogs
- * check the requirements against the current metadata, apply the updates
- * (table/commit/commit.h), write the next metadata file without overwriting, and
- * swap the pointer (a compare-and-swap on metadata_location in SQL; the
+ * Commits speak the REST catalog's language whatever the backend: a commit is a
+ * JSON array of TableRequirement objects and a JSON array of TableUpdate
+ * objects, as open-api/rest-catalog-open-api.yaml defines them
+ * ("assert-ref-snapshot-id", "add-snapshot", "set-snapshot-ref", ...). The REST
+ * client sends them as they are; the SQL and folder catalogs check the
+ * requirements against the current metadata, apply the updates
+ * (table/commit/commit.h), write the next metadata file without overwriting,
+ * and swap the pointer (a compare-and-swap on metadata_location in SQL; the
  * creation of the next version's file in a folder).
  *
  * Codes of zb_catalog_commit:

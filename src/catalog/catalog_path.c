@@ -4,12 +4,12 @@
  *
  * Load: the newest metadata file (ice_metadata_find_latest, then probing
  * v<N+1>, v<N+2>, ... in case version-hint.text lags behind a writer that
- * stopped between the two), loaded through FileIO. The table's root is
- * the folder; its paths resolve with the catalog's remaps first, then the
- * recorded location (as written, without scheme and authority, and
- * without a leading "./") -> the folder, then scheme+authority stripping of paths that a remap
- * catches once stripped (catalog.c), so a copied or moved table is read
- * and maintained in place.
+ * stopped between the two), loaded through FileIO. The table's root is the
+ * folder; its paths resolve with the catalog's remaps first, then the recorded
+ * location (as written, without scheme and authority, and without a leading
+ * "./") -> the folder, then scheme+authority stripping of paths that a remap
+ * catches once stripped (catalog.c), so a copied or moved table is read and
+ * maintained in place.
  *
  * Commit: reload the newest version N, check the requirements and apply
  * the updates (catalog_commit.c), write metadata/v<N+1>.metadata.json with

@@ -1,6 +1,6 @@
 /*
- * ops/apply_properties.c - apply-properties (see ops/apply_properties.h): compare
- * the declaration with the loaded table, build one commit of the
+ * ops/apply_properties.c - apply-properties (see ops/apply_properties.h):
+ * compare the declaration with the loaded table, build one commit of the
  * differences, retry a lost race from a fresh load.
  */
 #define ZB_MODULE "apply-properties"

@@ -18,15 +18,15 @@
 #include <time.h>
 
 #include "ops/apply_properties.h"
-#include "ops/remove_dangling_deletes.h"
+#include "ops/compact/compact.h"
+#include "ops/compact/compact_evolve.h"
 #include "ops/expire/expire.h"
 #include "ops/maintenance_run.h"
 #include "ops/orphans/remove_orphans.h"
-#include "ops/rewrite_manifests.h"
+#include "ops/remove_dangling_deletes.h"
+#include "ops/rewrite_manifests/rewrite_manifests.h"
 #include "util/buf.h"
 #include "util/err.h"
-#include "ops/compact/compact.h"
-#include "ops/compact/compact_evolve.h"
 
 #define REPORT_MAX ((size_t)1 << 20)
 

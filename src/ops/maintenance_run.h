@@ -20,11 +20,10 @@
  *     corresponding field of o when that is set (flag beats file);
  *   - after an operation returns ZB_EUNSAFE (a safety check aborted), the
  *     rest of the table is not run: status STOPPED, naming the operation.
- * The table is loaded first: when that fails its code is returned and no
- * step is reported. Each step is reported to on_step once, in order, with its report lines
- * (the operation's zb_<op>_report text). The table's other failures do
- * not stop the later operations: each works on the table as the catalog
- * has it.
+ * The table is loaded first: when that fails its code is returned and no step
+ * is reported. Each step is reported to on_step once, in order, with its report
+ * lines (the operation's zb_<op>_report text). The table's other failures do
+ * not stop the later operations: each works on the table as the catalog has it.
  *
  * The return value is the worst code of the table's operations, ranked as
  * the CLI ranks exit codes (zb_maint_rc_rank): ZB_EUNSAFE above

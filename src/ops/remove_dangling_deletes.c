@@ -1,8 +1,9 @@
 /*
- * ops/remove_dangling_deletes.c - remove-dangling-deletes (see ops/remove_dangling_deletes.h): list the
- * live delete files of the current snapshot from its delete manifests,
- * run the scan planner over every live data file to learn which of them
- * apply, and remove the rest in one "delete" snapshot.
+ * ops/remove_dangling_deletes.c - remove-dangling-deletes (see
+ * ops/remove_dangling_deletes.h): list the live delete files of the current
+ * snapshot from its delete manifests, run the scan planner over every live data
+ * file to learn which of them apply, and remove the rest in one "delete"
+ * snapshot.
  */
 #define ZB_MODULE "dangling"
 

@@ -1,6 +1,6 @@
 /*
- * ops/remove_dangling_deletes.h - remove-dangling-deletes: drop the delete files of the
- * current snapshot that can apply to no live data file.
+ * ops/remove_dangling_deletes.h - remove-dangling-deletes: drop the delete
+ * files of the current snapshot that can apply to no live data file.
  *
  *     zb_dangling_opts o = ZB_DANGLING_OPTS_INIT;
  *     zb_dangling_result r = ZB_DANGLING_RESULT_INIT;

@@ -1,5 +1,5 @@
 # The operation verbs, maintenance and the read-only verbs
-# (cmake/cli_verbs.cmake), tested through the executable (the maintenance
+# (src/cli/verbs/), tested through the executable (the maintenance
 # run's order at the library level is tests/unit/ops/maintenance.cmake):
 #   test_cli_verbs      help of every verb (every flag with its default),
 #                       usage errors (2), refusals (3), the table config's
@@ -20,8 +20,6 @@
 #   interop_cli_demo_rows  the live rows of every demo table before and
 #                       after maintenance, by tests/interop/scan_reference.mjs
 #                       (label interop)
-# Registered when the executable has the verbs (and compaction, which the
-# demo's counts expect).
 find_program(ZB_NODE NAMES node nodejs)
 add_test(NAME test_cli_verbs
   COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/cli_verbs.sh

@@ -1,6 +1,6 @@
 /*
- * cli/verbs/maintenance_status.c - `maintenance --status`: the warehouse before and after
- * the run, in the shape of seed 003 section 4:
+ * cli/verbs/maintenance_status.c - `maintenance --status`: the warehouse before
+ * and after the run, in the shape of seed 003 section 4:
  *
  *     demo, before:
  *       3 tables, 1,284 data files, 4.1GiB data, 812MiB metadata,

@@ -1,5 +1,6 @@
 /*
- * cli/verbs/scan_print.c - Arrow batches to JSON lines or CSV (cli/verbs/scan_print.h).
+ * cli/verbs/scan_print.c - Arrow batches to JSON lines or CSV
+ * (cli/verbs/scan_print.h).
  *
  * One recursive function, put_value(), renders the value at one logical
  * index of one array as its Appendix D JSON text: primitives become an

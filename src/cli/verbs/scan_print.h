@@ -1,6 +1,6 @@
 /*
- * cli/verbs/scan_print.h - prints Arrow batches of table rows (the row stream's,
- * plan/read/scan_read.h) as JSON lines or CSV, for `zamboni scan`.
+ * cli/verbs/scan_print.h - prints Arrow batches of table rows (the row
+ * stream's, plan/read/scan_read.h) as JSON lines or CSV, for `zamboni scan`.
  *
  * JSON lines: one object per row, keyed by the top-level column names in
  * schema order, each value in format/spec.md Appendix D "JSON

@@ -1,12 +1,12 @@
 /*
  * cli/verbs/verb_add_files.c - `zamboni add-files TABLE --source DIR_OR_URI
- * [--create] [--dry-run] [--allow-duplicates]`: existing Parquet files
- * become data files of TABLE in one append (ops/add_files/add_files.h). TABLE is
- * namespace.table in the configured catalog or a table folder, resolved
- * as the other verbs resolve it (cli/verbs/verbs.h); its flags are in
- * their table, the catalog flags and --remap shared with them. Output:
- * the report lines on stdout, errors on stderr naming the table; exit
- * code from cli/exit.c (3 for a refused file or duplicates).
+ * [--create] [--dry-run] [--allow-duplicates]`: existing Parquet files become
+ * data files of TABLE in one append (ops/add_files/add_files.h). TABLE is
+ * namespace.table in the configured catalog or a table folder, resolved as the
+ * other verbs resolve it (cli/verbs/verbs.h); its flags are in their table, the
+ * catalog flags and --remap shared with them. Output: the report lines on
+ * stdout, errors on stderr naming the table; exit code from cli/exit.c (3 for a
+ * refused file or duplicates).
  */
 #define ZB_MODULE "cli"
 

@@ -1,5 +1,6 @@
 /*
- * cli/verbs/verb_demo.c - `zamboni demo [DIR]`: a warehouse to try maintenance on.
+ * cli/verbs/verb_demo.c - `zamboni demo [DIR]`: a warehouse to try maintenance
+ * on.
  *
  * Under DIR (default $ZAMBONI_ROOT when set, else ./zamboni-demo), in the
  * ZAMBONI_ROOT layout:
@@ -362,8 +363,8 @@ static int make_events(demo *d)
         goto done;
     }
     if ((rc = zb_ingest_create(&t, d->cat, d->ctx, "demo.events", NULL,
-                              (const zb_json *)schema, (const zb_json *)spec,
-                              NULL, 0, 2)) < 0)
+                               (const zb_json *)schema, (const zb_json *)spec,
+                               NULL, 0, 2)) < 0)
         goto done;
     for (a = 0; a < EVENT_APPENDS; a++) {
         int day = a % EVENT_DAYS, note = a >= EVENT_APPENDS / 2;
@@ -385,12 +386,12 @@ static int make_events(demo *d)
         rc = events_batch(&b, d, day, EVENT_ROWS, note);
         if (rc == ZB_OK)
             rc = zb_ingest_write_parquet(&df, d->arena, d->io, d->ctx, t,
-                                        ICE_CONTENT_DATA, note ? &s5 : &s4,
-                                        &b, 1, &part);
+                                         ICE_CONTENT_DATA, note ? &s5 : &s4,
+                                         &b, 1, &part);
         zb_arrow_array_release(&b);
         if (rc < 0 ||
             (rc = zb_ingest_commit_files(&t, d->cat, d->io, d->ctx, &df, NULL,
-                                        1)) < 0)
+                                         1)) < 0)
             goto done;
         if (a % 12 == 11) {
             /* a late correction: three rows of this file go */
@@ -399,7 +400,7 @@ static int make_events(demo *d)
             int64_t pos[3] = { 1, 5, 17 };
 
             if ((rc = zb_ingest_delete_positions(&t, d->cat, d->io, d->ctx,
-                                                paths, pos, 3, &part)) < 0)
+                                                 paths, pos, 3, &part)) < 0)
                 goto done;
         }
         zb_arena_reset(d->arena);
@@ -470,8 +471,8 @@ static int make_users(demo *d)
         goto done;
     }
     if ((rc = zb_ingest_create(&t, d->cat, d->ctx, "demo.users", NULL,
-                              (const zb_json *)schema,
-                              NULL, NULL, 0, 2)) < 0)
+                               (const zb_json *)schema,
+                               NULL, NULL, 0, 2)) < 0)
         goto done;
     for (a = 0; a < USER_BATCHES; a++) {
         struct ArrowArray b;
@@ -482,7 +483,7 @@ static int make_users(demo *d)
         rc = users_batch(&b, ids, USER_BATCH_ROWS, 0, 0);
         if (rc == ZB_OK)
             rc = zb_ingest_append(&t, d->cat, d->io, d->ctx, &full, &b, 1,
-                                 NULL);
+                                  NULL);
         zb_arrow_array_release(&b);
         if (rc < 0)
             goto done;
@@ -498,7 +499,7 @@ static int make_users(demo *d)
         rc = users_batch(&b, ids, USER_UPSERT_ROWS, a + 1, 1);
         if (rc == ZB_OK)
             rc = zb_ingest_delete_equal(&t, d->cat, d->io, d->ctx, &eq, 1,
-                                       &key, &b, NULL);
+                                        &key, &b, NULL);
         zb_arrow_array_release(&b);
         if (rc < 0)
             goto done;
@@ -506,7 +507,7 @@ static int make_users(demo *d)
         rc = users_batch(&b, ids, USER_UPSERT_ROWS, a + 1, 0);
         if (rc == ZB_OK)
             rc = zb_ingest_append(&t, d->cat, d->io, d->ctx, &full, &b, 1,
-                                 NULL);
+                                  NULL);
         zb_arrow_array_release(&b);
         if (rc < 0)
             goto done;

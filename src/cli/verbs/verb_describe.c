@@ -1,6 +1,6 @@
 /*
- * cli/verbs/verb_describe.c - `zamboni describe TABLE` and `zamboni plan TABLE`,
- * read-only (ZAMBONI-INTERFACE.md section 5).
+ * cli/verbs/verb_describe.c - `zamboni describe TABLE` and `zamboni plan
+ * TABLE`, read-only (ZAMBONI-INTERFACE.md section 5).
  *
  * describe walks the live entries of the current snapshot once and prints
  *     T  (format-version V, snapshot S)
@@ -63,6 +63,9 @@ static void print_describe(const zb_table *t, const char *ident,
     int64_t target = set->v[ZB_TSET_TARGET_FILE_SIZE].value;
     const ice_metadata *m = t->meta;
     const ice_snapshot *snap = ice_metadata_current_snapshot(m);
+    typedef unsigned long long ull;
+    ull deletes = c->position_deletes + c->equality_deletes +
+                  c->deletion_vectors;
     char sz[32], tg[32];
     size_t i, k;
 
@@ -73,12 +76,11 @@ static void print_describe(const zb_table *t, const char *ident,
         printf("none)\n");
     zb_str_format_bytes(sz, sizeof sz, c->data_bytes);
     printf("  live data files : %llu  (%s, %llu rows)\n",
-           (unsigned long long)c->data_files, sz, (unsigned long long)c->data_rows);
+           (ull)c->data_files, sz, (ull)c->data_rows);
     printf("  file sizes      : <1MiB %llu, 1-16MiB %llu, 16-64MiB %llu, "
            "64-128MiB %llu, >=128MiB %llu\n",
-           (unsigned long long)c->size_bins[0], (unsigned long long)c->size_bins[1],
-           (unsigned long long)c->size_bins[2], (unsigned long long)c->size_bins[3],
-           (unsigned long long)c->size_bins[4]);
+           (ull)c->size_bins[0], (ull)c->size_bins[1], (ull)c->size_bins[2],
+           (ull)c->size_bins[3], (ull)c->size_bins[4]);
     printf("  partition specs :");
     for (i = 0; i < m->n_specs; i++) {
         const ice_partition_spec *s = &m->specs[i];
@@ -91,9 +93,9 @@ static void print_describe(const zb_table *t, const char *ident,
     }
     printf("\n  sort order id   : %d\n", (int)m->default_sort_order_id);
     printf("  delete files    : %llu position, %llu equality",
-           (unsigned long long)c->position_deletes, (unsigned long long)c->equality_deletes);
+           (ull)c->position_deletes, (ull)c->equality_deletes);
     if (c->deletion_vectors)
-        printf(", %llu deletion vector(s)", (unsigned long long)c->deletion_vectors);
+        printf(", %llu deletion vector(s)", (ull)c->deletion_vectors);
     printf("\n  snapshots       : %zu\n", m->n_snapshots);
     (void)print_settings("settings", set, compaction_settings,
                          sizeof compaction_settings /
@@ -103,18 +105,18 @@ static void print_describe(const zb_table *t, const char *ident,
     if (c->small_data_files > 1)
         printf("\n    %llu data file(s) below the %s target: compaction "
                "candidates",
-               (unsigned long long)c->small_data_files, tg);
-    if (c->position_deletes + c->equality_deletes + c->deletion_vectors > 0)
+               (ull)c->small_data_files, tg);
+    if (deletes > 0)
         printf("\n    %llu delete file(s) applied on every read: compaction "
                "applies them",
-               (unsigned long long)(c->position_deletes + c->equality_deletes + c->deletion_vectors));
+               deletes);
     if (m->n_snapshots > 1)
         printf("\n    %zu snapshots: expire keeps what the retention rules "
                "ask",
                m->n_snapshots);
     if (m->format_version < 2)
         printf("\n    format version 1: no row-level deletes");
-    if (c->small_data_files <= 1 && c->position_deletes + c->equality_deletes + c->deletion_vectors == 0 && m->n_snapshots <= 1)
+    if (c->small_data_files <= 1 && deletes == 0 && m->n_snapshots <= 1)
         printf(" none");
     printf("\n");
 }

@@ -1,6 +1,6 @@
 /*
- * cli/verbs/verb_operations.c - the six operation verbs: `zamboni compact TABLE`,
- * apply-properties, remove-dangling-deletes, rewrite-manifests, expire,
+ * cli/verbs/verb_operations.c - the six operation verbs: `zamboni compact
+ * TABLE`, apply-properties, remove-dangling-deletes, rewrite-manifests, expire,
  * remove-orphans.
  *
  * Each verb is the maintenance run (ops/maintenance_run.h) of one table with
@@ -11,10 +11,10 @@
  * stdout ("T: ..."), errors on stderr naming the table; with --dry-run a
  * trailer says nothing changed. Exit code from cli/exit.c.
  *
- * zb_verb_run_table is shared with `maintenance` (cli/verbs/verb_maintenance.c):
- * it opens the table's catalog (with the --remap list), refuses a moved
- * table that would write outside its new location, and runs the selected
- * operations.
+ * zb_verb_run_table is shared with `maintenance`
+ * (cli/verbs/verb_maintenance.c): it opens the table's catalog (with the
+ * --remap list), refuses a moved table that would write outside its new
+ * location, and runs the selected operations.
  */
 #define ZB_MODULE "cli"
 

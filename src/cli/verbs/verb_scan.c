@@ -4,15 +4,16 @@
  * (every position delete, deletion vector and equality delete applied) so
  * that users and tests can compare a table before and after maintenance.
  *
- * Steps: parse the arguments (the shared flag table, cli/verbs/verbs.h);
- * load the table through the PATH catalog (catalog/catalog.h: newest
- * metadata file, remaps, the recorded location resolved into the folder)
- * or, for namespace.table, through the catalog the settings name
- * (cli/config/settings.h), both as every verb opens them; pick the snapshot (--snapshot, else the
- * current one) and its schema (the table's current schema; with
- * --snapshot, the schema-id that snapshot records, as time travel reads); plan it (plan/scan/scan_plan.h) and read each task's live rows
- * (plan/read/scan_read.h), printing each batch (cli/verbs/scan_print.h) or adding
- * its length.
+ * Steps: parse the arguments (the shared flag table, cli/verbs/verbs.h); load
+ * the table through the PATH catalog (catalog/catalog.h: newest metadata file,
+ * remaps, the recorded location resolved into the folder) or, for
+ * namespace.table, through the catalog the settings name
+ * (cli/config/settings.h), both as every verb opens them; pick the snapshot
+ * (--snapshot, else the current one) and its schema (the table's current
+ * schema; with --snapshot, the schema-id that snapshot records, as time travel
+ * reads); plan it (plan/scan/scan_plan.h) and read each task's live rows
+ * (plan/read/scan_read.h), printing each batch (cli/verbs/scan_print.h) or
+ * adding its length.
  *
  * Row order: data files in the planner's order (manifest list order, then
  * entry order in each manifest), each file's rows in file order.

@@ -1,8 +1,8 @@
 /*
- * cli/verbs/verb_table_config_generate.c - `zamboni table-config generate --warehouse W
- * [-o table-config.json] [--namespace NS] [--force]`: a table-config.json
- * (version 2) for the tables the catalog holds, to start a warehouse's
- * configuration from (ZAMBONI-INTERFACE.md section 1).
+ * cli/verbs/verb_table_config_generate.c - `zamboni table-config generate
+ * --warehouse W [-o table-config.json] [--namespace NS] [--force]`: a
+ * table-config.json (version 2) for the tables the catalog holds, to start a
+ * warehouse's configuration from (ZAMBONI-INTERFACE.md section 1).
  *
  * Steps: list the namespaces (nested ones too) and their tables, or
  * NS's alone; load each table; a format version 1 table is skipped with

@@ -5,7 +5,7 @@
  * parsing, help texts, and the resolution of TABLE arguments into a
  * catalog (ZAMBONI-INTERFACE.md sections 1, 2, 4, 5).
  *
- * Flags live in one table (verbs_args.c) that says which verbs take
+ * Flags live in one table (verb_args.c) that says which verbs take
  * each, its value, its default and its meaning; --help is printed from
  * it, so every flag a verb takes is explained with its default.
  */

@@ -1,6 +1,6 @@
 /*
- * exec/keyset/keyset.h - a hash set of byte-string keys that spills to disk when
- * it does not fit the memory budget (equality deletes).
+ * exec/keyset/keyset.h - a hash set of byte-string keys that spills to disk
+ * when it does not fit the memory budget (equality deletes).
  *
  * Keys are opaque bytes (the caller serializes its key columns, nulls
  * included, into one canonical byte string) with a 64-bit hash that the

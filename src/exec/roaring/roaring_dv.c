@@ -1,6 +1,7 @@
 /*
- * exec/roaring/roaring_dv.c - deletion-vector blobs (Puffin "deletion-vector-v1")
- * around a 64-bit portable Roaring bitmap, and CRC-32 (see roaring.h).
+ * exec/roaring/roaring_dv.c - deletion-vector blobs (Puffin
+ * "deletion-vector-v1") around a 64-bit portable Roaring bitmap, and CRC-32
+ * (see roaring.h).
  */
 #define ZB_MODULE "roaring"
 

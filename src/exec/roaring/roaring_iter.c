@@ -1,6 +1,6 @@
 /*
- * exec/roaring/roaring_iter.c - ascending iteration over a zb_roaring: next, peek,
- * seek and batched reads (see roaring.h).
+ * exec/roaring/roaring_iter.c - ascending iteration over a zb_roaring: next,
+ * peek, seek and batched reads (see roaring.h).
  */
 #include "exec/roaring/roaring_int.h"
 

@@ -7,18 +7,18 @@
  * block, count) stay in memory. Blocks are read back with one pread each
  * into a scratch buffer shared by all cursors, and decoded.
  *
- * A merge has one cursor per run: its current block (in a slot of the
- * slot table) with the block's keys built anew (keys are never spilled),
- * and the row it is at. A binary heap orders cursors by (current key, run
- * number); the run number breaks ties so that equal keys come out in run
- * order, and runs hold consecutive stretches of the input, so the sort is
- * stable. Keys are compared past the bytes that every key merged starts
- * with (the run file's common prefix, narrowed by the rows held when
- * they join): 8 bytes of each cursor's current key, kept as an integer,
- * decide most comparisons; the rest of the keys only on ties. Output rows are (slot, row) references; a block that runs out
- * while references to it are pending is retired, not freed, until the
- * output batch has been gathered (zb_arrow_take). Output is cut early
- * when retired blocks grow past the output's own size.
+ * A merge has one cursor per run: its current block (in a slot of the slot
+ * table) with the block's keys built anew (keys are never spilled), and the row
+ * it is at. A binary heap orders cursors by (current key, run number); the run
+ * number breaks ties so that equal keys come out in run order, and runs hold
+ * consecutive stretches of the input, so the sort is stable. Keys are compared
+ * past the bytes that every key merged starts with (the run file's common
+ * prefix, narrowed by the rows held when they join): 8 bytes of each cursor's
+ * current key, kept as an integer, decide most comparisons; the rest of the
+ * keys only on ties. Output rows are (slot, row) references; a block that runs
+ * out while references to it are pending is retired, not freed, until the
+ * output batch has been gathered (zb_arrow_take). Output is cut early when
+ * retired blocks grow past the output's own size.
  *
  * Fan-in. Each cursor costs its largest block decoded plus its keys; the
  * scratch buffer and the output batch are shared. The fan-in is what the

@@ -8,37 +8,35 @@
  *                                                      appears (never
  *                                                      overwriting)
  *
- * What it writes: every field's field_id (from the Arrow field metadata
- * key "PARQUET:field_id", as Arrow does), logical types, nested structs,
- * lists (three-level) and maps, RLE levels, dictionary encoding (one
- * dictionary per column chunk, given up for PLAIN when it passes
- * dict_bytes or does not beat PLAIN on the first page), PLAIN values,
- * data pages v1 or v2, the chosen codec, column-chunk and page statistics
- * (min, max, null count) with the type's sort order, and row-group copy.
- * After close, the result carries what Iceberg's data-file metrics are
- * made of (pq_leaf_metrics; table/metrics/file_metrics.h turns them into Iceberg's).
+ * What it writes: every field's field_id (from the Arrow field metadata key
+ * "PARQUET:field_id", as Arrow does), logical types, nested structs, lists
+ * (three-level) and maps, RLE levels, dictionary encoding (one dictionary per
+ * column chunk, given up for PLAIN when it passes dict_bytes or does not beat
+ * PLAIN on the first page), PLAIN values, data pages v1 or v2, the chosen
+ * codec, column-chunk and page statistics (min, max, null count) with the
+ * type's sort order, and row-group copy. After close, the result carries what
+ * Iceberg's data-file metrics are made of (pq_leaf_metrics;
+ * table/metrics/file_metrics.h turns them into Iceberg's).
  *
- * With opts.page_index, the page index too (parquet-format PageIndex.md):
- * at close, before the footer, every written column chunk's ColumnIndex
- * (per data page: null_pages, min/max as in the page statistics,
- * null_counts; boundary_order from the pages' bounds), then every chunk's
- * OffsetIndex (data pages only: header offset, size with header, first
- * row index), and the footer's column/offset_index_offset and _length.
- * Where a page header has no bounds because a byte array passes
- * STAT_MAX_BYTES (64), the index has them truncated to 64 bytes (the
- * least value's prefix; the greatest's prefix with its last byte below
- * 0xff incremented), as parquet-mr does. A chunk gets no ColumnIndex when
- * a page with values still has no bounds (only NaN; a prefix all 0xff);
- * its OffsetIndex is still written. Row groups copied with pq_writer_copy_row_groups get
- * neither (their source's indexes are not carried; readers then read
- * those chunks without one). Off by default, so that files stay as they
- * were (sizes, byte-for-byte tests) and our reader does not use them;
- * the table property write.parquet.page-index-enabled=true turns it on
- * (pq_writer_opts_apply_properties; PyIceberg's key). parquet-mr
- * (Iceberg Java) writes the index always and PyIceberg now by default:
- * turning the default on is a one-line change once the suite accepts
- * the larger files.
- * Not yet: bloom filters.
+ * With opts.page_index, the page index too (parquet-format PageIndex.md): at
+ * close, before the footer, every written column chunk's ColumnIndex (per data
+ * page: null_pages, min/max as in the page statistics, null_counts;
+ * boundary_order from the pages' bounds), then every chunk's OffsetIndex (data
+ * pages only: header offset, size with header, first row index), and the
+ * footer's column/offset_index_offset and _length. Where a page header has no
+ * bounds because a byte array passes STAT_MAX_BYTES (64), the index has them
+ * truncated to 64 bytes (the least value's prefix; the greatest's prefix with
+ * its last byte below 0xff incremented), as parquet-mr does. A chunk gets no
+ * ColumnIndex when a page with values still has no bounds (only NaN; a prefix
+ * all 0xff); its OffsetIndex is still written. Row groups copied with
+ * pq_writer_copy_row_groups get neither (their source's indexes are not
+ * carried; readers then read those chunks without one). Off by default, so that
+ * files stay as they were (sizes, byte-for-byte tests) and our reader does not
+ * use them; the table property write.parquet.page-index-enabled=true turns it
+ * on (pq_writer_opts_apply_properties; PyIceberg's key). parquet-mr (Iceberg
+ * Java) writes the index always and PyIceberg now by default: turning the
+ * default on is a one-line change once the suite accepts the larger files. Not
+ * yet: bloom filters.
  */
 #ifndef ZB_FORMAT_PARQUET_PARQUET_WRITE_H
 #define ZB_FORMAT_PARQUET_PARQUET_WRITE_H

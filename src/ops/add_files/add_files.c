@@ -1,12 +1,12 @@
 /*
- * ops/add_files/add_files.c - `zamboni add-files`: existing Parquet files become
- * data files of a table in one append (ops/add_files/add_files.h says what is
- * checked and refused). Order: list the source; load the table (or, with
- * create, build its first metadata in memory from the first file); read
- * every footer, map its columns, make its metrics and partition values;
- * refuse duplicates; then, unless dry run, create the table and commit.
- * The listing is add_files_list.c's, create's first metadata
- * add_files_create.c's, each file's description add_files_describe.c's.
+ * ops/add_files/add_files.c - `zamboni add-files`: existing Parquet files
+ * become data files of a table in one append (ops/add_files/add_files.h says
+ * what is checked and refused). Order: list the source; load the table (or,
+ * with create, build its first metadata in memory from the first file); read
+ * every footer, map its columns, make its metrics and partition values; refuse
+ * duplicates; then, unless dry run, create the table and commit. The listing is
+ * add_files_list.c's, create's first metadata add_files_create.c's, each file's
+ * description add_files_describe.c's.
  */
 #define _XOPEN_SOURCE 700   /* realpath */
 #define ZB_MODULE "add-files"

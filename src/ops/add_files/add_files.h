@@ -1,6 +1,6 @@
 /*
- * ops/add_files/add_files.h - registering existing Parquet files as data files of a
- * table, without rewriting them (what Spark's add_files procedure and
+ * ops/add_files/add_files.h - registering existing Parquet files as data files
+ * of a table, without rewriting them (what Spark's add_files procedure and
  * PyIceberg's Table.add_files do): `zamboni add-files TABLE --source DIR`.
  *
  *     zb_op_target t = { cat, io, "db.events", 0, 0 };
@@ -54,20 +54,21 @@
  * with every value equal to the directory's (or lacks it and the value
  * is __HIVE_DEFAULT_PARTITION__): its value would be lost.
  *
- * Duplicates: a file whose path is already a live data file of the
- * table, or that is listed twice, is refused (ZB_EREFUSED naming it)
- * unless allow_duplicates; the check is made again against the table as
- * it is at commit time. Paths are compared normalized (ops/reachable/reachable_files.h
+ * Duplicates: a file whose path is already a live data file of the table, or
+ * that is listed twice, is refused (ZB_EREFUSED naming it) unless
+ * allow_duplicates; the check is made again against the table as it is at
+ * commit time. Paths are compared normalized (ops/reachable/reachable_files.h
  * zb_reach_normalize), the table's after its remaps (zb_table_resolve).
  *
- * create: the table must not exist. Its schema is the first file's
- * Parquet schema (fresh field ids, top-level first), plus one column per
- * `name=value` directory level that names no column of the file (long
- * when every value is an integer, date when every value is YYYY-MM-DD,
- * else string), identity-partitioned on the directories' columns, then on opts->partition_by's fields (ZB_EUSAGE for
- * a column or transform that does not fit); schema.name-mapping.default
- * is set. Every file must then fit that schema: a later file with a
- * column the first lacks is refused. Without create, a missing table is ZB_ENOTFOUND.
+ * create: the table must not exist. Its schema is the first file's Parquet
+ * schema (fresh field ids, top-level first), plus one column per `name=value`
+ * directory level that names no column of the file (long when every value is an
+ * integer, date when every value is YYYY-MM-DD, else string),
+ * identity-partitioned on the directories' columns, then on
+ * opts->partition_by's fields (ZB_EUSAGE for a column or transform that does
+ * not fit); schema.name-mapping.default is set. Every file must then fit that
+ * schema: a later file with a column the first lacks is refused. Without
+ * create, a missing table is ZB_ENOTFOUND.
  *
  * Everything is read and checked before anything is written: a corrupt
  * footer (ZB_ECORRUPT) or a refused file fails the whole call, naming the

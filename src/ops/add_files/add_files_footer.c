@@ -1,9 +1,9 @@
 /*
- * ops/add_files/add_files_footer.c - a file's metrics from its Parquet footer, for
- * add-files: the column chunks' counts, sizes and statistics merged over
+ * ops/add_files/add_files_footer.c - a file's metrics from its Parquet footer,
+ * for add-files: the column chunks' counts, sizes and statistics merged over
  * the row groups into the pq_leaf_metrics the writer would have given
- * (format/parquet/parquet_write.h), which table/metrics/file_metrics.h turns into
- * Iceberg's maps as for any written file.
+ * (format/parquet/parquet_write.h), which table/metrics/file_metrics.h turns
+ * into Iceberg's maps as for any written file.
  *
  * Bounds are taken from min_value/max_value, or from the deprecated
  * min/max only where their signed order is the type's (booleans, signed

@@ -1,10 +1,9 @@
 /*
- * ops/add_files/add_files_int.h - private to add_files*.c: the Parquet schema of a
- * file seen through a table's schema (field ids by id or by name mapping,
- * type checks), the table schema made from a file (create), and Iceberg
- * metrics from a footer; the run's state and the steps of add_files.c
- * that live in add_files_list.c, add_files_create.c and
- * add_files_describe.c.
+ * ops/add_files/add_files_int.h - private to add_files*.c: the Parquet schema
+ * of a file seen through a table's schema (field ids by id or by name mapping,
+ * type checks), the table schema made from a file (create), and Iceberg metrics
+ * from a footer; the run's state and the steps of add_files.c that live in
+ * add_files_list.c, add_files_create.c and add_files_describe.c.
  */
 #ifndef ZB_OPS_ADD_FILES_INT_H
 #define ZB_OPS_ADD_FILES_INT_H

@@ -21,7 +21,7 @@
 #include "ops/expire/expire.h"
 #include "ops/orphans/remove_orphans.h"
 #include "ops/remove_dangling_deletes.h"
-#include "ops/rewrite_manifests.h"
+#include "ops/rewrite_manifests/rewrite_manifests.h"
 #include "util/alloc.h"
 #include "util/err.h"
 #include "zamboni/ops.h"

@@ -1,21 +1,21 @@
 /*
- * ops/compact/compact.c - a compaction run (ops/compact/compact.h): plan, check the
- * memory each group needs, rewrite the groups (on a thread pool when
+ * ops/compact/compact.c - a compaction run (ops/compact/compact.h): plan, check
+ * the memory each group needs, rewrite the groups (on a thread pool when
  * max_concurrent > 1), commit, count.
  *
- * zb_compact: zb_compact_plan_table; refusals (sort options the table
- * cannot take); dry run ends here. Groups are then taken in waves:
- * one wave of every group without partial progress, else waves of
- * ceil(groups / max_commits). In a wave each group (a job) waits for its
- * reservation of est_memory_bytes from ctx->budget, rewrites with a ctx
- * of its own (no budget: the reservation covers it; the same log,
- * metrics and stop flag) and releases the reservation once its files are
- * written. The wave's written groups are then committed as one snapshot
- * (compact_commit.c). A raised stop flag starts no new group; written
- * groups are committed when drain_timeout_ms > 0, else their files are
+ * zb_compact: zb_compact_plan_table; refusals (sort options the table cannot
+ * take); dry run ends here. Groups are then taken in waves: one wave of every
+ * group without partial progress, else waves of ceil(groups / max_commits). In
+ * a wave each group (a job) waits for its reservation of est_memory_bytes from
+ * ctx->budget, rewrites with a ctx of its own (no budget: the reservation
+ * covers it; the same log, metrics and stop flag) and releases the reservation
+ * once its files are written. The wave's written groups are then committed as
+ * one snapshot (compact_commit.c). A raised stop flag starts no new group;
+ * written groups are committed when drain_timeout_ms > 0, else their files are
  * deleted. The run's rc is the worst of its groups': ZB_EUNSAFE first.
- * zb_compact is zb_compact_test_run without hooks (ops/compact/compact_hooks.h):
- * the hooks reach only the row count check and the point before a commit.
+ * zb_compact is zb_compact_test_run without hooks
+ * (ops/compact/compact_hooks.h): the hooks reach only the row count check and
+ * the point before a commit.
  */
 #define ZB_MODULE "compact"
 

@@ -104,9 +104,9 @@
  * ones. reset_row_lineage skips all this (no lineage columns: the rows
  * get new ids, and _last_updated_sequence_number that of the new files).
  *
- * The partition_evolution rules of the table config are ops/compact/compact_evolve.h:
- * it adds the coarser spec and runs this with output_spec_id and a
- * file_filter that keeps only the old partitions.
+ * The partition_evolution rules of the table config are
+ * ops/compact/compact_evolve.h: it adds the coarser spec and runs this with
+ * output_spec_id and a file_filter that keeps only the old partitions.
  *
  * Codes: ZB_EUNSAFE (a row-count mismatch), ZB_ENOMEM (a group above the
  * memory allowed), ZB_EUNSUPPORTED (a sort order), ZB_ECONFLICT (every

@@ -1,6 +1,6 @@
 /*
- * ops/compact/compact_commit.c - the replace commit of written compaction groups
- * (ops/compact/compact.h "Commit").
+ * ops/compact/compact_commit.c - the replace commit of written compaction
+ * groups (ops/compact/compact.h "Commit").
  *
  * zb_compact__commit runs zb_catalog_commit_retry with build(): each
  * attempt, on the table as just loaded,

@@ -1,6 +1,6 @@
 /*
- * ops/compact/compact_evolve.c - partition evolution by compaction (the rules and
- * their meaning are in ops/compact/compact_evolve.h).
+ * ops/compact/compact_evolve.c - partition evolution by compaction (the rules
+ * and their meaning are in ops/compact/compact_evolve.h).
  *
  * zb_compact_evolve: load the table; find the default spec's fields a
  * rule covers and their cutoffs; find the coarse spec (same source ids,

@@ -1,10 +1,10 @@
 /*
- * ops/compact/compact_hooks.h - TEST-ONLY hooks of compaction. Compiled in every
- * build (no test build differs from the shipped one), called only by the
- * tests under tests/unit/ops; nothing in src/ calls
- * zb_compact_test_run. They let a test fake a row-count mismatch and act
- * between the writing of a commit's groups and the commit (a concurrent
- * writer, a stop request), which no option of a real run should offer.
+ * ops/compact/compact_hooks.h - TEST-ONLY hooks of compaction. Compiled in
+ * every build (no test build differs from the shipped one), called only by the
+ * tests under tests/unit/ops; nothing in src/ calls zb_compact_test_run. They
+ * let a test fake a row-count mismatch and act between the writing of a
+ * commit's groups and the commit (a concurrent writer, a stop request), which
+ * no option of a real run should offer.
  *
  *     zb_compact_test_hooks h = ZB_COMPACT_TEST_HOOKS_INIT;
  *     h.before_commit = inject;  h.payload = &state;

@@ -1,5 +1,6 @@
 /*
- * ops/compact/compact_plan.c - compaction planning (ops/compact/compact.h "Plan").
+ * ops/compact/compact_plan.c - compaction planning (ops/compact/compact.h
+ * "Plan").
  *
  * zb_compact_plan_build streams the planner's tasks (plan/scan/scan_plan.h)
  * once. Each task is classified (candidate or not: compaction's policy,

@@ -122,7 +122,7 @@ static int open_output(rw *s)
     int rc;
 
     rc = zb_ingest_new_file_uri(&uri, s->ctx, s->table,
-                               zb_buf_cstr(&s->folder), "parquet");
+                                zb_buf_cstr(&s->folder), "parquet");
     if (rc == ZB_OK &&
         (s->w_uri = zb_arena_strdup(s->arena, zb_buf_cstr(&uri))) == NULL)
         rc = zb_fail_oom(s->ctx);

@@ -1,6 +1,6 @@
 /*
- * ops/config/table_config.c - parsing and validating table-config.json version 2
- * (the keys and rules are in table_config.h): the file, its root and
+ * ops/config/table_config.c - parsing and validating table-config.json version
+ * 2 (the keys and rules are in table_config.h): the file, its root and
  * namespaces here, the table blocks in table_config_block.c.
  *
  * jansson decodes the text (duplicate keys rejected), then one pass over

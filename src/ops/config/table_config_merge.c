@@ -1,8 +1,8 @@
 /*
- * ops/config/table_config_merge.c - what a table-config.json means for one table:
- * the built-in values, the merge of the defaults block and a table's own
- * block section by section, the list of tables, the warehouse assertion
- * and the `table-config summary` text.
+ * ops/config/table_config_merge.c - what a table-config.json means for one
+ * table: the built-in values, the merge of the defaults block and a table's own
+ * block section by section, the list of tables, the warehouse assertion and the
+ * `table-config summary` text.
  *
  * zb_table_config_effective starts from the built-in block, lays the
  * defaults' given sections over it and then the table's (see

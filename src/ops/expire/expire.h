@@ -1,5 +1,6 @@
 /*
- * ops/expire/expire.h - expire snapshots and delete the files only they reached.
+ * ops/expire/expire.h - expire snapshots and delete the files only they
+ * reached.
  *
  *     zb_expire_opts o = ZB_EXPIRE_OPTS_INIT;
  *     zb_expire_result r = ZB_EXPIRE_RESULT_INIT;
@@ -23,18 +24,18 @@
  * planned again, up to 3 attempts.
  *
  * Files. Before the commit the whole deletion is planned: every file the
- * expired snapshots reach (manifest lists, manifests no retained
- * snapshot lists and every file those manifests name, statistics files)
- * minus every file a retained snapshot reaches (its list, its manifests,
- * their live entries, its statistics), as sorted path streams that spill
- * to disk (ops/reachable/reachable_files.h): bounded memory for millions of files. After
- * the commit succeeds, the committed metadata is checked: when any file
- * about to be deleted is still referenced by it (a snapshot committed
- * meanwhile on another branch, say), nothing is deleted and the result
- * is ZB_EUNSAFE. Then the files are deleted in batches on a few threads;
- * failures are counted, never fatal. A commit whose outcome is unknown
- * (ZB_ETIMEOUT) deletes nothing; gc.enabled=false expires snapshots and
- * deletes nothing. Dry run: real counts, nothing changed.
+ * expired snapshots reach (manifest lists, manifests no retained snapshot lists
+ * and every file those manifests name, statistics files) minus every file a
+ * retained snapshot reaches (its list, its manifests, their live entries, its
+ * statistics), as sorted path streams that spill to disk
+ * (ops/reachable/reachable_files.h): bounded memory for millions of files.
+ * After the commit succeeds, the committed metadata is checked: when any file
+ * about to be deleted is still referenced by it (a snapshot committed meanwhile
+ * on another branch, say), nothing is deleted and the result is ZB_EUNSAFE.
+ * Then the files are deleted in batches on a few threads; failures are counted,
+ * never fatal. A commit whose outcome is unknown (ZB_ETIMEOUT) deletes nothing;
+ * gc.enabled=false expires snapshots and deletes nothing. Dry run: real counts,
+ * nothing changed.
  *
  * Metadata files (expire_meta.c). Every commit keeps the metadata-log
  * to write.metadata.previous-versions-max entries (default 100); the

@@ -1,16 +1,15 @@
 /*
  * ops/expire/expire_retain.c - which snapshots and refs expire (expire.h).
  *
- * zb_expire__rules picks each rule from opts, else the table property,
- * else the default (zb_tset_resolve, ops/table_settings.h).
- * zb_expire__retain then works in three passes over the refs: refs past their max age are dropped (never main); each kept
- * branch walks its ancestry (ice_metadata_ancestors) keeping snapshots
- * while fewer than min-snapshots-to-keep are kept or the snapshot is no
- * older than the cutoff, and stops at the first that is neither (Iceberg
- * Java's computeBranchSnapshotsToRetain); each kept tag keeps its
- * snapshot. Snapshots that no kept ref's ancestry reaches are kept while
- * younger than the table-level cutoff. The current snapshot is kept
- * whatever the rules say.
+ * zb_expire__rules picks each rule from opts, else the table property, else the
+ * default (zb_tset_resolve, ops/table_settings.h). zb_expire__retain then works
+ * in three passes over the refs: refs past their max age are dropped (never
+ * main); each kept branch walks its ancestry (ice_metadata_ancestors) keeping
+ * snapshots while fewer than min-snapshots-to-keep are kept or the snapshot is
+ * no older than the cutoff, and stops at the first that is neither (Iceberg
+ * Java's computeBranchSnapshotsToRetain); each kept tag keeps its snapshot.
+ * Snapshots that no kept ref's ancestry reaches are kept while younger than the
+ * table-level cutoff. The current snapshot is kept whatever the rules say.
  */
 #define ZB_MODULE "expire"
 

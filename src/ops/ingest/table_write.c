@@ -1,6 +1,6 @@
 /*
- * ops/ingest/table_write.c - create a table, write Parquet data and delete files
- * into it, and commit them as appends (ops/ingest/table_write.h).
+ * ops/ingest/table_write.c - create a table, write Parquet data and delete
+ * files into it, and commit them as appends (ops/ingest/table_write.h).
  */
 #define ZB_MODULE "write"
 
@@ -33,9 +33,9 @@
 #define ZB_WRITE_ARENA_MAX ((size_t)256 << 20)
 
 int zb_ingest_create(zb_table **out, zb_catalog *cat, zb_ctx *ctx,
-                    const char *ident, const char *location,
-                    const zb_json *schema_json, const zb_json *spec_json,
-                    const ice_kv *props, size_t n_props, int format_version)
+                     const char *ident, const char *location,
+                     const zb_json *schema_json, const zb_json *spec_json,
+                     const ice_kv *props, size_t n_props, int format_version)
 {
     const json_t *schema = (const json_t *)schema_json;
     const json_t *spec = (const json_t *)spec_json;
@@ -61,7 +61,7 @@ int zb_ingest_create(zb_table **out, zb_catalog *cat, zb_ctx *ctx,
 /* ---- file names and writer options ---- */
 
 int zb_ingest_new_file_uri(zb_buf *out, zb_ctx *ctx, const zb_table *t,
-                          const char *folder, const char *ext)
+                           const char *folder, const char *ext)
 {
     const char *base = ice_metadata_property(t->meta, ICE_PROP_DATA_PATH);
     char uuid[37];
@@ -88,11 +88,11 @@ static int data_uri(zb_buf *out, zb_ctx *ctx, const zb_table *t,
                     const zb_write_partition *part, const char *ext)
 {
     return zb_ingest_new_file_uri(out, ctx, t, part ? part->folder : NULL,
-                                 ext);
+                                  ext);
 }
 
 int zb_ingest_writer_opts(pq_writer_opts *o, zb_ctx *ctx,
-                         const ice_metadata *m)
+                          const ice_metadata *m)
 {
     const char **kv;
     size_t i;
@@ -152,11 +152,11 @@ static int set_partition(ice_data_file *f, zb_ctx *ctx, zb_arena *arena,
 }
 
 int zb_ingest_write_parquet(ice_data_file *out, zb_arena *arena, zb_io *io,
-                           zb_ctx *ctx, const zb_table *t,
-                           ice_file_content content,
-                           const struct ArrowSchema *schema,
-                           const struct ArrowArray *batches, size_t n_batches,
-                           const zb_write_partition *part)
+                            zb_ctx *ctx, const zb_table *t,
+                            ice_file_content content,
+                            const struct ArrowSchema *schema,
+                            const struct ArrowArray *batches, size_t n_batches,
+                            const zb_write_partition *part)
 {
     const ice_metadata *m = t->meta;
     pq_writer_opts o;
@@ -258,8 +258,8 @@ static int commit_files(zb_table **t, zb_catalog *cat, zb_io *io,
                         const pos_row *dv_rows, size_t n_dv_rows);
 
 int zb_ingest_commit_files(zb_table **t, zb_catalog *cat, zb_io *io,
-                          zb_ctx *ctx, const ice_data_file *files,
-                          const int32_t *spec_ids, size_t n)
+                           zb_ctx *ctx, const ice_data_file *files,
+                           const int32_t *spec_ids, size_t n)
 {
     return commit_files(t, cat, io, ctx, files, spec_ids, n, NULL, 0);
 }
@@ -312,9 +312,9 @@ out:
 }
 
 int zb_ingest_append(zb_table **t, zb_catalog *cat, zb_io *io, zb_ctx *ctx,
-                    const struct ArrowSchema *schema,
-                    const struct ArrowArray *batches, size_t n_batches,
-                    const zb_write_partition *part)
+                     const struct ArrowSchema *schema,
+                     const struct ArrowArray *batches, size_t n_batches,
+                     const zb_write_partition *part)
 {
     zb_arena *arena = NULL;
     ice_data_file f;
@@ -324,7 +324,7 @@ int zb_ingest_append(zb_table **t, zb_catalog *cat, zb_io *io, zb_ctx *ctx,
     if (zb_arena_new(&arena, ZB_WRITE_ARENA_MAX) < 0)
         return zb_fail_oom(ctx);
     rc = zb_ingest_write_parquet(&f, arena, io, ctx, *t, ICE_CONTENT_DATA,
-                                schema, batches, n_batches, part);
+                                 schema, batches, n_batches, part);
     if (rc == ZB_OK)
         rc = zb_ingest_commit_files(t, cat, io, ctx, &f, &spec, 1);
     zb_arena_free(arena);
@@ -523,9 +523,9 @@ static int write_dvs(ice_data_file **files, size_t *n_files, zb_arena *arena,
 }
 
 int zb_ingest_delete_positions(zb_table **t, zb_catalog *cat, zb_io *io,
-                              zb_ctx *ctx, const char *const *paths,
-                              const int64_t *positions, size_t n,
-                              const zb_write_partition *part)
+                               zb_ctx *ctx, const char *const *paths,
+                               const int64_t *positions, size_t n,
+                               const zb_write_partition *part)
 {
     struct ArrowSchema sch;
     struct ArrowArray arr;
@@ -573,8 +573,8 @@ int zb_ingest_delete_positions(zb_table **t, zb_catalog *cat, zb_io *io,
         rc = zb_fail(ctx, rc, "no room for %zu position deletes", n);
     else
         rc = zb_ingest_write_parquet(&f, arena, io, ctx, *t,
-                                    ICE_CONTENT_POSITION_DELETES, &sch, &arr,
-                                    1, part);
+                                     ICE_CONTENT_POSITION_DELETES, &sch, &arr,
+                                     1, part);
     if (rc == ZB_OK)
         rc = zb_ingest_commit_files(t, cat, io, ctx, &f, &spec, 1);
 done:
@@ -586,10 +586,10 @@ done:
 }
 
 int zb_ingest_delete_equal(zb_table **t, zb_catalog *cat, zb_io *io,
-                          zb_ctx *ctx, const int32_t *eq_ids, size_t n_ids,
-                          const struct ArrowSchema *schema,
-                          const struct ArrowArray *batch,
-                          const zb_write_partition *part)
+                           zb_ctx *ctx, const int32_t *eq_ids, size_t n_ids,
+                           const struct ArrowSchema *schema,
+                           const struct ArrowArray *batch,
+                           const zb_write_partition *part)
 {
     zb_arena *arena = NULL;
     ice_data_file f;
@@ -604,8 +604,8 @@ int zb_ingest_delete_equal(zb_table **t, zb_catalog *cat, zb_io *io,
     if (zb_arena_new(&arena, ZB_WRITE_ARENA_MAX) < 0)
         return zb_fail_oom(ctx);
     rc = zb_ingest_write_parquet(&f, arena, io, ctx, *t,
-                                ICE_CONTENT_EQUALITY_DELETES, schema, batch,
-                                1, part);
+                                 ICE_CONTENT_EQUALITY_DELETES, schema, batch,
+                                 1, part);
     if (rc == ZB_OK) {
         ids = zb_arena_calloc(arena, n_ids, sizeof *ids);
         if (ids == NULL) {

@@ -52,14 +52,14 @@ typedef struct zb_write_partition {
  * (0: 2); location NULL: the catalog's default.
  */
 int zb_ingest_create(zb_table **out, zb_catalog *cat, zb_ctx *ctx,
-                    const char *ident, const char *location,
-                    const zb_json *schema, const zb_json *spec,
-                    const ice_kv *props, size_t n_props, int format_version);
+                     const char *ident, const char *location,
+                     const zb_json *schema, const zb_json *spec,
+                     const ice_kv *props, size_t n_props, int format_version);
 
 /* The table's write.parquet.* properties applied to the writer's
  * defaults. */
 int zb_ingest_writer_opts(pq_writer_opts *o, zb_ctx *ctx,
-                         const ice_metadata *m);
+                          const ice_metadata *m);
 
 /*
  * The URI of a new file of t: <data location>[/<folder>]/<uuid>.<ext>,
@@ -68,7 +68,7 @@ int zb_ingest_writer_opts(pq_writer_opts *o, zb_ctx *ctx,
  * after clearing it.
  */
 int zb_ingest_new_file_uri(zb_buf *out, zb_ctx *ctx, const zb_table *t,
-                          const char *folder, const char *ext);
+                           const char *folder, const char *ext);
 
 /*
  * Writes batches (struct arrays of schema, whose fields carry
@@ -77,11 +77,11 @@ int zb_ingest_new_file_uri(zb_buf *out, zb_ctx *ctx, const zb_table *t,
  * given content, its partition from part. Commits nothing.
  */
 int zb_ingest_write_parquet(ice_data_file *out, zb_arena *arena, zb_io *io,
-                           zb_ctx *ctx, const zb_table *t,
-                           ice_file_content content,
-                           const struct ArrowSchema *schema,
-                           const struct ArrowArray *batches, size_t n_batches,
-                           const zb_write_partition *part);
+                            zb_ctx *ctx, const zb_table *t,
+                            ice_file_content content,
+                            const struct ArrowSchema *schema,
+                            const struct ArrowArray *batches, size_t n_batches,
+                            const zb_write_partition *part);
 
 /*
  * One append commit of files already written (data and delete files
@@ -89,14 +89,14 @@ int zb_ingest_write_parquet(ice_data_file *out, zb_arena *arena, zb_io *io,
  * may be NULL for all -1).
  */
 int zb_ingest_commit_files(zb_table **t, zb_catalog *cat, zb_io *io,
-                          zb_ctx *ctx, const ice_data_file *files,
-                          const int32_t *spec_ids, size_t n);
+                           zb_ctx *ctx, const ice_data_file *files,
+                           const int32_t *spec_ids, size_t n);
 
 /* Writes one data file from batches and appends it: one commit. */
 int zb_ingest_append(zb_table **t, zb_catalog *cat, zb_io *io, zb_ctx *ctx,
-                    const struct ArrowSchema *schema,
-                    const struct ArrowArray *batches, size_t n_batches,
-                    const zb_write_partition *part);
+                     const struct ArrowSchema *schema,
+                     const struct ArrowArray *batches, size_t n_batches,
+                     const zb_write_partition *part);
 
 /*
  * Writes one position delete file deleting positions[i] of the data file
@@ -104,9 +104,9 @@ int zb_ingest_append(zb_table **t, zb_catalog *cat, zb_io *io, zb_ctx *ctx,
  * commits it. Format version 2 or later.
  */
 int zb_ingest_delete_positions(zb_table **t, zb_catalog *cat, zb_io *io,
-                              zb_ctx *ctx, const char *const *paths,
-                              const int64_t *positions, size_t n,
-                              const zb_write_partition *part);
+                               zb_ctx *ctx, const char *const *paths,
+                               const int64_t *positions, size_t n,
+                               const zb_write_partition *part);
 
 /*
  * Writes one equality delete file holding the rows of batch (a struct
@@ -114,9 +114,9 @@ int zb_ingest_delete_positions(zb_table **t, zb_catalog *cat, zb_io *io,
  * commits it. Format version 2 or later.
  */
 int zb_ingest_delete_equal(zb_table **t, zb_catalog *cat, zb_io *io,
-                          zb_ctx *ctx, const int32_t *eq_ids, size_t n_ids,
-                          const struct ArrowSchema *schema,
-                          const struct ArrowArray *batch,
-                          const zb_write_partition *part);
+                           zb_ctx *ctx, const int32_t *eq_ids, size_t n_ids,
+                           const struct ArrowSchema *schema,
+                           const struct ArrowArray *batch,
+                           const zb_write_partition *part);
 
 #endif

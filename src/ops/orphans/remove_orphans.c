@@ -1,5 +1,5 @@
 /*
- * ops/orphans/remove_orphans.c - remove-orphans (orphans.h).
+ * ops/orphans/remove_orphans.c - remove-orphans (remove_orphans.h).
  *
  * Call order in zb_remove_orphans: load the table; refuse a short guard;
  * find the roots (resolved, normalized, nested ones dropped); check the

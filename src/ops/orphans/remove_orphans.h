@@ -1,25 +1,25 @@
 /*
- * ops/orphans/remove_orphans.h - remove-orphans: delete the files under a table's
- * location that no metadata references.
+ * ops/orphans/remove_orphans.h - remove-orphans: delete the files under a
+ * table's location that no metadata references.
  *
  *     zb_remove_orphans_opts o = ZB_REMOVE_ORPHANS_OPTS_INIT;
  *     zb_remove_orphans_result r;
  *     rc = zb_remove_orphans(&target, ctx, &o, &r);
  *     zb_remove_orphans_report(&out, target.ident, &r, target.dry_run);
  *
- * Roots: the table's root (its location, or the folder of a PATH table)
- * and write.data.path and write.metadata.path when set, each resolved
- * like any path of the table. Everything under them is listed through
- * FileIO first; then the reachable set is computed: every snapshot's
- * manifest list, its manifests and their live data, delete and
- * deletion-vector files, statistics and partition statistics files, the
- * current metadata file, every metadata-log entry and version-hint.text.
- * Paths are compared normalized (ops/reachable/reachable_files.h: file:/x is /x; s3a and s3n
- * are s3; hdfs://host:port/x is /x). A listed file that is not reachable
- * and older than the age guard (older_than_ms, default 3 days; mtime
- * before now minus the guard) is deleted; younger ones are counted and
- * left. Listing and reachable set are sorted path streams that spill to
- * disk: bounded memory for millions of files.
+ * Roots: the table's root (its location, or the folder of a PATH table) and
+ * write.data.path and write.metadata.path when set, each resolved like any path
+ * of the table. Everything under them is listed through FileIO first; then the
+ * reachable set is computed: every snapshot's manifest list, its manifests and
+ * their live data, delete and deletion-vector files, statistics and partition
+ * statistics files, the current metadata file, every metadata-log entry and
+ * version-hint.text. Paths are compared normalized
+ * (ops/reachable/reachable_files.h: file:/x is /x; s3a and s3n are s3;
+ * hdfs://host:port/x is /x). A listed file that is not reachable and older than
+ * the age guard (older_than_ms, default 3 days; mtime before now minus the
+ * guard) is deleted; younger ones are counted and left. Listing and reachable
+ * set are sorted path streams that spill to disk: bounded memory for millions
+ * of files.
  *
  * Safety checks, each ZB_EUNSAFE with nothing deleted:
  *   - a referenced file (metadata-log entries and version-hint.text

@@ -1,6 +1,6 @@
 /*
- * ops/reachable/reachable_files.c - normalized paths, record files, sorted path streams and
- * the merge join (see reach.h).
+ * ops/reachable/reachable_files.c - normalized paths, record files, sorted path
+ * streams and the merge join (see reachable_files.h).
  *
  * A record is a fixed header (length, tag, size, mtime) and the path's
  * bytes. zb_pathfile writes records to a spill file in order and reads

@@ -1,8 +1,8 @@
 /*
- * ops/reachable/reachable_files.h - the reachable-file set that expire and remove-orphans
- * share: paths normalized for comparison, sorted path streams that spill
- * to disk within a memory cap, a merge join of two sorted streams, the
- * walkers that put a table's files into a stream, and batched parallel
+ * ops/reachable/reachable_files.h - the reachable-file set that expire and
+ * remove-orphans share: paths normalized for comparison, sorted path streams
+ * that spill to disk within a memory cap, a merge join of two sorted streams,
+ * the walkers that put a table's files into a stream, and batched parallel
  * deletion.
  *
  *     zb_pathsort *keep = NULL;

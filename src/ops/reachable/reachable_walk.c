@@ -1,6 +1,6 @@
 /*
- * ops/reachable/reachable_walk.c - a table's files into sorted path streams, and
- * batched parallel deletion (see reach.h).
+ * ops/reachable/reachable_walk.c - a table's files into sorted path streams,
+ * and batched parallel deletion (see reachable_files.h).
  *
  * Walkers: zb_reach_snapshot reads one manifest list (its entries name
  * the manifests), zb_reach_manifest one manifest (its entries name data

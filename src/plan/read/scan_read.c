@@ -1,9 +1,9 @@
 /*
- * plan/read/scan_read.c - the row stream (plan/read/scan_read.h): opens each data
- * file in turn, marks the rows that position deletes, deletion vectors
- * and equality deletes remove, and projects the live ones to the read
- * schema (scan_project.c). Delete files are loaded at open
- * (scan_posdel.c, scan_eqdel.c).
+ * plan/read/scan_read.c - the row stream (plan/read/scan_read.h): opens each
+ * data file in turn, marks the rows that position deletes, deletion vectors and
+ * equality deletes remove, and projects the live ones to the read schema
+ * (scan_project.c). Delete files are loaded at open (scan_posdel.c,
+ * scan_eqdel.c).
  */
 #define ZB_MODULE "plan"
 

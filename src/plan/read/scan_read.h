@@ -243,11 +243,11 @@ void zb_rowstream_free(zb_rowstream *rs);
  *              header and key bytes at 16 per key column, the table kept
  *              at most half full;
  *   total    = read + position + equality.
- * With eq_memory_bytes non-zero the equality part is capped at it (the
- * rest spills) plus what spilling holds: 2 MiB of spill-file buffers and
- * a bit per row of the data files. Returns the total; *parts (may be NULL) gets the three
- * parts. Deliberately generous: compaction reserves this much and the
- * worker size classes are chosen from it.
+ * With eq_memory_bytes non-zero the equality part is capped at it (the rest
+ * spills) plus what spilling holds: 2 MiB of spill-file buffers and a bit per
+ * row of the data files. Returns the total; *parts (may be NULL) gets the three
+ * parts. Deliberately generous: compaction reserves this much and the worker
+ * size classes are chosen from it.
  */
 typedef struct zb_scan_estimate {
     uint64_t read_bytes;

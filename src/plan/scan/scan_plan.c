@@ -13,9 +13,9 @@
  * manifest reader's entry (valid until the reader's next call, which only
  * the plan's next call makes) and at index entries.
  *
- * A v1 snapshot without a manifest list ("manifests") has no delete
- * files; its manifests are read as table/manifest/manifest_iter.c does, with the
- * spec id from each manifest's partition-spec-id metadata.
+ * A v1 snapshot without a manifest list ("manifests") has no delete files; its
+ * manifests are read as table/manifest/manifest_iter.c does, with the spec id
+ * from each manifest's partition-spec-id metadata.
  */
 #define ZB_MODULE "plan"
 

@@ -3,7 +3,7 @@
  * TableUpdate actions applied to table metadata (see table/commit/commit.h).
  *
  * All updates of a list are applied to one copy of the metadata document
- * inside ice_metadata__edit (metadata_edit.c); the model is rebuilt once
+ * inside ice_metadata__edit (table/metadata/metadata_write.c); the model is rebuilt once
  * at the end with every check a load makes, and only then swapped in, so
  * a list is all or nothing. Each action edits the JSON document the way
  * Iceberg Java's TableMetadata.Builder changes its model, including the

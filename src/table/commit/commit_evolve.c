@@ -1,14 +1,13 @@
 /*
- * table/commit/commit_evolve.c - the TableUpdate actions that change the table's
- * format version, schemas, partition specs and sort orders, applied to
- * the metadata document by commit_apply.c (see there for the
- * transaction). Ids follow Iceberg Java's TableMetadata.Builder: an
- * equal schema, spec or order reuses its id, a new one gets the highest
- * id + 1 (a sorted order at least 1; the unsorted order is 0); a new
- * spec's fields without field-id reuse the id of the same source and
- * transform in an older spec, or get last-partition-id + 1; spec and
- * sort sources must be columns of the current schema. v1 documents keep
- * their deprecated "schema" and "partition-spec" equal to the current
+ * table/commit/commit_evolve.c - the TableUpdate actions that change the
+ * table's format version, schemas, partition specs and sort orders, applied to
+ * the metadata document by commit_apply.c (see there for the transaction). Ids
+ * follow Iceberg Java's TableMetadata.Builder: an equal schema, spec or order
+ * reuses its id, a new one gets the highest id + 1 (a sorted order at least 1;
+ * the unsorted order is 0); a new spec's fields without field-id reuse the id
+ * of the same source and transform in an older spec, or get last-partition-id +
+ * 1; spec and sort sources must be columns of the current schema. v1 documents
+ * keep their deprecated "schema" and "partition-spec" equal to the current
  * ones, and get the list forms first when they have only those.
  */
 #define ZB_MODULE "commit"

@@ -1,7 +1,8 @@
 /*
- * table/commit/commit_snap.c - the snapshot producer (see table/commit/commit.h): a
- * list of files to add and to remove becomes the manifests, the manifest
- * list and the add-snapshot / set-snapshot-ref updates of one commit.
+ * table/commit/commit_snap.c - the snapshot producer (see
+ * table/commit/commit.h): a list of files to add and to remove becomes the
+ * manifests, the manifest list and the add-snapshot / set-snapshot-ref updates
+ * of one commit.
  *
  * ice_commit_op_new, then add_file / remove_file / set_summary, then
  * ice_commit_op_build for each attempt (a new base after a conflict),

@@ -1,9 +1,9 @@
 /*
- * table/manifest/manifest.h - Iceberg manifest lists and manifests (format/spec.md
- * "Manifests", "Manifest Entry Fields", "Data File Fields", "Manifest
- * Lists", "Sequence Number Inheritance", "First Row ID Inheritance") for
- * format versions 1, 2 and 3: read as streams, and written with the
- * spec's Avro schemas and field ids.
+ * table/manifest/manifest.h - Iceberg manifest lists and manifests
+ * (format/spec.md "Manifests", "Manifest Entry Fields", "Data File Fields",
+ * "Manifest Lists", "Sequence Number Inheritance", "First Row ID Inheritance")
+ * for format versions 1, 2 and 3: read as streams, and written with the spec's
+ * Avro schemas and field ids.
  *
  *     ice_path_remap remaps[] = { { "/old/location", "/new/folder" } };
  *     ice_manifest_opts o = ICE_MANIFEST_OPTS_INIT;

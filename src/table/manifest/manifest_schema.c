@@ -1,8 +1,8 @@
 /*
- * table/manifest/manifest_schema.c - the Avro schemas that manifests and manifest
- * lists are written with, for format versions 1, 2 and 3, and the JSON of
- * the table schema and partition fields that go into a manifest's
- * key-value metadata.
+ * table/manifest/manifest_schema.c - the Avro schemas that manifests and
+ * manifest lists are written with, for format versions 1, 2 and 3, and the JSON
+ * of the table schema and partition fields that go into a manifest's key-value
+ * metadata.
  *
  * The schemas are generated from field tables (mf__list_fields,
  * mf__entry_fields, mf__data_file_fields below) that restate the spec's

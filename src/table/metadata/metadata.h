@@ -1,6 +1,6 @@
 /*
- * table/metadata/metadata.h - Iceberg table metadata JSON (format/spec.md "Table
- * Metadata", Appendix C): parse, look up, change, write back.
+ * table/metadata/metadata.h - Iceberg table metadata JSON (format/spec.md
+ * "Table Metadata", Appendix C): parse, look up, change, write back.
  *
  * A metadata file is kept twice. The parsed JSON document is the source of
  * truth: writing serialises it, so every field Zamboni does not model

@@ -1,7 +1,8 @@
 /*
- * table/metadata/metadata_int.h - private to the metadata_*.c files: the document
- * behind an ice_metadata, and the checked JSON getters that the parsing
- * files share. jansson's types stay in this header (STYLE.md section 2).
+ * table/metadata/metadata_int.h - private to the metadata_*.c files: the
+ * document behind an ice_metadata, and the checked JSON getters that the
+ * parsing files share. jansson's types stay in this header (STYLE.md section
+ * 2).
  */
 #ifndef ZB_TABLE_METADATA_INT_H
 #define ZB_TABLE_METADATA_INT_H

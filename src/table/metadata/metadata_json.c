@@ -1,6 +1,7 @@
 /*
  * table/metadata/metadata_json.c - the checked JSON getters that the metadata
- * parser uses (declared in table/metadata/metadata_int.h), and the writer's dump.
+ * parser uses (declared in table/metadata/metadata_int.h), and the writer's
+ * dump.
  *
  * Each getter looks up obj[key], treats null as absent, checks the JSON
  * type (and the int32 range where the spec says int), copies strings into

@@ -1,6 +1,7 @@
 /*
- * table/metadata/metadata_schema.c - schemas and their type trees (format/spec.md
- * "Schemas and Data Types", Appendix C), and the model's lookups.
+ * table/metadata/metadata_schema.c - schemas and their type trees
+ * (format/spec.md "Schemas and Data Types", Appendix C), and the model's
+ * lookups.
  *
  * ice_schema__parse reads one schema object: schema-id,
  * identifier-field-ids, then the struct itself through parse_type, which

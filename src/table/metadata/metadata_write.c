@@ -1,6 +1,6 @@
 /*
- * table/metadata/metadata_write.c - writing metadata JSON and changing it through
- * setters (see table/metadata/metadata.h).
+ * table/metadata/metadata_write.c - writing metadata JSON and changing it
+ * through setters (see table/metadata/metadata.h).
  *
  * Writing serialises the kept jansson document, keys in their insertion
  * order (jansson 2.8+ keeps objects ordered; replacing a key's value with

@@ -1,5 +1,6 @@
 /*
- * table/metadata/table_props.c - table properties read as numbers (table_props.h).
+ * table/metadata/table_props.c - table properties read as numbers
+ * (table_props.h).
  *
  * One parse for every numeric property the operations read, so that the
  * compaction target, the expiry rules and the settings report agree on

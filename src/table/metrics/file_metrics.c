@@ -1,6 +1,6 @@
 /*
- * table/metrics/file_metrics.c - Iceberg data-file metrics from the Parquet writer's
- * per-leaf metrics (see metrics.h for the rules and their sources).
+ * table/metrics/file_metrics.c - Iceberg data-file metrics from the Parquet
+ * writer's per-leaf metrics (see file_metrics.h for the rules and their sources).
  *
  * ice_metrics_from_parquet walks the writer's leaves in schema order. For
  * each leaf with a field id it finds the field in the table schema (its

@@ -1,7 +1,7 @@
 /*
- * table/metrics/file_metrics.h - Iceberg data-file metrics (format/spec.md "Manifests",
- * data_file fields 108-111, 137, 125, 128, 132) from what the Parquet
- * writer wrote (pq_write_result of format/parquet/parquet_write.h).
+ * table/metrics/file_metrics.h - Iceberg data-file metrics (format/spec.md
+ * "Manifests", data_file fields 108-111, 137, 125, 128, 132) from what the
+ * Parquet writer wrote (pq_write_result of format/parquet/parquet_write.h).
  *
  *     ice_metrics_config cfg;
  *     ice_metrics_config_init(&cfg, schema, sort_order, props, n_props);

@@ -1,7 +1,7 @@
 /*
- * table/metrics/file_metrics_entry.c - a manifest's data_file record from the metrics of
- * a file just written: what compaction and the table-writing API put in
- * the manifests they add.
+ * table/metrics/file_metrics_entry.c - a manifest's data_file record from the
+ * metrics of a file just written: what compaction and the table-writing API put
+ * in the manifests they add.
  */
 #define ZB_MODULE "metrics"
 

@@ -1,7 +1,7 @@
 /*
- * table/value/ice_value.c - Iceberg single values: constructors, 128-bit decimal
- * helpers, the calendar, the binary single-value serialization, ordering
- * and the Appendix B hash. JSON and human strings are written by
+ * table/value/ice_value.c - Iceberg single values: constructors, 128-bit
+ * decimal helpers, the calendar, the binary single-value serialization,
+ * ordering and the Appendix B hash. JSON and human strings are written by
  * ice_value_text.c and parsed by ice_value_parse.c.
  *
  * Binary serialization (format/spec.md Appendix D): fixed-width numbers

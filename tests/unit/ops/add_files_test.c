@@ -94,8 +94,8 @@ static void make_table_full(env *e, const char *schema_json,
     zb_table *t = NULL;
 
     ZBT_OK_CTX(zb_ingest_create(&t, e->cat, &e->ctx, e->table, NULL,
-                               (const zb_json *)s, (const zb_json *)p,
-                               NULL, 0, 2), &e->ctx);
+                                (const zb_json *)s, (const zb_json *)p,
+                                NULL, 0, 2), &e->ctx);
     zb_table_free(t);
     json_decref(s);
     json_decref(p);
@@ -763,7 +763,7 @@ static void commit_raw_path(env *e, const char *path, int64_t rows)
     ZBT_OK_CTX(zb_catalog_load_table(e->cat, &e->ctx, e->table, &t),
                &e->ctx);
     ZBT_OK_CTX(zb_ingest_commit_files(&t, e->cat, e->io, &e->ctx, &df, NULL,
-                                     1), &e->ctx);
+                                      1), &e->ctx);
     zb_table_free(t);
 }
 

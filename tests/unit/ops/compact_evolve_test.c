@@ -172,8 +172,8 @@ static void create_table(of_env *e, const char *name, const char *schema_text,
     e->t.now_ms = NOW_MS;
     ZBT_CHECK(schema != NULL && spec != NULL);
     ZBT_OK_CTX(zb_ingest_create(&t, e->cat, &e->ctx, e->dir, NULL,
-                               (const zb_json *)schema,
-                               (const zb_json *)spec, NULL, 0, 2), &e->ctx);
+                                (const zb_json *)schema,
+                                (const zb_json *)spec, NULL, 0, 2), &e->ctx);
     json_decref(schema);
     json_decref(spec);
     zb_table_free(t);
@@ -558,8 +558,8 @@ static void test_ops_evolve__hour_to_day(void)
     e.t.now_ms = NOW_MS;
     ZBT_CHECK(schema != NULL && spec != NULL);
     ZBT_OK_CTX(zb_ingest_create(&t, e.cat, &e.ctx, e.dir, NULL,
-                               (const zb_json *)schema,
-                               (const zb_json *)spec, NULL, 0, 2), &e.ctx);
+                                (const zb_json *)schema,
+                                (const zb_json *)spec, NULL, 0, 2), &e.ctx);
     json_decref(schema);
     json_decref(spec);
     zb_table_free(t);
@@ -809,7 +809,7 @@ static void delete_eq(of_env *e, int32_t day, int64_t id)
     b.children[0]->buffers[1] = idv;
     b.length = b.children[0]->length = 1;
     ZBT_OK_CTX(zb_ingest_delete_equal(&t, e->cat, e->io, &e->ctx, &eq, 1, &s,
-                                     &b, &wp), &e->ctx);
+                                      &b, &wp), &e->ctx);
     zb_arrow_array_release(&b);
     zb_arrow_schema_release(&s);
     zb_table_free(t);

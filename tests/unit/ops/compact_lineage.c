@@ -527,10 +527,10 @@ static void commit_lineage_file(of_env *e, int bad)
     t = of_load(e);
     ZBT_CHECK(zb_arena_new(&arena, (size_t)1 << 24) == 0);
     ZBT_OK_CTX(zb_ingest_write_parquet(&df, arena, e->io, &e->ctx, t,
-                                      ICE_CONTENT_DATA, &s, &b, 1, NULL),
+                                       ICE_CONTENT_DATA, &s, &b, 1, NULL),
                &e->ctx);
     ZBT_OK_CTX(zb_ingest_commit_files(&t, e->cat, e->io, &e->ctx, &df, NULL,
-                                     1), &e->ctx);
+                                      1), &e->ctx);
     zb_table_free(t);
     b.release(&b);
     s.release(&s);

@@ -47,8 +47,8 @@ static void env_open(env *e, const char *name)
     ZBT_OK_CTX(zb_catalog_open(&e->cat, &e->ctx, e->io, &cfg), &e->ctx);
     ZBT_CHECK(schema != NULL);
     ZBT_OK_CTX(zb_ingest_create(&t, e->cat, &e->ctx, e->dir, NULL,
-                               (const zb_json *)schema,
-                               NULL, NULL, 0, 2), &e->ctx);
+                                (const zb_json *)schema,
+                                NULL, NULL, 0, 2), &e->ctx);
     memset(df, 0, sizeof df);
     for (i = 0; i < 4; i++) {
         snprintf(path, sizeof path, "%s/data/f%d.parquet", e->dir, i);
@@ -63,7 +63,7 @@ static void env_open(env *e, const char *name)
         df[i].content_size_in_bytes = ICE_NULL_LONG;
     }
     ZBT_OK_CTX(zb_ingest_commit_files(&t, e->cat, e->io, &e->ctx, df, NULL,
-                                     4), &e->ctx);
+                                      4), &e->ctx);
     for (i = 0; i < 4; i++)
         zb_free((char *)df[i].file_path);
     zb_table_free(t);

@@ -143,9 +143,9 @@ static int child(of_env *c, FILE *log)
             if ((rc = zb_catalog_load_table(c->cat, &c->ctx, c->dir,
                                             &t)) == 0)
                 rc = zb_ingest_delete_positions(&t, c->cat, c->io, &c->ctx,
-                                               (const char *const *)&path,
-                                               &pos, 1,
-                                               &(zb_write_partition){
+                                                (const char *const *)&path,
+                                                &pos, 1,
+                                                &(zb_write_partition){
                                                    -1, 1,
                                                    &(ice_value){
                                                        .type = ICE_INT,
@@ -496,7 +496,7 @@ static void test_ops_compact_race__dropped_group_keeps_shared_puffin(void)
         paths[2] = paths[3] = lo ? c : a;
         ZBT_OK_CTX(zb_catalog_load_table(e.cat, &e.ctx, e.dir, &t), &e.ctx);
         ZBT_OK_CTX(zb_ingest_delete_positions(&t, e.cat, e.io, &e.ctx, paths,
-                                             pos, 4, &wp), &e.ctx);
+                                              pos, 4, &wp), &e.ctx);
         zb_table_free(t);
     }
     of_rows(&e, &rows0, &h0);
@@ -563,7 +563,7 @@ static int eq_delete_in_spec(of_env *e, int32_t spec_id, int64_t id)
     b.children[1]->buffers[1] = pv;
     b.length = b.children[0]->length = b.children[1]->length = 1;
     rc = zb_ingest_delete_equal(&t, e->cat, e->io, &e->ctx, eq, 2, &s, &b,
-                               &wp);
+                                &wp);
     zb_arrow_array_release(&b);
     zb_arrow_schema_release(&s);
     zb_table_free(t);

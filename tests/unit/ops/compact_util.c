@@ -30,7 +30,7 @@ int ct_delete_pos_rc(of_env *e, const char *path, const int64_t *pos,
     for (i = 0; i < n; i++)
         paths[i] = path;
     rc = zb_ingest_delete_positions(&t, e->cat, e->io, &e->ctx, paths, pos, n,
-                                   part < 0 ? NULL : &wp);
+                                    part < 0 ? NULL : &wp);
     zb_free(paths);
     zb_table_free(t);
     return rc;
@@ -100,7 +100,7 @@ int ct_delete_eq2_rc(of_env *e, const int64_t *ids, size_t n, int part)
     b.children[1]->buffers[1] = pv;
     b.length = b.children[0]->length = b.children[1]->length = (int64_t)n;
     rc = zb_ingest_delete_equal(&t, e->cat, e->io, &e->ctx, eq, 2, &s, &b,
-                               part < 0 ? NULL : &wp);
+                                part < 0 ? NULL : &wp);
     zb_arrow_array_release(&b);
     zb_arrow_schema_release(&s);
     zb_table_free(t);

@@ -1,5 +1,5 @@
-# test_ops_expire: expire and remove-orphans (src/ops/expire*.c,
-# orphans.c, reach*.c) on generated tables (SQLite and PATH catalogs in a
+# test_ops_expire: expire and remove-orphans (src/ops/expire/,
+# src/ops/orphans/, src/ops/reachable/) on generated tables (SQLite and PATH catalogs in a
 # temporary folder) and on copies of the fixture tables.
 add_executable(test_ops_expire unit/ops/expire_main.c unit/ops/ops_fixture.c
   unit/ops/ops_fixture_files.c

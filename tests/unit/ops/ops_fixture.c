@@ -223,7 +223,7 @@ static int append_rc(of_env *e, zb_table **t, int part, int64_t first,
     snprintf(folder, sizeof folder, "part=%d", part);
     wp.folder = folder;
     rc = zb_ingest_append(t, e->cat, e->io, &e->ctx, &s, &b, 1,
-                         part < 0 ? NULL : &wp);
+                          part < 0 ? NULL : &wp);
     zb_arrow_array_release(&b);
     zb_arrow_schema_release(&s);
     return rc;
@@ -264,8 +264,8 @@ static zb_table *create(of_env *e, const char *ident, const char *location,
 
     ZBT_CHECK(schema != NULL && (!partitioned || (wide && spec != NULL)));
     ZBT_OK_CTX(zb_ingest_create(&t, e->cat, &e->ctx, ident, location,
-                               (const zb_json *)schema,
-                               (const zb_json *)spec, NULL, 0, fv), &e->ctx);
+                                (const zb_json *)schema,
+                                (const zb_json *)spec, NULL, 0, fv), &e->ctx);
     json_decref(schema);
     json_decref(spec);
     return t;
@@ -352,8 +352,8 @@ void of_delete_row(of_env *e, zb_table **t)
     int64_t pos = 0;
 
     ZBT_OK_CTX(zb_ingest_delete_positions(t, e->cat, e->io, &e->ctx,
-                                         (const char *const *)&path, &pos, 1,
-                                         NULL),
+                                          (const char *const *)&path, &pos, 1,
+                                          NULL),
                &e->ctx);
     free(path);
 }

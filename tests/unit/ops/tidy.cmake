@@ -1,5 +1,6 @@
 # Tests of apply-properties, remove-dangling-deletes and rewrite-manifests
-# (src/ops/apply_properties.c, dangling.c, rewrite_manifests.c) on generated
+# (src/ops/apply_properties.c, remove_dangling_deletes.c,
+# rewrite_manifests/) on generated
 # tables and copies of the fixture tables, through the PATH catalog.
 add_executable(test_ops_tidy unit/ops/tidy_main.c unit/ops/ops_fixture.c
   unit/ops/ops_fixture_files.c

@@ -211,7 +211,7 @@ static void delete_pos(of_env *e, const char *path, int part)
 
     wp.values = &v;
     ZBT_OK_CTX(zb_ingest_delete_positions(&t, e->cat, e->io, &e->ctx,
-                                         &path, &pos, 1, &wp), &e->ctx);
+                                          &path, &pos, 1, &wp), &e->ctx);
     zb_table_free(t);
 }
 
@@ -244,7 +244,7 @@ static void delete_eq(of_env *e, int64_t id, int part)
     b.children[0]->buffers[1] = idv;
     b.length = b.children[0]->length = 1;
     ZBT_OK_CTX(zb_ingest_delete_equal(&t, e->cat, e->io, &e->ctx, &eq, 1, &s,
-                                     &b, part < 0 ? NULL : &wp), &e->ctx);
+                                      &b, part < 0 ? NULL : &wp), &e->ctx);
     zb_arrow_array_release(&b);
     zb_arrow_schema_release(&s);
     zb_table_free(t);

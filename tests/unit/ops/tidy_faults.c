@@ -14,7 +14,7 @@
 
 #include "ops/apply_properties.h"
 #include "ops/remove_dangling_deletes.h"
-#include "ops/rewrite_manifests.h"
+#include "ops/rewrite_manifests/rewrite_manifests.h"
 #include "ops_fixture.h"
 #include "util/alloc.h"
 

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "ops/apply_properties.h"
-#include "ops/rewrite_manifests.h"
+#include "ops/rewrite_manifests/rewrite_manifests.h"
 #include "ops/ingest/table_write.h"
 #include "ops_fixture.h"
 #include "util/alloc.h"
@@ -421,7 +421,7 @@ static void test_ops_tidy_rewrite__deletion_vectors(void)
         f.content_offset = 4;
         f.content_size_in_bytes = 33;
         ZBT_OK_CTX(zb_ingest_commit_files(&t, e.cat, e.io, &e.ctx, &f, NULL,
-                                         1), &e.ctx);
+                                          1), &e.ctx);
         zb_table_free(t);
     }
     of_items_free(&a);

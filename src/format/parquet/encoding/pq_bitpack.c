@@ -1,6 +1,6 @@
 /*
- * format/parquet/encoding/pq_bitpack.c - the bit-unpacking kernels behind the RLE
- * hybrid and DELTA_BINARY_PACKED (see pq_encoding_int.h).
+ * format/parquet/encoding/pq_bitpack.c - the bit-unpacking kernels behind the
+ * RLE hybrid and DELTA_BINARY_PACKED (see pq_encoding_int.h).
  *
  * Both encodings pack values least significant bit first in groups of 8,
  * so a group of width w is exactly w bytes and value i of a group starts

@@ -1,6 +1,7 @@
 /*
- * format/parquet/encoding/pq_delta.c - DELTA_BINARY_PACKED, DELTA_LENGTH_BYTE_ARRAY
- * and DELTA_BYTE_ARRAY (Encodings.md of apache/parquet-format).
+ * format/parquet/encoding/pq_delta.c - DELTA_BINARY_PACKED,
+ * DELTA_LENGTH_BYTE_ARRAY and DELTA_BYTE_ARRAY (Encodings.md of
+ * apache/parquet-format).
  *
  * DELTA_BINARY_PACKED is read by a small streaming decoder, delta_dec:
  *

@@ -1,6 +1,6 @@
 /*
- * format/parquet/encoding/pq_encoding.c - the RLE / bit-packed hybrid, the legacy
- * BIT_PACKED levels, PLAIN BOOLEAN and BYTE_ARRAY, and BYTE_STREAM_SPLIT
+ * format/parquet/encoding/pq_encoding.c - the RLE / bit-packed hybrid, the
+ * legacy BIT_PACKED levels, PLAIN BOOLEAN and BYTE_ARRAY, and BYTE_STREAM_SPLIT
  * (Encodings.md of apache/parquet-format). DELTA_* are in pq_delta.c; the
  * bit-unpacking kernels shared with it are in pq_bitpack.c.
  *

@@ -1,6 +1,6 @@
 /*
- * format/parquet/thrift/pq_thrift.h - a reader of the Thrift compact protocol over
- * one bounded byte range (private to format/parquet).
+ * format/parquet/thrift/pq_thrift.h - a reader of the Thrift compact protocol
+ * over one bounded byte range (private to format/parquet).
  *
  * The reader never allocates and never reads outside buf[0..len). Every
  * function returns ZB_OK or ZB_ECORRUPT; on error the message in ctx names

@@ -1,5 +1,5 @@
 /*
- * ops/rewrite_manifests_write.c - rewrite-manifests' pass 2 and commit
+ * ops/rewrite_manifests/rewrite_manifests_write.c - rewrite-manifests' pass 2 and commit
  * (see rewrite_manifests.c): the output manifests are written in windows
  * of at most max_open_writers (each window one more walk over the
  * input), then the manifest list (new manifests, then the kept ones),
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "ops/rewrite_manifests_int.h"
+#include "ops/rewrite_manifests/rewrite_manifests_int.h"
 #include "table/commit/commit.h"
 #include "util/alloc.h"
 #include "util/arena.h"

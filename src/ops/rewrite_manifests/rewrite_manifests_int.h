@@ -1,5 +1,5 @@
 /*
- * ops/rewrite_manifests_int.h - rewrite-manifests' state, shared by its
+ * ops/rewrite_manifests/rewrite_manifests_int.h - rewrite-manifests' state, shared by its
  * files: rewrite_manifests.c (the operation and its attempts),
  * rewrite_manifests_group.c (pass 1: groups and packing) and
  * rewrite_manifests_write.c (pass 2: manifests, list and commit).
@@ -9,7 +9,7 @@
 
 #include <jansson.h>
 
-#include "ops/rewrite_manifests.h"
+#include "ops/rewrite_manifests/rewrite_manifests.h"
 #include "util/arena.h"
 #include "util/buf.h"
 #include "util/vec.h"

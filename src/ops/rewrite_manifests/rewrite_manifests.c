@@ -1,5 +1,5 @@
 /*
- * ops/rewrite_manifests.c - rewrite-manifests (see ops/rewrite_manifests.h).
+ * ops/rewrite_manifests/rewrite_manifests.c - rewrite-manifests (see ops/rewrite_manifests/rewrite_manifests.h).
  *
  * An attempt runs: count the manifests of the current snapshot; pass 1
  * reads the manifests to rewrite and builds the (content, spec,
@@ -19,7 +19,7 @@
 
 #include <jansson.h>
 
-#include "ops/rewrite_manifests_int.h"
+#include "ops/rewrite_manifests/rewrite_manifests_int.h"
 #include "table/commit/commit.h"
 #include "table/metadata/table_props.h"
 #include "util/alloc.h"

@@ -1,5 +1,5 @@
 /*
- * ops/rewrite_manifests_group.c - rewrite-manifests' pass 1 (see
+ * ops/rewrite_manifests/rewrite_manifests_group.c - rewrite-manifests' pass 1 (see
  * rewrite_manifests.c): the manifests to rewrite are read, their live
  * entries grouped by (content, spec, partition) under a key that sorts
  * partition values in value order, with entry counts and estimated
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ops/rewrite_manifests_int.h"
+#include "ops/rewrite_manifests/rewrite_manifests_int.h"
 #include "table/commit/commit.h"
 #include "util/alloc.h"
 #include "util/arena.h"

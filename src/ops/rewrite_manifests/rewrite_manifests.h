@@ -1,5 +1,5 @@
 /*
- * ops/rewrite_manifests.h - rewrite-manifests: regroup the current
+ * ops/rewrite_manifests/rewrite_manifests.h - rewrite-manifests: regroup the current
  * snapshot's manifests by partition (ZAMBONI-INTERFACE.md sections 4, 5).
  *
  *     zb_rewrite_manifests_opts o = ZB_REWRITE_MANIFESTS_OPTS_INIT;
