@@ -120,9 +120,11 @@ int pq_writer_open(pq_writer **out, zb_io *io, zb_ctx *ctx, const char *uri,
     }
     w->algorithm = pq_codec_algorithm(w->opts.codec);
     if (w->algorithm < 0 || zb_codec_compress_bound(w->algorithm, 1) == 0) {
+        int codec = w->opts.codec;     /* w is freed by the abort */
+
         pq_writer_abort(w);
         return zb_fail(ctx, ZB_EUNSUPPORTED, "%s: codec %s cannot be "
-                       "written", uri, pq_codec_name(w->opts.codec));
+                       "written", uri, pq_codec_name(codec));
     }
     if ((rc = pw_schema_build(&w->schema, w->arena, ctx, schema)) < 0 ||
         (rc = make_paths(w, ctx)) < 0 ||
