@@ -12,7 +12,8 @@
  *
  * Plan (zb_compact_plan; compact_plan.c). The live data files of the
  * branch head, each with the delete files that apply (plan/scan/scan_plan.h),
- * grouped by (spec id, partition tuple). A file is a candidate when it
+ * grouped by (spec id, partition tuple) through the file grouping of
+ * plan/group/file_group.h. A file is a candidate when it
  * is below the target size (every file with rewrite_all), when at least
  * delete_file_threshold delete files apply to it, or when the rows its
  * position deletes and deletion vectors name exceed delete_ratio of its
