@@ -60,12 +60,15 @@ typedef struct pq_writer_opts {
     uint64_t dict_bytes;           /* dictionary size that ends its use */
     const char *created_by;
     int page_index;                /* write column and offset indexes */
+    /* Threads that encode and compress a row group's column chunks; the
+     * file is byte-identical for any value. 0 or 1: the calling thread. */
+    unsigned threads;
 } pq_writer_opts;
 
 #define PQ_WRITER_OPTS_VERSION 1
 #define PQ_WRITER_OPTS_INIT                                              \
     { PQ_WRITER_OPTS_VERSION, PQ_CODEC_ZSTD, 3, 128u << 20, 1u << 20, 0,  \
-      1, 2u << 20, "zamboni version " ZB_VERSION_STRING, 0 }
+      1, 2u << 20, "zamboni version " ZB_VERSION_STRING, 0, 1 }
 
 /*
  * Applies Iceberg's write.parquet.* table properties (kv: a NULL-

@@ -173,6 +173,10 @@ typedef struct zb_compact_opts {
     int max_commits;               /* partial progress; default 10; <= 0:
                                       10 */
     int max_concurrent;            /* groups at once; default 1; <= 0: 1 */
+    /* Threads the run may keep busy (groups, a group's output files, a
+     * writer's column chunks); default 1; <= 0: 1. The CLI passes the
+     * cores rule of exec/pool.h or --threads. */
+    int threads;
     int use_starting_seq;          /* default 1; 0: the new sequence number */
     uint64_t max_group_memory_bytes; /* bytes; default 0: the budget's
                                         limit (no budget: none) */
@@ -223,6 +227,7 @@ typedef struct zb_compact_opts {
         .partial_progress = 0,                                             \
         .max_commits = 10,                                                 \
         .max_concurrent = 1,                                               \
+        .threads = 1,                                                      \
         .use_starting_seq = 1,                                             \
         .max_group_memory_bytes = 0,                                       \
         .drain_timeout_ms = 0,                                             \
