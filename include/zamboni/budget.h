@@ -98,6 +98,10 @@ typedef struct zb_budget_stats {
     uint64_t held_bytes;
     unsigned holders;        /* reservations holding bytes */
     unsigned waiters;        /* calls waiting */
+    /* Since the budget was made: */
+    uint64_t peak_bytes;     /* most bytes held at once */
+    double wait_seconds;     /* time reserve and grow calls spent waiting */
+    uint64_t oversized;      /* admissions past the limit (a sole holder) */
 } zb_budget_stats;
 
 void zb_budget_stats_get(zb_budget_stats *out, zb_budget *b);

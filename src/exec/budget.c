@@ -356,6 +356,9 @@ void zb_budget_stats_get(zb_budget_stats *out, zb_budget *b)
     out->held_bytes = b->held;
     out->holders = b->holders;
     out->waiters = b->reserves.len + b->grows.len;
+    out->peak_bytes = 0;         /* kept by issue 15's budget work */
+    out->wait_seconds = 0;
+    out->oversized = 0;
     pthread_mutex_unlock(&b->lock);
 }
 
