@@ -76,6 +76,7 @@ static void builtin_block(zb_tc_block *b)
     memset(b, 0, sizeof *b);
     b->target_file_size_bytes = ZB_UNSET;
     b->min_input_files = ZB_TSET_DEFAULT_MIN_INPUT_FILES;
+    b->max_concurrent_rewrites = ZB_UNSET;
     b->retention.expire_enabled = 1;
     b->retention.max_snapshot_age_days = ZB_UNSET;
     b->retention.min_snapshots_to_keep = ZB_UNSET;
@@ -264,6 +265,11 @@ static int run_compact(const zb_op_target *t, zb_ctx *ctx,
     co.partial_progress = o->partial_progress;
     co.max_group_memory_bytes = o->max_group_memory_bytes;
     co.branch = o->branch;
+    co.threads = o->threads > 0 ? o->threads : 1;
+    co.max_concurrent = o->max_concurrent > 0 ? o->max_concurrent
+                        : b->max_concurrent_rewrites > 0
+                            ? (int)b->max_concurrent_rewrites
+                            : co.threads;
     /* partition_evolution of the table config runs first; the regular
      * pass then leaves its partitions alone (ops/compact/compact_evolve.h) */
     if (o->config != NULL && b->evolution_enabled && b->n_rules > 0) {

@@ -79,6 +79,12 @@ typedef struct zb_maint_opts {
     int partial_progress;            /* default 0 */
     uint64_t max_group_memory_bytes; /* bytes; default 0: the budget's */
     const char *branch;              /* default NULL: main */
+    int threads;                     /* zb_compact_opts.threads; default 0:
+                                        1 */
+    int max_concurrent;              /* groups at once; default 0: the
+                                        table config's
+                                        max_concurrent_file_group_rewrites,
+                                        else threads */
     /* expire */
     int64_t max_snapshot_age_days;   /* days; default ZB_UNSET */
     int64_t min_snapshots_to_keep;   /* snapshots; default ZB_UNSET */
@@ -105,6 +111,7 @@ typedef struct zb_maint_opts {
         .target_file_size_bytes = ZB_UNSET, .min_input_files = ZB_UNSET,   \
         .rewrite_all = 0, .partial_progress = 0,                           \
         .max_group_memory_bytes = 0, .branch = NULL,                       \
+        .threads = 0, .max_concurrent = 0,                                 \
         .max_snapshot_age_days = ZB_UNSET,                                 \
         .min_snapshots_to_keep = ZB_UNSET, .max_ref_age_days = ZB_UNSET,   \
         .older_than_days = ZB_UNSET, .orphans_force = 0,                   \

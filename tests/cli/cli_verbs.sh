@@ -25,6 +25,8 @@ done
 for f in --dry-run --yes --status --table-config --warehouse --uri --engine \
          --target-file-size-bytes --min-input-files --rewrite-all \
          --partial-progress --memory-mode --memory-budget-bytes \
+         --max-group-memory-bytes --threads \
+         --max-concurrent-file-group-rewrites \
          --read-ahead-bytes --max-read-ahead-files --temp-directory \
          --sort-by --sort-by-table-order --branch --snapshot-operation \
          --dangling-delete-policy --max-snapshot-age-days \
@@ -32,7 +34,13 @@ for f in --dry-run --yes --status --table-config --warehouse --uri --engine \
     if grep -qE -- "^  $f( |\$)" "$out"; then ok "maintenance_help_has_$f"
     else bad "maintenance_help_has_$f" "no line for $f"; fi
 done
-for pair in "134217728:--target-file-size-bytes" "byte budget:--memory-budget" \
+# --memory-budget-bytes is the process's budget; the per-group cap it
+# used to be is --max-group-memory-bytes, whose default is that budget
+for pair in "134217728:--target-file-size-bytes" \
+            "ZAMBONI_MEMORY_BUDGET_BYTES:--memory-budget-bytes" \
+            "the whole:--max-group-memory-bytes" \
+            "ZAMBONI_THREADS:--threads" \
+            "else --threads:--max-concurrent-file-group-rewrites" \
             "else 3:--older-than-days" "else 5:--max-snapshot-age-days" \
             "else 1:--min-snapshots-to-keep" "else 2:--min-input-manifests" \
             "default main:--branch" "local \\(default:--engine"; do

@@ -38,7 +38,7 @@ const char *const zb_profile_operation_names[6] = {
 
 /* Scalar keys, dotted for nested ones; the index is the slot. */
 static const char *const scalar_keys[] = {
-    "uri", "warehouse", "engine", "root",
+    "uri", "warehouse", "engine", "root", "memory_budget_bytes", "threads",
     "trino.host", "trino.port", "trino.user", "trino.catalog",
     "trino.version", "spark.remote", "spark.master", "spark.catalog"
 };
@@ -283,7 +283,9 @@ static int walk_section(walk *w, const char *section, const yaml_node_t *key,
 
 static int walk_root(walk *w, const yaml_node_t *root)
 {
-    static const char *const top[] = { "uri", "warehouse", "engine", "root" };
+    static const char *const top[] = { "uri", "warehouse", "engine", "root",
+                                       "memory_budget_bytes", "threads" };
+    const size_t n_top = sizeof top / sizeof top[0];
     yaml_node_pair_t *pair;
     int seen_trino = 0, seen_spark = 0, rc;
 
@@ -302,10 +304,10 @@ static int walk_root(walk *w, const yaml_node_t *root)
         if (k == NULL || k->type != YAML_SCALAR_NODE)
             return fail_at(w, k ? k : root, "a key is not a name");
         name = scalar(k);
-        for (i = 0; i < 4; i++)
+        for (i = 0; i < n_top; i++)
             if (strcmp(name, top[i]) == 0)
                 break;
-        if (i < 4)
+        if (i < n_top)
             rc = set_scalar(w, name, k, v);
         else if (strcmp(name, "operations") == 0)
             rc = set_list(w, &w->p->operations, name, k, v);
@@ -321,7 +323,8 @@ static int walk_root(walk *w, const yaml_node_t *root)
             rc = refuse_secret(w, k, NULL);
         else
             rc = fail_at(w, k, "unknown key '%.60s' (known: uri, warehouse, "
-                         "engine, root, operations, tables, trino, spark)",
+                         "engine, root, memory_budget_bytes, threads, "
+                         "operations, tables, trino, spark)",
                          name);
         if (rc < 0)
             return rc;

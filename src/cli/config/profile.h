@@ -7,6 +7,9 @@
  *     warehouse: acme
  *     engine: local                            local | spark | trino
  *     root: /srv/zamboni                       default ~/.zamboni
+ *     memory_budget_bytes: 2147483648          the process's memory budget
+ *                                              (0: none; cli/config/resources.h)
+ *     threads: 4                               1..256 (default: the cores rule)
  *     operations: [compact, expire]            a subset of the six, in the
  *                                              order given (default: all)
  *     tables: [db.events]                      default: the table config's

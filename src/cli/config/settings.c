@@ -96,7 +96,17 @@ static const setting_def defs[ZB_SET_COUNT] = {
                                NULL, NULL, "2", 0 },
     [ZB_SET_PG_READ_POOL] = { "pg_read_pool", NULL, "ZAMBONI_PG_READ_POOL",
                               NULL, NULL, "2", 0 },
+    /* no default here: cli/config/resources.c sizes them from the limits */
+    [ZB_SET_MEMORY_BUDGET_BYTES] = { "memory_budget_bytes",
+                                     "--memory-budget-bytes",
+                                     "ZAMBONI_MEMORY_BUDGET_BYTES", NULL,
+                                     "memory_budget_bytes", NULL, 0 },
+    [ZB_SET_THREADS] = { "threads", "--threads", "ZAMBONI_THREADS", NULL,
+                         "threads", NULL, 0 },
 };
+
+/* The largest budget taken: 1 EiB (more is a typo, not a machine). */
+#define MEMORY_BUDGET_MAX ((uint64_t)1 << 60)
 
 #define SETTINGS_ARENA_MAX (4u << 20)
 #define PATH_MAX_BYTES 4096
@@ -267,7 +277,10 @@ static int validate(zb_ctx *ctx, const zb_settings *s)
                        "local, spark, trino", e, s->origin[ZB_SET_ENGINE]);
     if ((rc = check_int(ctx, s, ZB_SET_TRINO_PORT, 1, 65535)) < 0 ||
         (rc = check_int(ctx, s, ZB_SET_PG_WRITE_POOL, 1, 1000)) < 0 ||
-        (rc = check_int(ctx, s, ZB_SET_PG_READ_POOL, 1, 1000)) < 0)
+        (rc = check_int(ctx, s, ZB_SET_PG_READ_POOL, 1, 1000)) < 0 ||
+        (rc = check_int(ctx, s, ZB_SET_MEMORY_BUDGET_BYTES, 0,
+                        MEMORY_BUDGET_MAX)) < 0 ||
+        (rc = check_int(ctx, s, ZB_SET_THREADS, 1, 256)) < 0)
         return rc;
     return ZB_OK;
 }

@@ -72,6 +72,8 @@ typedef enum zb_setting_id {
     ZB_SET_PG_READ_URL,            /* secret */
     ZB_SET_PG_WRITE_POOL,
     ZB_SET_PG_READ_POOL,
+    ZB_SET_MEMORY_BUDGET_BYTES,    /* bytes, 0: disabled; cli/config/resources.h */
+    ZB_SET_THREADS,                /* 1..256; cli/config/resources.h */
     ZB_SET_COUNT
 } zb_setting_id;
 

@@ -38,11 +38,12 @@ typedef enum flag_id {
     F_DRY_RUN, F_YES, F_TABLE_CONFIG, F_STATUS, F_VERBOSE, F_PROFILE, F_ENV,
     F_SETTING, /* --uri, --warehouse/--db, ... through settings.h */
     F_TARGET, F_MIN_FILES, F_REWRITE_ALL, F_PARTIAL, F_MEMORY_MODE,
-    F_MEMORY_BUDGET, F_READ_AHEAD, F_READ_AHEAD_FILES, F_TEMP_DIR,
+    F_READ_AHEAD, F_READ_AHEAD_FILES, F_TEMP_DIR,
     F_SORT_BY, F_SORT_TABLE, F_BRANCH, F_SNAP_OP, F_DANGLING_POLICY,
     F_MAX_AGE, F_MIN_KEEP, F_OLDER_THAN, F_MIN_MANIFESTS, F_TABLE, F_FORCE, F_JSON, F_OUTPUT, F_NAMESPACE, F_OVERWRITE,
     F_NO_EVOLUTION, F_REMAP, F_SNAPSHOT, F_COUNT, F_FORMAT, F_SOURCE,
-    F_CREATE, F_PARTITION_BY, F_FORMAT_VERSION, F_ALLOW_DUPLICATES
+    F_CREATE, F_PARTITION_BY, F_FORMAT_VERSION, F_ALLOW_DUPLICATES,
+    F_MAX_GROUP_MEMORY, F_MAX_CONCURRENT
 } flag_id;
 
 typedef struct flag_def {
@@ -127,13 +128,26 @@ static const flag_def flags[] = {
     { "--json", F_JSON, NULL, ZB_VERB_DOCTOR,
       "print one JSON document (each check, usable, reason) instead of\n"
       "the lines (default: lines)" },
-    { "--memory-budget-bytes", F_MEMORY_BUDGET, "N", ZB_VERB_DOCTOR,
-      "the memory budget to check against the memory limit (cgroup v2\n"
-      "memory.max, else physical memory); default: none set" },
+    { "--memory-budget-bytes", F_SETTING, "N", TABLE_READERS,
+      "the process's memory budget in bytes (0: none); default\n"
+      "ZAMBONI_MEMORY_BUDGET_BYTES, then memory_budget_bytes: in\n"
+      "zamboni.yml, else the cgroup memory limit, else the physical memory\n"
+      "(with a warning), minus a headroom of a quarter of it (160 MiB to\n"
+      "2 GiB, at most half). Compaction groups, the Parquet reader and\n"
+      "equality-delete key sets reserve from it before they buffer data,\n"
+      "and wait while it is full. doctor checks it against the memory limit" },
+    { "--threads", F_SETTING, "N", ZB_VERB_DOCTOR,
+      "the thread count to report (1..256); default ZAMBONI_THREADS, then\n"
+      "threads: in zamboni.yml, else min(floor(CPU limit), memory / 4 GiB),\n"
+      "at least 1" },
     { "--temp-directory", F_TEMP_DIR, "DIR", ZB_VERB_DOCTOR,
       "the spill folder to check; default $TMPDIR, else /tmp" },
     { "--verbose", F_VERBOSE, NULL, ZB_VERB_MAINTENANCE,
-      "print each operation's timing and the settings' origins" },
+      "print each operation's timing and the settings' origins, the\n"
+      "memory budget and the threads with theirs" },
+    { "--verbose", F_VERBOSE, NULL, OPS & ~ZB_VERB_MAINTENANCE,
+      "print the memory budget and the threads, each with where it came\n"
+      "from, before the report (default: the report only)" },
     { "--table-config", F_TABLE_CONFIG, "FILE",
       OPS | COMPACTION | ZB_VERB_TABLE_CONFIG | ZB_VERB_DOCTOR,
       "per-table settings (table-config.json version 2); default:\n"
@@ -198,9 +212,21 @@ static const flag_def flags[] = {
     { "--memory-mode", F_MEMORY_MODE, "MODE", COMPACTION,
       "auto (default), in_memory or chunked; accepted for compatibility:\n"
       "this engine always streams within --memory-budget-bytes" },
-    { "--memory-budget-bytes", F_MEMORY_BUDGET, "N", COMPACTION,
+    { "--max-group-memory-bytes", F_MAX_GROUP_MEMORY, "N",
+      ZB_VERB_MAINTENANCE | ZB_VERB_COMPACT,
       "largest memory one compaction group may need (a larger group\n"
-      "fails before writing); default: the process's byte budget" },
+      "fails the run before anything is written); default: the whole\n"
+      "memory budget (--memory-budget-bytes; none when it is 0)" },
+    { "--threads", F_SETTING, "N", ZB_VERB_MAINTENANCE | ZB_VERB_COMPACT,
+      "threads compaction may keep busy (1..256); default ZAMBONI_THREADS,\n"
+      "then threads: in zamboni.yml, else min(floor(CPU limit), memory\n"
+      "limit / 4 GiB), at least 1 (the CPU limit: cgroup cpu.max, else\n"
+      "the online CPUs)" },
+    { "--max-concurrent-file-group-rewrites", F_MAX_CONCURRENT, "N",
+      ZB_VERB_MAINTENANCE | ZB_VERB_COMPACT,
+      "compaction groups rewritten at once (1..256), each within the\n"
+      "memory budget; default: the table config's\n"
+      "max_concurrent_file_group_rewrites, else --threads' figure" },
     { "--read-ahead-bytes", F_READ_AHEAD, "N", COMPACTION,
       "accepted for compatibility (default 67108864); reads are planned\n"
       "per group" },
@@ -306,8 +332,9 @@ static const verb_doc docs[] = {
     { ZB_VERB_DOCTOR, "doctor", "[TABLE] [options]",
       "Checks what Zamboni needs, one line each: the configuration resolves\n"
       "(flags, ZAMBONI_*, .env, zamboni.yml, table config), the catalog is\n"
-      "reachable, the temporary folder is writable (free space), the memory\n"
-      "limit against --memory-budget-bytes, the build's Parquet codecs.\n"
+      "reachable, the temporary folder is writable (free space), the\n"
+      "memory budget and where it came from against the memory limit, the\n"
+      "threads and where they came from, the build's Parquet codecs.\n"
       "With TABLE also: the table loads, its format version is supported,\n"
       "its current snapshot plans (every manifest read) and it uses no\n"
       "feature this build lacks (encryption, unknown transforms, ...).\n"
@@ -452,6 +479,11 @@ void zb_verb_help(FILE *out, unsigned bit)
               "defaults to ~/.zamboni. Secrets come from the environment or .env.\n",
               out);
     fprintf(out, "\n%s", exits_of(bit));
+}
+
+int zb_verb_reads_tables(unsigned bit)
+{
+    return (bit & TABLE_READERS) != 0;
 }
 
 const char *zb_verb_trailer(unsigned bit)
@@ -629,10 +661,16 @@ static int set_value(zb_verb_args *a, const flag_def *f, const char *name,
                                  "(at least 1)", v, name);
         a->mo.min_input_files = (int)x;
         return 0;
-    case F_MEMORY_BUDGET:
+    case F_MAX_GROUP_MEMORY:
         if (parse_i64(&x, v, 1) < 0)
             return zb_verb_usage(a->verb, "invalid value '%s' for %s", v, name);
         a->mo.max_group_memory_bytes = (uint64_t)x;
+        return 0;
+    case F_MAX_CONCURRENT:
+        if (parse_i64(&x, v, 1) < 0 || x > 256)
+            return zb_verb_usage(a->verb, "invalid value '%s' for %s "
+                                 "(1 to 256)", v, name);
+        a->mo.max_concurrent = (int)x;
         return 0;
     case F_READ_AHEAD:
     case F_READ_AHEAD_FILES:

@@ -10,8 +10,13 @@
  *             TABLE naming a folder needs no configured catalog)
  *   tmpdir    --temp-directory, $TMPDIR or /tmp is a folder we can create
  *             a file in (one empty file, removed at once); its free space
- *   memory    the memory limit (cgroup v2 memory.max, else physical
- *             memory; exec/pool.h) against --memory-budget-bytes
+ *   memory    the process's memory budget and its source
+ *             (cli/config/resources.h: --memory-budget-bytes,
+ *             ZAMBONI_MEMORY_BUDGET_BYTES, zamboni.yml, else the limit
+ *             minus the headroom) against the memory limit (cgroup v2
+ *             memory.max, else physical memory; exec/pool.h)
+ *   threads   the thread count and its source (--threads, ZAMBONI_THREADS,
+ *             zamboni.yml, else the cores rule)
  *   codecs    which Parquet codecs this build compresses and decompresses
  *             (a round trip of a few bytes each)
  * and with TABLE:
@@ -187,29 +192,38 @@ static void check_tmpdir(doctor *d, const zb_verb_args *a)
     add(d, "tmpdir", LV_OK, "%s writable, %s free", dir, free_s);
 }
 
-static void check_memory(doctor *d, const zb_verb_args *a)
+/* The process's budget (cli/config/resources.h) against the memory
+ * limit, and the threads; both with their sources. */
+static void check_memory(doctor *d, const zb_verb_env *env)
 {
+    const zb_resources *r = &env->res;
+    const char *what;
     zb_sys_limits l;
     char lim[32], bud[32];
-    uint64_t budget = a->mo.max_group_memory_bytes;
 
     zb_sys_limits_read(&l, NULL);
     zb_str_format_bytes(lim, sizeof lim, l.mem_limit_bytes);
-    if (budget == 0) {
-        add(d, "memory", LV_OK, "limit %s (%s), no budget set "
-            "(--memory-budget-bytes)", lim,
-            l.mem_from_cgroup ? "cgroup memory.max" : "physical memory");
+    what = l.mem_from_cgroup ? "cgroup memory.max" : "physical memory";
+    if (env->budget == NULL) {
+        add(d, "memory", LV_WARN, "limit %s (%s); budget not resolved: the "
+            "configuration does not resolve", lim, what);
+        add(d, "threads", LV_WARN, "not resolved: the configuration does "
+            "not resolve");
         return;
     }
-    zb_str_format_bytes(bud, sizeof bud, budget);
-    if (budget > l.mem_limit_bytes)
-        add(d, "memory", LV_FAIL, "budget %s exceeds the memory limit %s "
-            "(%s): a group that size would be killed", bud, lim,
-            l.mem_from_cgroup ? "cgroup memory.max" : "physical memory");
+    zb_str_format_bytes(bud, sizeof bud, r->budget_bytes);
+    if (r->budget_bytes == 0)
+        add(d, "memory", LV_OK, "limit %s (%s), no budget (%s)", lim, what,
+            r->budget_source);
+    else if (r->budget_bytes > l.mem_limit_bytes)
+        add(d, "memory", LV_FAIL, "budget %s (%s) exceeds the memory limit "
+            "%s (%s): work that size would be killed", bud, r->budget_source,
+            lim, what);
     else
-        add(d, "memory", LV_OK, "limit %s (%s), budget %s", lim,
-            l.mem_from_cgroup ? "cgroup memory.max" : "physical memory",
-            bud);
+        add(d, "memory", LV_OK, "limit %s (%s), budget %s, %llu bytes (%s)",
+            lim, what, bud, (unsigned long long)r->budget_bytes,
+            r->budget_source);
+    add(d, "threads", LV_OK, "%u (%s)", r->threads, r->threads_source);
 }
 
 /* 1 when Parquet codec c round-trips a few bytes (compress, then
@@ -504,7 +518,27 @@ static int print_lines(const doctor *d)
     return 0;
 }
 
-static int print_json(const doctor *d)
+/* "budget": {"bytes", "source"} and "threads": {"count", "source"}, or
+ * null when the configuration did not resolve. */
+static int resources_json(json_t *doc, const zb_verb_env *env)
+{
+    json_t *b = json_null(), *t = json_null();
+
+    if (env->budget != NULL) {
+        json_decref(b);
+        json_decref(t);
+        b = json_pack("{sIss}", "bytes", (json_int_t)env->res.budget_bytes,
+                      "source", env->res.budget_source);
+        t = json_pack("{sIss}", "count", (json_int_t)env->res.threads,
+                      "source", env->res.threads_source);
+    }
+    if (json_object_set_new(doc, "budget", b) < 0 ||
+        json_object_set_new(doc, "threads", t) < 0)
+        return -1;
+    return 0;
+}
+
+static int print_json(const doctor *d, const zb_verb_env *env)
 {
     const check *bad = first_failure(d);
     json_t *doc = json_object(), *arr = json_array();
@@ -526,7 +560,8 @@ static int print_json(const doctor *d)
     if (json_object_set(doc, "checks", arr) < 0 ||
         json_object_set_new(doc, "usable", json_boolean(bad == NULL)) < 0 ||
         json_object_set_new(doc, "reason",
-                            bad ? json_string(reason) : json_null()) < 0)
+                            bad ? json_string(reason) : json_null()) < 0 ||
+        resources_json(doc, env) < 0)
         goto out;
     rc = json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     if (rc == 0)
@@ -575,14 +610,14 @@ int zb_cli_doctor_run(int argc, char **argv)
             "not resolve");
     }
     check_tmpdir(d, a);
-    check_memory(d, a);
+    check_memory(d, &env);
     check_codecs(d);
     if (table != NULL && env.io != NULL && env.settings != NULL)
         check_table(d, &env, &ctx, table);
     else if (table != NULL)
         add(d, "table", LV_FAIL, "%s not checked: the configuration does "
             "not resolve", table);
-    if ((a->json ? print_json(d) : print_lines(d)) != 0 ||
+    if ((a->json ? print_json(d, &env) : print_lines(d)) != 0 ||
         fflush(stdout) != 0)
         code = ZB_EXIT_FAILED;
     else

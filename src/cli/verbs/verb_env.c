@@ -3,7 +3,9 @@
  * way, after zb_verb_parse (verb_args.c): zb_verb_env_open loads the
  * settings from the five sources of cli/config/settings.h and the table
  * config from --table-config or $ZAMBONI_ROOT/configs/<W>/table-config.json,
- * whose warehouse must be W (exit 3 before anything is touched); then
+ * whose warehouse must be W (exit 3 before anything is touched), and for
+ * a verb that works on tables the one memory budget of the process
+ * (cli/config/resources.h) in ctx->budget; then
  * zb_verb_catalog opens the catalog of each table (a folder, or the
  * configured catalog), with the verb's --remap values.
  */
@@ -12,10 +14,16 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <jansson.h>
+
 #include "cli/exit.h"
 #include "cli/verbs/verbs.h"
+#include "exec/pool.h"
 #include "util/alloc.h"
 #include "util/err.h"
+#include "util/log.h"
+#include "util/str.h"
+#include "zamboni/budget.h"
 
 int zb_verb_names_folder(const char *table)
 {
@@ -44,6 +52,68 @@ const char *zb_verb_warehouse(const zb_verb_env *env)
     return w ? w : "tables";
 }
 
+/*
+ * The budget and threads from the settings and the limits; the budget
+ * into ctx. The warning is given once per process.
+ */
+static int open_budget(zb_verb_env *env, zb_ctx *ctx)
+{
+    static int warned;
+    zb_sys_limits l;
+    int rc;
+
+    zb_sys_limits_read(&l, NULL);
+    zb_resources_resolve(&env->res, env->settings, &l);
+    if (env->res.no_mem_limit && !warned) {
+        warned = 1;
+        zb_log_warn(ctx, "no memory limit found (no cgroup memory limit): "
+                    "the memory budget is %llu bytes, the physical memory "
+                    "minus the headroom; set --memory-budget-bytes, "
+                    "ZAMBONI_MEMORY_BUDGET_BYTES or memory_budget_bytes: in "
+                    "zamboni.yml", (unsigned long long)env->res.budget_bytes);
+    }
+    if ((rc = zb_budget_new(&env->budget, env->res.budget_bytes,
+                            ctx->metrics)) < 0)
+        return zb_fail(ctx, rc, "cannot create the memory budget: %s",
+                       zb_rc_name(rc));
+    env->ctx = ctx;
+    ctx->budget = env->budget;
+    return ZB_OK;
+}
+
+void zb_verb_print_resources(FILE *out, const zb_verb_env *env,
+                             const char *prefix)
+{
+    char b[32];
+
+    if (env->budget == NULL)
+        return;
+    if (env->res.budget_bytes == 0)
+        snprintf(b, sizeof b, "none");
+    else
+        zb_str_format_bytes(b, sizeof b, env->res.budget_bytes);
+    fprintf(out, "%smemory budget %s, %llu bytes (%s)\n", prefix, b,
+            (unsigned long long)env->res.budget_bytes,
+            env->res.budget_source);
+    fprintf(out, "%sthreads %u (%s)\n", prefix, env->res.threads,
+            env->res.threads_source);
+}
+
+json_t *zb_verb_budget_json(const zb_verb_env *env)
+{
+    zb_budget_stats st;
+
+    if (env->budget == NULL)
+        return json_null();
+    zb_budget_stats_get(&st, env->budget);
+    return json_pack("{sIsssIsfsI}", "limit_bytes",
+                     (json_int_t)st.limit_bytes, "source",
+                     env->res.budget_source, "peak_reserved_bytes",
+                     (json_int_t)st.peak_bytes, "wait_seconds",
+                     st.wait_seconds, "oversized",
+                     (json_int_t)st.oversized);
+}
+
 int zb_verb_env_open(zb_verb_env *env, zb_ctx *ctx, const zb_verb_args *a)
 {
     zb_settings_input in = ZB_SETTINGS_INPUT_INIT;
@@ -61,6 +131,8 @@ int zb_verb_env_open(zb_verb_env *env, zb_ctx *ctx, const zb_verb_args *a)
     if ((rc = zb_settings_load(&env->settings, ctx, &in)) < 0)
         return rc;
     if ((rc = zb_io_new(&env->io, ctx)) < 0)
+        return rc;
+    if (zb_verb_reads_tables(a->bit) && (rc = open_budget(env, ctx)) < 0)
         return rc;
     wh = zb_settings_get(env->settings, ZB_SET_WAREHOUSE);
     env->tc_path[0] = '\0';
@@ -107,6 +179,12 @@ void zb_verb_env_close(zb_verb_env *env)
     env->tc = NULL;
     env->settings = NULL;
     env->io = NULL;
+    /* last: whatever held a reservation is gone */
+    if (env->ctx != NULL && env->ctx->budget == env->budget)
+        env->ctx->budget = NULL;
+    zb_budget_free(env->budget);
+    env->budget = NULL;
+    env->ctx = NULL;
 }
 
 int zb_verb_configured_catalog(zb_catalog **out, zb_verb_env *env,

@@ -416,6 +416,7 @@ int zb_cli_maintenance_run(int argc, char **argv)
         zb_buf_free(&d);
         if (env.tc)
             printf("table config: %s\n", env.tc_path);
+        zb_verb_print_resources(stdout, &env, "");
     }
     catch_signals();
     ctx.stop = &stop_requested;
@@ -510,6 +511,7 @@ int zb_cli_maintenance_run(int argc, char **argv)
         }
     }
     if (s->doc) {
+        json_object_set_new(s->doc, "budget", zb_verb_budget_json(&env));
         json_object_set_new(s->doc, "exit", json_integer(s->worst));
         if (json_dumpf(s->doc, stdout, JSON_INDENT(2)) == 0)
             fputc('\n', stdout);

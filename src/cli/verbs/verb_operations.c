@@ -14,7 +14,8 @@
  * zb_verb_run_table is shared with `maintenance`
  * (cli/verbs/verb_maintenance.c): it opens the table's catalog (with the
  * --remap list), refuses a moved table that would write outside its new
- * location, and runs the selected operations.
+ * location, and runs the selected operations with the process's threads
+ * (zb_maint_opts.threads, from cli/config/resources.h).
  */
 #define ZB_MODULE "cli"
 
@@ -109,10 +110,14 @@ int zb_verb_run_table(zb_verb_env *env, zb_ctx *ctx, const char *table,
                       const zb_maint_opts *mo, zb_maint_step_fn on_step,
                       void *payload)
 {
+    zb_maint_opts m = *mo;
     zb_op_target t;
     zb_catalog *cat = NULL;
     int owned = 0, rc;
 
+    /* the process's threads, unless the caller chose */
+    if (m.threads <= 0 && env->res.threads > 0)
+        m.threads = (int)env->res.threads;
     if ((rc = zb_verb_catalog(&cat, &owned, env, ctx, table)) < 0)
         return rc;
     if ((rc = zb_verb_check_moved(cat, ctx, table)) < 0) {
@@ -125,7 +130,7 @@ int zb_verb_run_table(zb_verb_env *env, zb_ctx *ctx, const char *table,
     t.io = env->io;
     t.ident = table;
     t.dry_run = env->args->dry_run;
-    rc = zb_maintenance_table(&t, ctx, mo, on_step, payload);
+    rc = zb_maintenance_table(&t, ctx, &m, on_step, payload);
     if (owned)
         zb_catalog_free(cat);
     return rc;
@@ -216,6 +221,8 @@ int zb_cli_op_run(int argc, char **argv)
     if ((code = zb_verb_check_flags(a, &env)) != 0)
         goto done;
     a->mo.config = env.tc;
+    if (a->verbose)
+        zb_verb_print_resources(stdout, &env, "");
     memset(&o, 0, sizeof o);
     o.args = a;
     zb_cli_progress_install(&ctx, isatty(STDERR_FILENO));

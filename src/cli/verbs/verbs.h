@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "catalog/catalog.h"
+#include "cli/config/resources.h"
 #include "cli/config/settings.h"
 #include "cli/verbs/scan_print.h"
 #include "ops/add_files/add_files.h"
@@ -116,14 +117,40 @@ typedef struct zb_verb_env {
     char tc_path[4096];
     int need_tc;                   /* set before open: a missing one is an error */
     int no_tc;                     /* set before open: no table config (scan) */
+    /* The process's memory budget and threads (cli/config/resources.h),
+     * for the verbs that work on tables; ctx->budget points at budget
+     * until close. */
+    zb_resources res;
+    zb_budget *budget;
+    zb_ctx *ctx;
 } zb_verb_env;
 
 /*
- * Loads the settings and the table config. ZB_EUSAGE (config errors),
- * ZB_EREFUSED (the table config names another warehouse), ZB_EIO.
+ * Loads the settings and the table config; for a verb that works on
+ * tables (zb_verb_reads_tables) also resolves the memory budget and the
+ * threads, creates the one budget of the process (ctx->metrics records
+ * it) and sets ctx->budget, warning once when no memory limit was found.
+ * ZB_EUSAGE (config errors), ZB_EREFUSED (the table config names another
+ * warehouse), ZB_EIO, ZB_ENOMEM.
  */
 int zb_verb_env_open(zb_verb_env *env, zb_ctx *ctx, const zb_verb_args *a);
 void zb_verb_env_close(zb_verb_env *env);
+
+/*
+ * The budget's figures for a --json report: {"limit_bytes", "source",
+ * "peak_reserved_bytes", "wait_seconds", "oversized"} (zb_budget_stats_get;
+ * limit 0: no budget), or JSON null when the verb made none. New
+ * reference; NULL when out of memory.
+ */
+struct json_t *zb_verb_budget_json(const zb_verb_env *env);
+
+/* Whether the verb bit reads or writes tables (and so has a budget). */
+int zb_verb_reads_tables(unsigned bit);
+
+/* "memory budget 1.5GiB (SOURCE)" and "threads 2 (SOURCE)" lines, each
+ * starting with prefix, for doctor-like reports and --verbose. */
+void zb_verb_print_resources(FILE *out, const zb_verb_env *env,
+                             const char *prefix);
 
 /* The engine named (flag, ZAMBONI_ENGINE, profile, "local"). */
 const char *zb_verb_engine(const zb_verb_env *env);

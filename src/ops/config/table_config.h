@@ -37,6 +37,11 @@
  *   target_file_size_bytes  >= 100, or null [null: the table's
  *                           write.target-file-size-bytes, else 128 MiB]
  *   min_input_files         >= 1 [2]
+ *   max_concurrent_file_group_rewrites
+ *                           1..256, or null [null: the threads figure,
+ *                           --threads or the cores rule]: compaction
+ *                           groups rewritten at once (Iceberg's Spark
+ *                           option of that name)
  *   retention               {expire_snapshots {enabled [true],
  *                           max_snapshot_age_days >= 0|null,
  *                           min_snapshots_to_keep >= 1|null,
@@ -143,6 +148,7 @@ typedef enum zb_tc_section {
     ZB_TC_SEC_TARGET_FILE_SIZE,
     ZB_TC_SEC_MIN_INPUT_FILES,
     ZB_TC_SEC_RETENTION,
+    ZB_TC_SEC_MAX_CONCURRENT_REWRITES,
     ZB_TC_SEC_COUNT
 } zb_tc_section;
 
@@ -162,6 +168,7 @@ typedef struct zb_tc_block {
     int precision_bits;
     int64_t target_file_size_bytes;    /* -1: null */
     int64_t min_input_files;
+    int64_t max_concurrent_rewrites;   /* -1: null (the threads) */
     zb_tc_retention retention;
 } zb_tc_block;
 

@@ -464,6 +464,7 @@ int zb_tc__parse_block(zb_tc_parser *p, const json_t *obj, const char *path,
                                         "partition_evolution", "ordering",
                                         "target_file_size_bytes",
                                         "min_input_files", "retention",
+                                        "max_concurrent_file_group_rewrites",
                                         NULL };
     char kp[TC_PATH];
     const json_t *v;
@@ -516,6 +517,14 @@ int zb_tc__parse_block(zb_tc_parser *p, const json_t *obj, const char *path,
                                   &b->min_input_files)) < 0)
             return rc;
         b->present |= 1u << ZB_TC_SEC_MIN_INPUT_FILES;
+    }
+    zb_tc__sub(kp, path, "max_concurrent_file_group_rewrites");
+    if ((v = json_object_get(obj, "max_concurrent_file_group_rewrites")) !=
+        NULL) {
+        if ((rc = zb_tc__want_int(p, v, kp, 1, 256, 1,
+                                  &b->max_concurrent_rewrites)) < 0)
+            return rc;
+        b->present |= 1u << ZB_TC_SEC_MAX_CONCURRENT_REWRITES;
     }
     zb_tc__sub(kp, path, "retention");
     if ((v = zb_tc__opt(obj, "retention")) != NULL) {

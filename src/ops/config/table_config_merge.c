@@ -51,6 +51,7 @@ void zb_table_config__builtin(zb_tc_block *b, int has_defaults)
     b->precision_bits = ZB_TC_DEFAULT_PRECISION_BITS;
     b->target_file_size_bytes = ZB_UNSET;
     b->min_input_files = ZB_TC_DEFAULT_MIN_INPUT_FILES;
+    b->max_concurrent_rewrites = ZB_UNSET;
     zb_table_config__builtin_retention(&b->retention);
 }
 
@@ -99,6 +100,10 @@ static void overlay(zb_tc_effective *out, const zb_tc_block *src,
     if (has(src, ZB_TC_SEC_MIN_INPUT_FILES) && inherit_min_files) {
         b->min_input_files = src->min_input_files;
         out->origin[ZB_TC_SEC_MIN_INPUT_FILES] = origin;
+    }
+    if (has(src, ZB_TC_SEC_MAX_CONCURRENT_REWRITES)) {
+        b->max_concurrent_rewrites = src->max_concurrent_rewrites;
+        out->origin[ZB_TC_SEC_MAX_CONCURRENT_REWRITES] = origin;
     }
     if (has(src, ZB_TC_SEC_RETENTION)) {
         b->retention = src->retention;   /* whole */
@@ -194,7 +199,8 @@ const char *zb_tc_section_name(zb_tc_section s)
 {
     static const char *const names[] = {
         "description", "partition", "partition_evolution", "ordering",
-        "target_file_size_bytes", "min_input_files", "retention"
+        "target_file_size_bytes", "min_input_files", "retention",
+        "max_concurrent_file_group_rewrites"
     };
     return (unsigned)s < ZB_TC_SEC_COUNT ? names[s] : "?";
 }
@@ -371,6 +377,17 @@ static int put_block(zb_buf *b, const zb_tc_effective *e)
                             "min_input_files",
                             (long long)k->min_input_files,
                             mark(e->origin[ZB_TC_SEC_MIN_INPUT_FILES]));
+    if (rc == ZB_OK)
+        rc = k->max_concurrent_rewrites < 0
+                 ? zb_buf_appendf(b, "  %-24s null (the threads)%s\n",
+                                  "max_concurrent_file_group_rewrites",
+                                  mark(e->origin
+                                           [ZB_TC_SEC_MAX_CONCURRENT_REWRITES]))
+                 : zb_buf_appendf(b, "  %-24s %lld%s\n",
+                                  "max_concurrent_file_group_rewrites",
+                                  (long long)k->max_concurrent_rewrites,
+                                  mark(e->origin
+                                           [ZB_TC_SEC_MAX_CONCURRENT_REWRITES]));
     if (rc == ZB_OK)
         rc = put_retention(b, &k->retention,
                            mark(e->origin[ZB_TC_SEC_RETENTION]));

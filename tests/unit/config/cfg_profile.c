@@ -133,7 +133,8 @@ static void test_config_profile__errors(void)
 {
     parse_err("uri: x\ncolour: blue\n",
               "z.yml:2: unknown key 'colour' (known: uri, warehouse, engine, "
-              "root, operations, tables, trino, spark)");
+              "root, memory_budget_bytes, threads, operations, tables, "
+              "trino, spark)");
     parse_err("uri: x\ntoken: abc\n",
               "z.yml:2: 'token' is a secret, and secrets are not allowed in "
               "zamboni.yml: set ZAMBONI_TOKEN in the environment or in .env "

@@ -99,7 +99,8 @@ static const bad_case bad_cases[] = {
     /* block keys */
     { "{\"colour\":1}", "defaults.colour: unknown key (allowed: "
       "description, partition, partition_evolution, ordering, "
-      "target_file_size_bytes, min_input_files, retention)" },
+      "target_file_size_bytes, min_input_files, retention, "
+      "max_concurrent_file_group_rewrites)" },
     { "{\"description\":5}",
       "defaults.description: must be a string (got an integer)" },
     { "{\"target_file_size_bytes\":99}",
