@@ -17,7 +17,7 @@ command -v python3 >/dev/null 2>&1 && have_python=1
 
 # --- help and usage ----------------------------------------------------
 expect help 0 '^Usage: zamboni doctor \[TABLE\]' '' -- doctor --help
-for f in --json --memory-budget-bytes --temp-directory --warehouse --uri \
+for f in --json --memory-budget-bytes --threads --temp-directory --warehouse --uri \
          --profile --env --table-config; do
     if awk -v f="$f" '$1 == f {getline; h = $0; while ((getline) > 0 &&
            $0 ~ /^      /) h = h $0; print h; exit}' "$out" |

@@ -17,6 +17,12 @@
 #                       table verb's --remap/--uri/--warehouse help and
 #                       usage error; a moved table writing outside refused
 #                       (label unit)
+#   test_cli_resources  the memory budget and threads of a process: each
+#                       source, 0 disabling, bad values (2), doctor's and
+#                       --verbose's lines, maintenance --json's budget,
+#                       --max-group-memory-bytes refusing a group,
+#                       --max-concurrent-file-group-rewrites and its key
+#                       (label unit)
 #   interop_cli_demo_rows  the live rows of every demo table before and
 #                       after maintenance, by tests/interop/scan_reference.mjs
 #                       (label interop)
@@ -29,6 +35,10 @@ add_test(NAME test_cli_remap
   COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/cli_remap.sh
           $<TARGET_FILE:zamboni> ${PROJECT_SOURCE_DIR}/../shared/fixtures)
 set_tests_properties(test_cli_remap PROPERTIES LABELS unit TIMEOUT 600)
+add_test(NAME test_cli_resources
+  COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/cli_resources.sh
+          $<TARGET_FILE:zamboni> ${PROJECT_SOURCE_DIR}/../shared/fixtures)
+set_tests_properties(test_cli_resources PROPERTIES LABELS unit TIMEOUT 300)
 add_test(NAME test_cli_demo
   COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/cli_demo.sh $<TARGET_FILE:zamboni>)
 set_tests_properties(test_cli_demo PROPERTIES LABELS unit TIMEOUT 600)

@@ -10,7 +10,7 @@
 #include "zbtest.h"
 
 extern const zbt_case test_config_dotenv[], test_config_profile[],
-    test_config_settings[], test_config_table[];
+    test_config_settings[], test_config_table[], test_config_resources[];
 
 const char *cfg_env_get(const char *name, void *payload)
 {
@@ -99,6 +99,6 @@ int main(int argc, char **argv)
 {
     const zbt_case *const suites[] = { test_config_dotenv, test_config_profile,
                                        test_config_settings, test_config_table,
-                                       NULL };
+                                       test_config_resources, NULL };
     return zbt_main(argc, argv, suites);
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cfg_test.h"
+#include "cli/config/resources.h"
 #include "cli/config/settings.h"
 #include "util/buf.h"
 #include "zbtest.h"
@@ -393,6 +394,129 @@ static void test_config_settings__bad_values(void)
     zb_settings_free(s);
 }
 
+/* memory_budget_bytes and threads from each source, in the resolution of
+ * cli/config/resources.h, and their bad values naming the source. */
+static void test_config_settings__budget_and_threads(void)
+{
+    static const char *const budget_key[S_COUNT] = {
+        "--memory-budget-bytes", "ZAMBONI_MEMORY_BUDGET_BYTES",
+        "ZAMBONI_MEMORY_BUDGET_BYTES", "memory_budget_bytes",
+        "memory_budget_bytes"
+    };
+    static const char *const threads_key[S_COUNT] = {
+        "--threads", "ZAMBONI_THREADS", "ZAMBONI_THREADS", "threads",
+        "threads"
+    };
+    static const char *const budgets[S_COUNT] = { "1000", "2000", "3000",
+                                                  "4000", "5000" };
+    static const char *const threads[S_COUNT] = { "1", "2", "3", "4", "5" };
+    zb_sys_limits l;
+    zb_resources r;
+    zb_settings *s = NULL;
+    zb_ctx ctx;
+
+    memset(&l, 0, sizeof l);
+    l.mem_limit_bytes = (uint64_t)1 << 30;
+    l.cores = 7;
+    for (int src = 0; src < S_COUNT; src++) {
+        char name[16];
+        fixture f;
+
+        snprintf(name, sizeof(name), "bt%d", src);
+        fixture_init(&f, name);
+        write_in(f.cwd, "keep", "", 0644);
+        write_in(f.root, "keep", "", 0644);
+        if (src == S_DOTENV || src >= S_PROFILE) {
+            /* one file holds both keys */
+            char text[200], path[700];
+            const char *dir = src == S_ROOT ? f.root : f.cwd;
+            snprintf(text, sizeof(text),
+                     src == S_DOTENV ? "%s=%s\n%s=%s\n" : "%s: %s\n%s: %s\n",
+                     budget_key[src], budgets[src], threads_key[src],
+                     threads[src]);
+            snprintf(path, sizeof(path), "%s/%s", dir,
+                     src == S_DOTENV ? ".env" : "zamboni.yml");
+            cfg_write(path, text, src == S_DOTENV ? 0600 : 0644);
+        } else {
+            set_source(&f, src, budget_key[src], budgets[src]);
+            set_source(&f, src, threads_key[src], threads[src]);
+        }
+        s = load_ok(&f);
+        zb_resources_resolve(&r, s, &l);
+        ZBT_EQ_U64(r.budget_bytes, (uint64_t)(src + 1) * 1000);
+        ZBT_EQ_INT(r.threads, src + 1);
+        ZBT_EQ_STR(r.budget_source,
+                   zb_settings_origin(s, ZB_SET_MEMORY_BUDGET_BYTES));
+        ZBT_EQ_STR(r.threads_source, zb_settings_origin(s, ZB_SET_THREADS));
+        ZBT_EQ_INT(r.no_mem_limit, 0);
+        zb_settings_free(s);
+    }
+    /* nothing given: the limits */
+    {
+        fixture f;
+
+        fixture_init(&f, "btd");
+        s = load_ok(&f);
+        zb_resources_resolve(&r, s, &l);
+        ZBT_EQ_U64(r.budget_bytes, ((uint64_t)1 << 30) - (256u << 20));
+        ZBT_EQ_INT(r.no_mem_limit, 1);
+        ZBT_EQ_INT(r.threads, 7);
+        ZBT_CONTAINS(r.threads_source, "cores rule");
+        zb_settings_free(s);
+        /* 0 disables the budget */
+        fixture_init(&f, "btd");
+        fixture_env(&f, "ZAMBONI_MEMORY_BUDGET_BYTES", "0");
+        s = load_ok(&f);
+        zb_resources_resolve(&r, s, &l);
+        ZBT_EQ_U64(r.budget_bytes, 0);
+        ZBT_EQ_STR(r.budget_source, "ZAMBONI_MEMORY_BUDGET_BYTES "
+                                    "(environment); 0: no budget");
+        zb_settings_free(s);
+    }
+    /* bad values: exit 2 (ZB_EUSAGE), the message naming the source */
+    {
+        static const struct {
+            const char *flag_budget, *env_threads, *yml, *msg;
+        } bad[] = {
+            { "12x", NULL, NULL, "memory_budget_bytes '12x' "
+              "(--memory-budget-bytes) must be a whole number from 0 to "
+              "1152921504606846976" },
+            { "-1", NULL, NULL, "memory_budget_bytes '-1' "
+              "(--memory-budget-bytes) must be a whole number" },
+            { NULL, "0", NULL, "threads '0' (ZAMBONI_THREADS (environment)) "
+              "must be a whole number from 1 to 256" },
+            { NULL, "257", NULL, "threads '257' (ZAMBONI_THREADS "
+              "(environment)) must be a whole number from 1 to 256" },
+            { NULL, NULL, "memory_budget_bytes: lots\n", "memory_budget_bytes "
+              "'lots' (" },
+        };
+        for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+            fixture f;
+
+            fixture_init(&f, "btb");
+            write_in(f.cwd, "keep", "", 0644);
+            f.in.flags[ZB_SET_MEMORY_BUDGET_BYTES] = bad[i].flag_budget;
+            if (bad[i].env_threads)
+                fixture_env(&f, "ZAMBONI_THREADS", bad[i].env_threads);
+            {
+                char path[700];
+                snprintf(path, sizeof(path), "%s/zamboni.yml", f.cwd);
+                if (bad[i].yml)
+                    cfg_write(path, bad[i].yml, 0644);
+                else
+                    remove(path);
+            }
+            zb_ctx_init(&ctx);
+            s = NULL;
+            ZBT_RC(zb_settings_load(&s, &ctx, &f.in), ZB_EUSAGE);
+            ZBT_CONTAINS(ctx.err.msg, bad[i].msg);
+            if (bad[i].yml)
+                ZBT_CONTAINS(ctx.err.msg, "/zamboni.yml:1)");
+            ZBT_CHECK(s == NULL);
+        }
+    }
+}
+
 static zb_catalog_config catalog_for(fixture *f, const char *uri,
                                      zb_settings **s)
 {
@@ -589,6 +713,7 @@ const zbt_case test_config_settings[] = {
     ZBT_CASE(test_config_settings__root),
     ZBT_CASE(test_config_settings__explicit_files),
     ZBT_CASE(test_config_settings__bad_values),
+    ZBT_CASE(test_config_settings__budget_and_threads),
     ZBT_CASE(test_config_settings__catalog_config),
     ZBT_CASE(test_config_settings__table_config_path),
     ZBT_CASE(test_config_settings__removed_flags),

@@ -117,6 +117,15 @@ static const bad_case bad_cases[] = {
       "defaults.min_input_files: must be a whole number (got a fraction)" },
     { "{\"min_input_files\":true}",
       "defaults.min_input_files: must be a whole number (got true)" },
+    { "{\"max_concurrent_file_group_rewrites\":0}",
+      "defaults.max_concurrent_file_group_rewrites: must be from 1 to 256 "
+      "(got 0)" },
+    { "{\"max_concurrent_file_group_rewrites\":257}",
+      "defaults.max_concurrent_file_group_rewrites: must be from 1 to 256 "
+      "(got 257)" },
+    { "{\"max_concurrent_file_group_rewrites\":\"4\"}",
+      "defaults.max_concurrent_file_group_rewrites: must be a whole number or "
+      "null (got a string)" },
     /* partition */
     { "{\"partition\":{}}",
       "defaults.partition: must be a list (got an object)" },
@@ -730,11 +739,57 @@ static void test_config_table__load(void)
                  "defaults.min_input_files: must be >= 1 (got 0)");
 }
 
+/* max_concurrent_file_group_rewrites: given, inherited, null, absent, and
+ * in the summary. */
+static void test_config_table__max_concurrent(void)
+{
+    zb_table_config *tc = parse_ok(
+        "{\"version\": 2, \"warehouse\": \"w\",\n"
+        " \"defaults\": {\"max_concurrent_file_group_rewrites\": 4},\n"
+        " \"namespaces\": {\"db\": {\"tables\": {\n"
+        "   \"eight\": {\"max_concurrent_file_group_rewrites\": 8},\n"
+        "   \"null\": {\"max_concurrent_file_group_rewrites\": null},\n"
+        "   \"plain\": {}}}}}\n");
+    zb_tc_effective e;
+    zb_buf b;
+    zb_ctx ctx;
+
+    zb_table_config_effective(&e, tc, "db.eight");
+    ZBT_EQ_INT(e.block.max_concurrent_rewrites, 8);
+    ZBT_EQ_INT(e.origin[ZB_TC_SEC_MAX_CONCURRENT_REWRITES], ZB_TC_FROM_TABLE);
+    zb_table_config_effective(&e, tc, "db.null");
+    ZBT_EQ_INT(e.block.max_concurrent_rewrites, -1);
+    zb_table_config_effective(&e, tc, "db.plain");
+    ZBT_EQ_INT(e.block.max_concurrent_rewrites, 4);
+    ZBT_EQ_INT(e.origin[ZB_TC_SEC_MAX_CONCURRENT_REWRITES],
+               ZB_TC_FROM_DEFAULTS);
+    zb_table_config_effective(&e, tc, "db.unlisted");
+    ZBT_EQ_INT(e.block.max_concurrent_rewrites, 4);
+    zb_ctx_init(&ctx);
+    zb_buf_init(&b, 1 << 20);
+    ZBT_OK_CTX(zb_table_config_summary(&b, &ctx, tc, "db.eight"), &ctx);
+    ZBT_CONTAINS(zb_buf_cstr(&b), "max_concurrent_file_group_rewrites 8\n");
+    zb_buf_free(&b);
+    zb_table_config_free(tc);
+    tc = parse_ok("{\"version\": 2, \"warehouse\": \"w\"}");
+    zb_table_config_effective(&e, tc, "db.any");
+    ZBT_EQ_INT(e.block.max_concurrent_rewrites, -1);
+    ZBT_EQ_INT(e.origin[ZB_TC_SEC_MAX_CONCURRENT_REWRITES],
+               ZB_TC_FROM_BUILTIN);
+    zb_buf_init(&b, 1 << 20);
+    ZBT_OK_CTX(zb_table_config_summary(&b, &ctx, tc, NULL), &ctx);
+    ZBT_CONTAINS(zb_buf_cstr(&b), "max_concurrent_file_group_rewrites null "
+                                  "(the threads)  (default)\n");
+    zb_buf_free(&b);
+    zb_table_config_free(tc);
+}
+
 const zbt_case test_config_table[] = {
     ZBT_CASE(test_config_table__every_rule_rejected),
     ZBT_CASE(test_config_table__every_rule_accepted),
     ZBT_CASE(test_config_table__every_key_parsed),
     ZBT_CASE(test_config_table__merge),
+    ZBT_CASE(test_config_table__max_concurrent),
     ZBT_CASE(test_config_table__warehouse_check),
     ZBT_CASE(test_config_table__summary),
     ZBT_CASE(test_config_table__json_errors),
