@@ -6,6 +6,10 @@
 # lines stay whole.
 # Usage: cli_progress.sh PATH/TO/zamboni FIXTURES_DIR
 . "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
+# A budget given, so that a machine without a cgroup memory limit does not
+# add its "no memory limit found" warning to stderr (cli_resources.sh
+# tests that warning).
+export ZAMBONI_MEMORY_BUDGET_BYTES=1073741824
 esc=$(printf '\033')
 cr=$(printf '\r')
 
