@@ -43,14 +43,21 @@ bench_need_flags() {
 # incomplete; a file FOLDER.complete beside it marks a finished one). With PARTS > 1 there are
 # PARTS x FILES files (distinct rows), dealt into sub-folders part-0 ..
 # part-(PARTS-1) of FILES each (add-files lists a folder recursively, so
-# the whole folder is one table and each part another). Prints the folder.
+# the whole folder is one table and each part another). GEN_JOBS
+# generator processes (default: the cores) share the work. Prints the folder.
 bench_data() {
     local name=$1 files=$2 rows=$3 parts=${4:-1} dir p
     dir="$DATA_ROOT/$name-${parts}x${files}x${rows}"
     if [ ! -f "$dir.complete" ]; then
         rm -rf "$dir"
         echo "generating $dir ($parts x $files files of $rows rows)..." >&2
-        node bench/gen_parquet_bench.mjs "$dir" $((files * parts)) "$rows" >/dev/null
+        local j pids=() jobs=${GEN_JOBS:-$(nproc)}
+        for ((j = 0; j < jobs; j++)); do
+            node bench/gen_parquet_bench.mjs "$dir" $((files * parts)) "$rows" \
+                "$j/$jobs" >/dev/null &
+            pids+=($!)
+        done
+        for j in "${pids[@]}"; do wait "$j"; done
         if [ "$parts" -gt 1 ]; then
             # Distinct rows throughout: made as one set, then dealt out.
             local i=0
