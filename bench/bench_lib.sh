@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by the user-facing benchmark scripts (compact_vs_duckdb.sh,
 # memory_budget.sh): the zamboni executable and the child runner, cached
 # data sets, flag checks, and reading run_child's result line.
