@@ -147,7 +147,7 @@ for strategy in binpack sort; do
         dr=$(max_kib ${duck_rss[$strategy]})
     }
     r=$(bench_ratio "$dc" "$zm")
-    printf '%-8s zamboni %7.3f s (peak RSS %d MiB) | DuckDB COPY %7.3f s, process %7.3f s (peak RSS %d MiB)\n' \
+    printf '%-8s zamboni %7.3f s (peak RSS %d MiB, largest of the runs) | DuckDB COPY %7.3f s, process %7.3f s (peak RSS %d MiB)\n' \
         "$strategy" "$zm" "$(bench_mib "$zr")" "$dc" "$dw" "$(bench_mib "$dr")"
     printf '%-8s throughput zamboni/DuckDB: %sx (against DuckDB'"'"'s process wall: %sx)\n' \
         "$strategy" "$r" "$(bench_ratio "$dw" "$zm")"
