@@ -1,17 +1,23 @@
 // Writes the Parquet files that bench/parquet_read.sh decodes: an event
 // schema (ids, timestamps, low- and high-cardinality strings, doubles,
 // booleans, a 100-300 byte payload, some nulls), zstd level 3, with
-// DuckDB. Usage: node gen_parquet_bench.mjs OUT_DIR [FILES] [ROWS_PER_FILE]
+// DuckDB. Usage: node gen_parquet_bench.mjs OUT_DIR [FILES] [ROWS_PER_FILE] [K/N]
+// K/N (e.g. 0/2): write only the files whose index is K modulo N, so that
+// N processes make one set together; the files are the same either way.
 import { DuckDBInstance } from '@duckdb/node-api';
 import fs from 'node:fs';
 import path from 'node:path';
 
-const [out, nFiles = '8', rowsPer = '1000000'] = process.argv.slice(2);
-if (!out) { console.error('usage: gen_parquet_bench.mjs OUT_DIR [FILES] [ROWS]'); process.exit(2); }
+const [out, nFiles = '8', rowsPer = '1000000', share = '0/1'] = process.argv.slice(2);
+const [job, jobs] = share.split('/').map(Number);
+if (!out || !(jobs >= 1) || !(job >= 0 && job < jobs)) {
+  console.error('usage: gen_parquet_bench.mjs OUT_DIR [FILES] [ROWS] [K/N]');
+  process.exit(2);
+}
 fs.mkdirSync(out, { recursive: true });
 const db = await DuckDBInstance.create(':memory:');
 const con = await db.connect();
-for (let f = 0; f < Number(nFiles); f++) {
+for (let f = job; f < Number(nFiles); f += jobs) {
   const file = path.join(out, `events-${String(f).padStart(3, '0')}.parquet`);
   if (fs.existsSync(file)) continue;
   const base = f * Number(rowsPer);
