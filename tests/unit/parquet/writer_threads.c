@@ -41,7 +41,10 @@ static char d_lo[N * 4], d_hi[N * 112], d_sy[N * 8], d_mk[N * 2 * 4];
 static uint8_t v_i8[N / 8 + 1], v_i64[N / 8 + 1], v_bool[N / 8 + 1],
     v_hi[N / 8 + 1], v_lst[N / 8 + 1], v_st[N / 8 + 1], v_m[N / 8 + 1];
 
-static void set_bit(uint8_t *bits, size_t i) { bits[i / 8] |= (uint8_t)(1u << (i % 8)); }
+static void set_bit(uint8_t *bits, size_t i)
+{
+    bits[i / 8] |= (uint8_t)(1u << (i % 8));
+}
 
 static void make_data(void)
 {

@@ -9,6 +9,9 @@
  * (pq_write_page.c). A row group ends when the buffered bytes pass the
  * row-group size, and its column chunks are then written one after the
  * other (pq_write_chunk.c). Closing writes the page index and the footer.
+ * With opts.threads > 1, a slice's leaves and a row group's last pages
+ * are shared out among threads (pq_write_par.c), each step ending before
+ * the buffered bytes are looked at, so the file does not change.
  * The file is written through a FileIO writer that publishes it only on
  * close, and never over an existing file.
  */

@@ -2,8 +2,8 @@
  * format/parquet/write/pq_writer_int.h - the writer's state, shared by its
  * files: pq_writer.c (the file: open, batches, close), pq_write_shred.c
  * (slots to levels and values), pq_write_page.c (data pages),
- * pq_write_chunk.c (column chunks and row groups) and pq_writer_copy.c
- * (row groups copied as they are).
+ * pq_write_chunk.c (column chunks and row groups), pq_writer_copy.c
+ * (row groups copied as they are) and pq_write_par.c (threads).
  */
 #ifndef ZB_FORMAT_PARQUET_PQ_WRITER_INT_H
 #define ZB_FORMAT_PARQUET_PQ_WRITER_INT_H
