@@ -38,10 +38,11 @@ case "$mode" in
     --tsan)
         CC=clang cmake -S . -B build-tsan -G Ninja -DZB_SANITIZE_THREAD=ON \
             -DZB_BUILD_BENCH=OFF >/dev/null
-        cmake --build build-tsan -j "$jobs" --target test_exec test_exec_sort
+        cmake --build build-tsan -j "$jobs" --target test_exec test_exec_sort \
+            test_parquet_writer_threads
         TSAN_OPTIONS=halt_on_error=1 \
             ctest --test-dir build-tsan --output-on-failure \
-            -R '^(test_exec|test_exec_sort_pool)$'
+            -R '^(test_exec|test_exec_sort_pool|test_parquet_writer_threads)$'
         ;;
     --release)
         # The optimiser's and NDEBUG's warnings, fatal as everywhere.

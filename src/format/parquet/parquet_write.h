@@ -60,8 +60,10 @@ typedef struct pq_writer_opts {
     uint64_t dict_bytes;           /* dictionary size that ends its use */
     const char *created_by;
     int page_index;                /* write column and offset indexes */
-    /* Threads that encode and compress a row group's column chunks; the
-     * file is byte-identical for any value. 0 or 1: the calling thread. */
+    /* Threads that shred, encode and compress the column chunks, leaves
+     * shared out among them (the calling thread is one; a writer with
+     * more owns a pool from open to close); the file is byte-identical
+     * for any value. 0 or 1: the calling thread alone. */
     unsigned threads;
 } pq_writer_opts;
 

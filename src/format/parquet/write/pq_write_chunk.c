@@ -138,36 +138,63 @@ pq_row_group *pq_writer__new_row_group(pq_writer *w, zb_ctx *ctx)
     return &w->groups[w->n_groups];
 }
 
-/* Writes the chunk's dictionary page at the current file position. */
-static int write_dictionary(pq_writer *w, zb_ctx *ctx, leaf *l,
-                            pq_column_meta *m)
+/* The leaf's part of a row group's end, on any thread: its last page,
+ * and its dictionary page compressed into l->dict_header and
+ * l->dict_page for write_dictionary. */
+int pq_writer__finish_chunk(const pq_writer *w, pq_scratch *s, zb_ctx *ctx,
+                            leaf *l)
 {
     pq_page_header h;
     int rc;
 
-    if ((rc = pq_writer__compress_page(w, ctx, l->node->name,
+    if ((rc = pq_writer__flush_page(w, s, ctx, l)) < 0)
+        return rc;
+    if (l->dict_pages == 0)
+        return ZB_OK;
+    if ((rc = pq_writer__compress_page(w, s->codec, ctx, l->node->name,
                                        l->dict.plain.ptr
                                            ? (const uint8_t *)l->dict.plain.ptr
                                            : (const uint8_t *)"",
-                                       l->dict.plain.len)) < 0)
+                                       l->dict.plain.len, &l->dict_page)) < 0)
         return rc;
     memset(&h, 0, sizeof h);
     h.type = PQ_DICTIONARY_PAGE;
     h.uncompressed_page_size = (int32_t)l->dict.plain.len;
-    h.compressed_page_size = (int32_t)w->compressed.len;
+    h.compressed_page_size = (int32_t)l->dict_page.len;
     h.dict.num_values = (int32_t)l->dict.n;
     h.dict.encoding = PQ_ENC_PLAIN;
-    zb_buf_clear(&w->header);
-    if ((rc = pq_page_header_write(&w->header, ctx, &h, NULL)) < 0)
-        return rc;
+    zb_buf_clear(&l->dict_header);
+    return pq_page_header_write(&l->dict_header, ctx, &h, NULL);
+}
+
+static int finish_chunk_step(const pq_writer *w, pq_scratch *s, zb_ctx *ctx,
+                             leaf *l, void *arg)
+{
+    ZB_UNUSED(arg);
+    return pq_writer__finish_chunk(w, s, ctx, l);
+}
+
+/* Writes the chunk's dictionary page (made by pq_writer__finish_chunk)
+ * at the current file position, and frees it. */
+static int write_dictionary(pq_writer *w, zb_ctx *ctx, leaf *l,
+                            pq_column_meta *m)
+{
+    int rc;
+
     m->has_dictionary_page_offset = 1;
     m->dictionary_page_offset = (int64_t)w->file_pos;
     m->total_uncompressed_size =
-        (int64_t)(w->header.len + l->dict.plain.len);
-    m->total_compressed_size = (int64_t)(w->header.len + w->compressed.len);
-    if ((rc = pq_writer__write_bytes(w, ctx, w->header.ptr, w->header.len)) < 0)
+        (int64_t)(l->dict_header.len + l->dict.plain.len);
+    m->total_compressed_size =
+        (int64_t)(l->dict_header.len + l->dict_page.len);
+    if ((rc = pq_writer__write_bytes(w, ctx, l->dict_header.ptr,
+                                     l->dict_header.len)) < 0 ||
+        (rc = pq_writer__write_bytes(w, ctx, l->dict_page.ptr,
+                                     l->dict_page.len)) < 0)
         return rc;
-    return pq_writer__write_bytes(w, ctx, w->compressed.ptr, w->compressed.len);
+    zb_buf_free(&l->dict_header);
+    zb_buf_free(&l->dict_page);
+    return ZB_OK;
 }
 
 /* How the non-null pages' bounds go: ascending, descending or neither
@@ -304,13 +331,20 @@ int pq_writer__flush_row_group(pq_writer *w, zb_ctx *ctx)
     g->has_total_compressed_size = 1;
     g->has_ordinal = 1;
     g->ordinal = (int16_t)w->n_groups;
+    /* Threads end every leaf's chunk at once (the pages are compressed
+     * there); one thread ends each just before writing it. The chunks
+     * are then written in leaf order either way. */
+    if (w->n_threads > 1 &&
+        (rc = pq_writer__par_leaves(w, ctx, finish_chunk_step, NULL)) < 0)
+        return rc;
     for (i = 0; i < w->schema.n_leaves; i++) {
         leaf *l = &w->leaves[i];
         pq_column_chunk *cc = &g->columns[i];
         pq_column_meta *m = &cc->meta_data;
         const pw_node *n = l->node;
 
-        if ((rc = pq_writer__flush_page(w, ctx, l)) < 0)
+        if (w->n_threads <= 1 &&
+            (rc = pq_writer__finish_chunk(w, &w->scratch[0], ctx, l)) < 0)
             return rc;
         cc->file_offset = (int64_t)w->file_pos;
         cc->has_meta_data = 1;

@@ -65,45 +65,45 @@ static int page_is_dict(const leaf *l)
 
 /* The values part of a data page that pq_writer__flush_page does not
  * compress in place: booleans bit-packed, or dictionary indices. */
-static int put_page_values(pq_writer *w, leaf *l)
+static int put_page_values(zb_buf *page, leaf *l)
 {
     unsigned width;
     uint8_t wb;
     int rc;
 
     if (!page_is_dict(l))
-        return put_bool_values(&w->page, pq_writer__vals_ptr(l),
+        return put_bool_values(page, pq_writer__vals_ptr(l),
                                l->page_values);
     width = pq_bit_width(l->dict.n ? (uint32_t)(l->dict.n - 1) : 0);
     wb = (uint8_t)width;
-    if ((rc = zb_buf_append(&w->page, &wb, 1)) < 0)
+    if ((rc = zb_buf_append(page, &wb, 1)) < 0)
         return rc;
-    return pq_rle_encode32(&w->page,
+    return pq_rle_encode32(page,
                            (const uint32_t *)(const void *)l->indices.ptr,
                            l->page_values, width);
 }
 
-/* Compresses in[0..in_len) into w->compressed; ZB_OK or an error in
- * ctx. */
-int pq_writer__compress_page(pq_writer *w, zb_ctx *ctx, const char *column,
-                             const uint8_t *in, size_t in_len)
+/* Compresses in[0..in_len) into out with codec's contexts; ZB_OK or an
+ * error in ctx. */
+int pq_writer__compress_page(const pq_writer *w, zb_codec_state *codec,
+                             zb_ctx *ctx, const char *column,
+                             const uint8_t *in, size_t in_len, zb_buf *out)
 {
     size_t bound = zb_codec_compress_bound(w->algorithm, in_len), clen = 0;
     int rc;
 
     if (in_len > INT32_MAX)
         return zb_fail(ctx, ZB_ENOMEM, "column %s: page over 2 GiB", column);
-    zb_buf_clear(&w->compressed);
+    zb_buf_clear(out);
     if ((bound == 0 && in_len > 0) ||
-        zb_buf_reserve(&w->compressed, bound ? bound : 1) < 0)
+        zb_buf_reserve(out, bound ? bound : 1) < 0)
         return zb_fail(ctx, ZB_ENOMEM, "column %s: no room to compress a "
                        "%zu-byte page", column, in_len);
-    if ((rc = zb_codec_compress(w->codec, ctx, w->algorithm,
+    if ((rc = zb_codec_compress(codec, ctx, w->algorithm,
                                 w->opts.codec_level, in, in_len,
-                                (uint8_t *)w->compressed.ptr, bound,
-                                &clen)) < 0)
+                                (uint8_t *)out->ptr, bound, &clen)) < 0)
         return zb_err_prefix(ctx, "column %s", column);
-    w->compressed.len = clen;
+    out->len = clen;
     return ZB_OK;
 }
 
@@ -275,7 +275,8 @@ static int record_page(leaf *l, zb_ctx *ctx, size_t size)
 /* Long: one page's steps in order (levels, values, compression, header,
  * statistics, page index, spool, the dictionary decision), sharing the
  * page's lengths. */
-int pq_writer__flush_page(pq_writer *w, zb_ctx *ctx, leaf *l)
+int pq_writer__flush_page(const pq_writer *w, pq_scratch *s, zb_ctx *ctx,
+                          leaf *l)
 {
     const pw_node *n = l->node;
     pq_statistics ps;
@@ -287,17 +288,17 @@ int pq_writer__flush_page(pq_writer *w, zb_ctx *ctx, leaf *l)
     if (l->page_levels == 0)
         return ZB_OK;
     v2 = w->opts.page_v2;
-    zb_buf_clear(&w->page);
+    zb_buf_clear(&s->page);
     if (n->max_rep > 0 &&
-        (rc = put_level_run(&w->page, &l->reps, l->page_levels, n->max_rep,
+        (rc = put_level_run(&s->page, &l->reps, l->page_levels, n->max_rep,
                             !v2)) < 0)
         return zb_fail(ctx, ZB_ENOMEM, "column %s: page too large", n->name);
-    rep_len = w->page.len;
+    rep_len = s->page.len;
     if (n->max_def > 0 &&
-        (rc = put_level_run(&w->page, &l->defs, l->page_levels, n->max_def,
+        (rc = put_level_run(&s->page, &l->defs, l->page_levels, n->max_def,
                             !v2)) < 0)
         return zb_fail(ctx, ZB_ENOMEM, "column %s: page too large", n->name);
-    levels_len = w->page.len;
+    levels_len = s->page.len;
     if (!page_is_dict(l) && n->conv != PW_BOOL) {
         /* PLAIN values are compressed where they are, not copied behind
          * the levels: v1's levels go into the gap in front of them, v2's
@@ -309,29 +310,30 @@ int pq_writer__flush_page(pq_writer *w, zb_ctx *ctx, leaf *l)
         } else if (l->values.ptr && levels_len <= l->gap) {
             uint8_t *at = (uint8_t *)l->values.ptr + l->gap - levels_len;
             if (levels_len)
-                memcpy(at, w->page.ptr, levels_len);
+                memcpy(at, s->page.ptr, levels_len);
             in = at;
             in_len = body_len;
         } else {
-            if (zb_buf_append(&w->page, pq_writer__vals_ptr(l),
+            if (zb_buf_append(&s->page, pq_writer__vals_ptr(l),
                               pq_writer__vals_len(l)) < 0)
                 return zb_fail(ctx, ZB_ENOMEM, "column %s: page too large",
                                n->name);
-            in = (const uint8_t *)w->page.ptr;
+            in = (const uint8_t *)s->page.ptr;
             in_len = body_len;
             gap_want = levels_len + levels_len / 4 + 64;
         }
     } else {
-        if ((rc = put_page_values(w, l)) < 0)
+        if ((rc = put_page_values(&s->page, l)) < 0)
             return zb_fail(ctx, ZB_ENOMEM, "column %s: page too large",
                            n->name);
-        body_len = w->page.len;
-        in = (const uint8_t *)w->page.ptr + (v2 ? levels_len : 0);
+        body_len = s->page.len;
+        in = (const uint8_t *)s->page.ptr + (v2 ? levels_len : 0);
         in_len = body_len - (v2 ? levels_len : 0);
     }
-    if ((rc = pq_writer__compress_page(w, ctx, n->name, in, in_len)) < 0)
+    if ((rc = pq_writer__compress_page(w, s->codec, ctx, n->name, in, in_len,
+                                        &s->compressed)) < 0)
         return rc;
-    clen = w->compressed.len;
+    clen = s->compressed.len;
     memset(&h, 0, sizeof h);
     h.uncompressed_page_size = (int32_t)body_len;
     if (!v2) {
@@ -356,11 +358,11 @@ int pq_writer__flush_page(pq_writer *w, zb_ctx *ctx, leaf *l)
     }
     if ((rc = page_statistics(&ps, ctx, l)) < 0)
         return rc;
-    zb_buf_clear(&w->header);
-    if ((rc = pq_page_header_write(&w->header, ctx, &h, &ps)) < 0)
+    zb_buf_clear(&s->header);
+    if ((rc = pq_page_header_write(&s->header, ctx, &h, &ps)) < 0)
         return rc;
     if (w->opts.page_index &&
-        (rc = record_page(l, ctx, w->header.len + (v2 ? levels_len : 0) +
+        (rc = record_page(l, ctx, s->header.len + (v2 ? levels_len : 0) +
                                       clen)) < 0)
         return rc;
     /* A value is compared once, for its page; the chunk takes the
@@ -369,13 +371,13 @@ int pq_writer__flush_page(pq_writer *w, zb_ctx *ctx, leaf *l)
     pq_write_metrics__page(l, &l->pst);
     memset(&l->pst, 0, sizeof l->pst);
     l->pext_has = l->pext_long = 0;
-    if (pq_writer__spool_append(&l->chunk, w->header.ptr, w->header.len) < 0 ||
+    if (pq_writer__spool_append(&l->chunk, s->header.ptr, s->header.len) < 0 ||
         (v2 &&
-         pq_writer__spool_append(&l->chunk, w->page.ptr, levels_len) < 0) ||
-        pq_writer__spool_append(&l->chunk, w->compressed.ptr, clen) < 0)
+         pq_writer__spool_append(&l->chunk, s->page.ptr, levels_len) < 0) ||
+        pq_writer__spool_append(&l->chunk, s->compressed.ptr, clen) < 0)
         return zb_fail(ctx, ZB_ENOMEM, "column %s: column chunk larger than "
                        "its cap", n->name);
-    l->chunk_uncompressed += w->header.len + body_len;
+    l->chunk_uncompressed += s->header.len + body_len;
     l->chunk_values += (int64_t)l->page_levels;
     if (page_is_dict(l)) {
         l->dict_pages++;

@@ -287,8 +287,8 @@ static int rereserve(zb_ctx *ctx, leaf *l, size_t room)
  */
 /* Long on purpose: the writer's hot loop; the run copy and the per-row
  * loop stay in one function so that a row costs no call. */
-int pq_writer__shred_top(pq_writer *w, zb_ctx *ctx, leaf *l,
-                         const struct ArrowArray *a, int64_t from,
+int pq_writer__shred_top(const pq_writer *w, pq_scratch *s, zb_ctx *ctx,
+                         leaf *l, const struct ArrowArray *a, int64_t from,
                          int64_t to)
 {
     const pw_node *n = l->node;
@@ -326,7 +326,7 @@ int pq_writer__shred_top(pq_writer *w, zb_ctx *ctx, leaf *l,
     while (bits == NULL && width > 1 && !l->use_dict && r < to) {
         size_t left, k, j;
         if (pq_writer__vals_len(l) >= w->opts.page_bytes) {
-            if ((rc = pq_writer__flush_page(w, ctx, l)) < 0 ||
+            if ((rc = pq_writer__flush_page(w, s, ctx, l)) < 0 ||
                 (rc = rereserve(ctx, l, room)) < 0)
                 return rc;
             continue;
@@ -359,7 +359,7 @@ int pq_writer__shred_top(pq_writer *w, zb_ctx *ctx, leaf *l,
 
         if ((pq_writer__vals_len(l) + l->indices.len >= w->opts.page_bytes ||
              (l->use_dict && pq_writer__dictionary_done(w, l))) &&
-            ((rc = pq_writer__flush_page(w, ctx, l)) < 0 ||
+            ((rc = pq_writer__flush_page(w, s, ctx, l)) < 0 ||
              (rc = rereserve(ctx, l, room)) < 0))
             return rc;
         if (n->max_def > 0) {

@@ -9,6 +9,9 @@
  * (pq_write_page.c). A row group ends when the buffered bytes pass the
  * row-group size, and its column chunks are then written one after the
  * other (pq_write_chunk.c). Closing writes the page index and the footer.
+ * With opts.threads > 1, a slice's leaves and a row group's last pages
+ * are shared out among threads (pq_write_par.c), each step ending before
+ * the buffered bytes are looked at, so the file does not change.
  * The file is written through a FileIO writer that publishes it only on
  * close, and never over an existing file.
  */
@@ -61,6 +64,8 @@ static int assign_paths(pq_writer *w, zb_ctx *ctx, const pw_node *n,
         zb_buf_init(&l->values, (size_t)1 << 31);
         zb_buf_init(&l->indices, (size_t)1 << 31);
         zb_buf_init(&l->pages, (size_t)1 << 31);
+        zb_buf_init(&l->dict_header, 1 << 20);
+        zb_buf_init(&l->dict_page, (size_t)1 << 31);
         /* Room past the limit: the switch to PLAIN happens at a row end. */
         pq_dict_init(&l->dict, n->conv == PW_BYTES,
                      (size_t)w->opts.dict_bytes * 4 + (64u << 20));
@@ -90,6 +95,28 @@ static int make_paths(pq_writer *w, zb_ctx *ctx)
     return assign_paths(w, ctx, w->schema.root, stack, child, 0);
 }
 
+/* One pq_scratch per thread (opts.threads, at least 1, at most 256:
+ * the pool's cap). */
+static int new_scratch(pq_writer *w)
+{
+    unsigned i, n = w->opts.threads > 1 ? w->opts.threads : 1;
+
+    if (n > 256)
+        n = 256;
+    if ((w->scratch = zb_calloc(n, sizeof *w->scratch)) == NULL)
+        return ZB_ENOMEM;
+    w->n_threads = n;
+    for (i = 0; i < n; i++) {
+        pq_scratch *s = &w->scratch[i];
+        zb_buf_init(&s->page, (size_t)1 << 31);
+        zb_buf_init(&s->compressed, (size_t)1 << 31);
+        zb_buf_init(&s->header, 1 << 20);
+        if (zb_codec_state_new(&s->codec) < 0)
+            return ZB_ENOMEM;
+    }
+    return ZB_OK;
+}
+
 int pq_writer_open(pq_writer **out, zb_io *io, zb_ctx *ctx, const char *uri,
                    const struct ArrowSchema *schema,
                    const pq_writer_opts *opts)
@@ -107,14 +134,11 @@ int pq_writer_open(pq_writer **out, zb_io *io, zb_ctx *ctx, const char *uri,
         w->opts.page_bytes = defaults.page_bytes;
     if (w->opts.row_group_bytes == 0)
         w->opts.row_group_bytes = defaults.row_group_bytes;
-    zb_buf_init(&w->page, (size_t)1 << 31);
-    zb_buf_init(&w->compressed, (size_t)1 << 31);
-    zb_buf_init(&w->header, 1 << 20);
     zb_buf_init(&w->col_index, (size_t)1 << 31);
     zb_buf_init(&w->off_index, (size_t)1 << 31);
     if ((w->uri = zb_strdup(uri)) == NULL ||
         zb_arena_new(&w->arena, (size_t)1 << 30) < 0 ||
-        zb_codec_state_new(&w->codec) < 0) {
+        new_scratch(w) < 0) {
         pq_writer_abort(w);
         return zb_fail_oom(ctx);
     }
@@ -128,6 +152,7 @@ int pq_writer_open(pq_writer **out, zb_io *io, zb_ctx *ctx, const char *uri,
     }
     if ((rc = pw_schema_build(&w->schema, w->arena, ctx, schema)) < 0 ||
         (rc = make_paths(w, ctx)) < 0 ||
+        (rc = pq_writer__par_open(w, ctx)) < 0 ||
         (rc = zb_io_writer_open(&w->out, io, ctx, uri)) < 0 ||
         (rc = pq_writer__write_bytes(w, ctx, "PAR1", 4)) < 0) {
         zb_err_prefix(ctx, "%s", uri);
@@ -159,10 +184,43 @@ static uint64_t buffered(const pq_writer *w)
 
 #define SLICE_ROWS 4096
 
+/* A slice of a batch's rows, for shred_slice. */
+typedef struct slice {
+    const struct ArrowArray *batch;
+    int64_t start, end;
+} slice;
+
+/* Rows start..end of the batch into leaf l's pages: the leaf's part of a
+ * slice, on any thread (it touches only l and s). */
+static int shred_slice(const pq_writer *w, pq_scratch *s, zb_ctx *ctx,
+                       leaf *l, void *arg)
+{
+    const slice *sl = arg;
+    const struct ArrowArray *batch = sl->batch;
+    const struct ArrowArray *col = batch->children[l->path_child[0]];
+    int64_t r;
+    int rc;
+
+    if (l->depth == 1)
+        return pq_writer__shred_top(w, s, ctx, l, col,
+                                    pq_writer__pidx(batch, sl->start),
+                                    pq_writer__pidx(batch, sl->end));
+    for (r = sl->start; r < sl->end; r++) {
+        if ((pq_writer__vals_len(l) + l->indices.len >= w->opts.page_bytes ||
+             (l->use_dict && pq_writer__dictionary_done(w, l))) &&
+            (rc = pq_writer__flush_page(w, s, ctx, l)) < 0)
+            return rc;
+        if ((rc = pq_writer__shred(l, ctx, 0, col, pq_writer__pidx(batch, r),
+                                   0, 0)) < 0)
+            return rc;
+    }
+    return ZB_OK;
+}
+
 int pq_writer_write(pq_writer *w, zb_ctx *ctx, const struct ArrowArray *batch)
 {
+    slice sl;
     size_t i;
-    int64_t r, start;
     int rc;
 
     ZB_ASSERT_ARG(w && ctx && batch);
@@ -170,36 +228,28 @@ int pq_writer_write(pq_writer *w, zb_ctx *ctx, const struct ArrowArray *batch)
         return zb_fail(ctx, ZB_EINVAL, "%s: batch has %lld columns, the "
                        "schema %zu", w->uri, (long long)batch->n_children,
                        w->schema.root->n_children);
+    sl.batch = batch;
     /* Column by column within slices of rows: one column's values stay
-     * in cache, and a row group can still end every slice. */
-    for (start = 0; start < batch->length; start += SLICE_ROWS) {
-        int64_t end = batch->length - start < SLICE_ROWS
-                          ? batch->length : start + SLICE_ROWS;
-        for (i = 0; i < w->schema.n_leaves; i++) {
-            leaf *l = &w->leaves[i];
-            const struct ArrowArray *col = batch->children[l->path_child[0]];
-            if (l->depth == 1) {
-                if ((rc = pq_writer__shred_top(
-                         w, ctx, l, col, pq_writer__pidx(batch, start),
-                         pq_writer__pidx(batch, end))) < 0)
+     * in cache, and a row group can still end every slice. With threads,
+     * the leaves of a slice are shared out and every leaf has ended the
+     * slice before the buffered bytes are looked at: the row group ends
+     * after the same slice as with one. */
+    for (sl.start = 0; sl.start < batch->length; sl.start += SLICE_ROWS) {
+        sl.end = batch->length - sl.start < SLICE_ROWS
+                     ? batch->length : sl.start + SLICE_ROWS;
+        if (w->n_threads > 1) {
+            if ((rc = pq_writer__par_leaves(w, ctx, shred_slice, &sl)) < 0)
+                return zb_err_prefix(ctx, "%s", w->uri);
+        } else {
+            for (i = 0; i < w->schema.n_leaves; i++)
+                if ((rc = shred_slice(w, &w->scratch[0], ctx, &w->leaves[i],
+                                      &sl)) < 0)
                     return zb_err_prefix(ctx, "%s", w->uri);
-                continue;
-            }
-            for (r = start; r < end; r++) {
-                if ((pq_writer__vals_len(l) + l->indices.len >=
-                         w->opts.page_bytes ||
-                     (l->use_dict && pq_writer__dictionary_done(w, l))) &&
-                    (rc = pq_writer__flush_page(w, ctx, l)) < 0)
-                    return zb_err_prefix(ctx, "%s", w->uri);
-                if ((rc = pq_writer__shred(l, ctx, 0, col,
-                                           pq_writer__pidx(batch, r), 0,
-                                           0)) < 0)
-                    return zb_err_prefix(ctx, "%s", w->uri);
-            }
         }
-        w->rows_in_group += (uint64_t)(end - start);
-        w->rows_total += (uint64_t)(end - start);
-        if (end < batch->length && buffered(w) >= w->opts.row_group_bytes &&
+        w->rows_in_group += (uint64_t)(sl.end - sl.start);
+        w->rows_total += (uint64_t)(sl.end - sl.start);
+        if (sl.end < batch->length &&
+            buffered(w) >= w->opts.row_group_bytes &&
             (rc = pq_writer__flush_row_group(w, ctx)) < 0)
             return zb_err_prefix(ctx, "%s", w->uri);
     }
@@ -219,22 +269,28 @@ static void free_buffers(pq_writer *w)
         zb_buf_free(&w->leaves[i].values);
         zb_buf_free(&w->leaves[i].indices);
         zb_buf_free(&w->leaves[i].pages);
+        zb_buf_free(&w->leaves[i].dict_header);
+        zb_buf_free(&w->leaves[i].dict_page);
         pq_writer__spool_free(&w->leaves[i].chunk);
         pq_dict_free(&w->leaves[i].dict);
     }
-    zb_buf_free(&w->page);
-    zb_buf_free(&w->compressed);
-    zb_buf_free(&w->header);
+    for (i = 0; w->scratch && i < w->n_threads; i++) {
+        zb_buf_free(&w->scratch[i].page);
+        zb_buf_free(&w->scratch[i].compressed);
+        zb_buf_free(&w->scratch[i].header);
+        zb_codec_state_free(w->scratch[i].codec);
+    }
+    zb_free(w->scratch);
+    w->scratch = NULL;
     zb_buf_free(&w->col_index);
     zb_buf_free(&w->off_index);
-    zb_codec_state_free(w->codec);
-    w->codec = NULL;
 }
 
 void pq_writer_abort(pq_writer *w)
 {
     if (w == NULL)
         return;
+    pq_writer__par_free(w);   /* no job runs past this */
     zb_io_writer_abort(w->out);
     free_buffers(w);
     zb_arena_free(w->arena);

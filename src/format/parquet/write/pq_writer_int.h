@@ -2,12 +2,15 @@
  * format/parquet/write/pq_writer_int.h - the writer's state, shared by its
  * files: pq_writer.c (the file: open, batches, close), pq_write_shred.c
  * (slots to levels and values), pq_write_page.c (data pages),
- * pq_write_chunk.c (column chunks and row groups) and pq_writer_copy.c
- * (row groups copied as they are).
+ * pq_write_chunk.c (column chunks and row groups), pq_writer_copy.c
+ * (row groups copied as they are) and pq_write_par.c (threads).
  */
 #ifndef ZB_FORMAT_PARQUET_PQ_WRITER_INT_H
 #define ZB_FORMAT_PARQUET_PQ_WRITER_INT_H
 
+#include <stdatomic.h>
+
+#include "exec/pool.h"
 #include "format/parquet/parquet_write.h"
 #include "format/parquet/write/pq_dict.h"
 #include "format/parquet/write/pq_write_schema.h"
@@ -98,7 +101,35 @@ typedef struct leaf {
     stats st;                /* the current chunk's statistics */
     stats pst;               /* the current page's */
     fstats fs;               /* the file so far */
+    /* At a row group's end: the chunk's dictionary page, compressed (on
+     * the leaf's thread), until it is written; freed then. */
+    zb_buf dict_header, dict_page;
 } leaf;
+
+/* What one thread needs to end a page: the uncompressed body, the
+ * compressed bytes, the header, the codec's contexts. One per thread;
+ * index 0 is the calling thread's. */
+typedef struct pq_scratch {
+    zb_buf page;
+    zb_buf compressed;
+    zb_buf header;
+    zb_codec_state *codec;
+} pq_scratch;
+
+/* What a step does to one leaf (pq_write_par.c); ZB_OK or an error in
+ * ctx. */
+typedef int (*pq_leaf_fn)(const pq_writer *w, pq_scratch *s, zb_ctx *ctx,
+                          leaf *l, void *arg);
+
+/* With opts.threads > 1, one per thread: a step's share of the leaves
+ * (pq_write_par.c). */
+typedef struct pq_par_job {
+    struct pq_writer *w;
+    unsigned k;              /* its scratch */
+    zb_ctx ctx;              /* its own: errors stay on its thread */
+    size_t failed_leaf;      /* the leaf that failed; SIZE_MAX: none */
+    int rc;
+} pq_par_job;
 
 struct pq_writer {
     zb_arena *arena;
@@ -111,11 +142,18 @@ struct pq_writer {
     uint64_t rows_in_group, rows_total;
     pq_row_group *groups;
     size_t n_groups, cap_groups;
-    zb_buf page;             /* scratch: an uncompressed page body */
-    zb_buf compressed;       /* scratch */
-    zb_buf header;           /* scratch */
+    pq_scratch *scratch;     /* one per thread (n_threads) */
+    unsigned n_threads;      /* 1: no pool */
     int algorithm;           /* the zb_codec of opts.codec */
-    zb_codec_state *codec;   /* compression contexts, reused */
+    /* threads > 1 (pq_write_par.c): the pool (threads - 1 threads; the
+     * calling thread is the last worker), one job per thread, the step
+     * they run and the next leaf a job takes */
+    zb_pool *pool;
+    pq_par_job *jobs;
+    pq_leaf_fn par_fn;
+    void *par_arg;
+    atomic_size_t next_leaf;
+    atomic_int par_failed;   /* a job failed: the others take no more */
     /* page_index: the ColumnIndex and OffsetIndex structs of every chunk
      * written so far, encoded; the footer's offsets into them are made
      * file offsets at close, where they are written before the footer */
@@ -175,19 +213,24 @@ int pq_writer__shred(leaf *l, zb_ctx *ctx, size_t k,
                      int16_t rep);
 
 /* Rows from..to of top-level primitive column a into leaf l's pages. */
-int pq_writer__shred_top(pq_writer *w, zb_ctx *ctx, leaf *l,
-                         const struct ArrowArray *a, int64_t from,
+int pq_writer__shred_top(const pq_writer *w, pq_scratch *s, zb_ctx *ctx,
+                         leaf *l, const struct ArrowArray *a, int64_t from,
                          int64_t to);
 
 /* ---- pages (pq_write_page.c) ---- */
 
-/* Ends leaf l's current page (if it has levels): to the chunk's spool. */
-int pq_writer__flush_page(pq_writer *w, zb_ctx *ctx, leaf *l);
+/*
+ * Ends leaf l's current page (if it has levels): to the chunk's spool.
+ * Touches only l, s and ctx (w is read): leaves end pages on any thread.
+ */
+int pq_writer__flush_page(const pq_writer *w, pq_scratch *s, zb_ctx *ctx,
+                          leaf *l);
 
-/* Compresses in[0..in_len) into w->compressed; ZB_OK or an error in
- * ctx. */
-int pq_writer__compress_page(pq_writer *w, zb_ctx *ctx, const char *column,
-                             const uint8_t *in, size_t in_len);
+/* Compresses in[0..in_len) into out with codec's contexts; ZB_OK or an
+ * error in ctx. */
+int pq_writer__compress_page(const pq_writer *w, zb_codec_state *codec,
+                             zb_ctx *ctx, const char *column,
+                             const uint8_t *in, size_t in_len, zb_buf *out);
 
 /* ---- column chunks (pq_write_chunk.c) ---- */
 
@@ -251,6 +294,28 @@ int pq_writer__write_bytes(pq_writer *w, zb_ctx *ctx, const void *p,
 
 /* Ends the current row group (if it has rows): its chunks go to the file. */
 int pq_writer__flush_row_group(pq_writer *w, zb_ctx *ctx);
+
+/* The per-leaf part of a row group's end (last page, dictionary page
+ * compressed into l->dict_page): any thread. */
+int pq_writer__finish_chunk(const pq_writer *w, pq_scratch *s, zb_ctx *ctx,
+                            leaf *l);
+
+/* ---- threads (pq_write_par.c) ---- */
+
+/* Starts the pool and the jobs when opts.threads > 1. */
+int pq_writer__par_open(pq_writer *w, zb_ctx *ctx);
+
+/* Stops the pool; NULL pool is fine. */
+void pq_writer__par_free(pq_writer *w);
+
+/*
+ * Runs fn on every leaf, leaves shared out among the threads (the calling
+ * thread too), and returns when all are done: the first failing leaf's
+ * error (in leaf order, as one thread would have met it) lands in ctx.
+ * One thread: leaf after leaf on the calling thread.
+ */
+int pq_writer__par_leaves(pq_writer *w, zb_ctx *ctx, pq_leaf_fn fn,
+                          void *arg);
 
 /* Sets m's path_in_schema to leaf l's path in the writer's schema. */
 int pq_writer__set_path(pq_writer *w, zb_ctx *ctx, const leaf *l,
