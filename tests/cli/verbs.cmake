@@ -17,6 +17,11 @@
 #                       table verb's --remap/--uri/--warehouse help and
 #                       usage error; a moved table writing outside refused
 #                       (label unit)
+#   test_cli_maintenance_parallel  `maintenance --parallel 3` over seven
+#                       tables (catalog and folder, one broken, one
+#                       missing) prints and exits as --parallel 1 (lines,
+#                       --json, --status); the tables overlap in time;
+#                       SIGTERM starts no new table (label unit)
 #   interop_cli_demo_rows  the live rows of every demo table before and
 #                       after maintenance, by tests/interop/scan_reference.mjs
 #                       (label interop)
@@ -32,6 +37,11 @@ set_tests_properties(test_cli_remap PROPERTIES LABELS unit TIMEOUT 600)
 add_test(NAME test_cli_demo
   COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/cli_demo.sh $<TARGET_FILE:zamboni>)
 set_tests_properties(test_cli_demo PROPERTIES LABELS unit TIMEOUT 600)
+add_test(NAME test_cli_maintenance_parallel
+  COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/cli_maintenance_parallel.sh
+          $<TARGET_FILE:zamboni> ${PROJECT_SOURCE_DIR}/../shared/fixtures)
+set_tests_properties(test_cli_maintenance_parallel PROPERTIES LABELS unit
+  TIMEOUT 120)
 if(ZB_NODE)
   add_test(NAME interop_cli_demo_rows
     COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/cli_demo_rows.sh

@@ -1,0 +1,75 @@
+/*
+ * cli/verbs/maintenance_parallel.h - `maintenance --parallel N`: up to N
+ * tables maintained at once on threads of one process, each table's
+ * output kept apart and written in table order, so that the report reads
+ * as with N = 1.
+ *
+ *     zb_maint_out o;                  one table's streams
+ *     zb_maint_out_open(&o, capture);  capture 0: stdout and stderr
+ *     fprintf(o.out, ...); fprintf(o.err, ...);
+ *     zb_maint_out_replay(&o);         captured: write it out, in order
+ *     zb_maint_out_close(&o);
+ *
+ *     k = zb_maint_parallel_run(n, N, &stop, work, done, payload);
+ */
+#ifndef ZB_CLI_MAINTENANCE_PARALLEL_H
+#define ZB_CLI_MAINTENANCE_PARALLEL_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "cli/verbs/verbs.h"
+#include "util/buf.h"
+#include "util/vec.h"
+
+/*
+ * One table's output. Captured, out and err are unbuffered streams
+ * into one memory log that keeps which stream each byte went to, so the
+ * replay interleaves stdout and stderr as they were written.
+ */
+typedef struct zb_maint_out_tag {
+    struct zb_maint_out *owner;
+    int is_err;
+} zb_maint_out_tag;
+
+typedef struct zb_maint_out {
+    FILE *out, *err;
+    int captured;
+    int lost;                      /* a write did not fit in memory */
+    zb_buf text;                   /* captured bytes */
+    zb_vec segs;                   /* zb_maint_out_seg: where each run ends */
+    zb_maint_out_tag tags[2];
+} zb_maint_out;
+
+/* capture 0: out and err are stdout and stderr. -1 when out of memory. */
+int zb_maint_out_open(zb_maint_out *o, int capture);
+/* Writes what was captured to stdout and stderr, in the order written
+ * (stdout flushed before each stderr run); a no-op when not captured. */
+void zb_maint_out_replay(zb_maint_out *o);
+void zb_maint_out_close(zb_maint_out *o);
+
+/*
+ * Runs work(k) for k = 0 .. n-1 in order of k, at most parallel at once
+ * (parallel <= 1: in the calling thread, one after the other). done(k)
+ * runs in the calling thread, in order of k, after work(k) has returned;
+ * a non-zero return, like a raised *stop (may be NULL), starts no new k.
+ * Every k started gets its done. Returns the first k not started (n: all).
+ */
+typedef void (*zb_maint_work_fn)(size_t k, void *payload);
+typedef int (*zb_maint_done_fn)(size_t k, void *payload);
+
+size_t zb_maint_parallel_run(size_t n, int parallel, const atomic_int *stop,
+                             zb_maint_work_fn work, zb_maint_done_fn done,
+                             void *payload);
+
+/*
+ * The configured catalog of env is opened on first use
+ * (zb_verb_configured_catalog): that first use is serialised here, so
+ * tables on several threads open it once and share it (the SQL and REST
+ * catalogs take their own locks). ZB_OK for a table folder (each gets
+ * its own catalog); the open's code otherwise.
+ */
+int zb_maint_catalog_ready(zb_verb_env *env, zb_ctx *ctx, const char *table);
+
+#endif
