@@ -85,7 +85,7 @@ int zb_maint_out_open(zb_maint_out *o, int capture)
     return 0;
 }
 
-void zb_maint_out_replay(zb_maint_out *o)
+void zb_maint_out_replay(zb_maint_out *o, FILE *to_out, FILE *to_err)
 {
     size_t i, start = 0;
 
@@ -95,18 +95,18 @@ void zb_maint_out_replay(zb_maint_out *o)
         const zb_maint_out_seg *s = zb_vec_at(&o->segs, i);
 
         if (s->is_err) {
-            fflush(stdout);
-            fwrite(o->text.ptr + start, 1, s->end - start, stderr);
+            fflush(to_out);
+            fwrite(o->text.ptr + start, 1, s->end - start, to_err);
         } else {
-            fwrite(o->text.ptr + start, 1, s->end - start, stdout);
+            fwrite(o->text.ptr + start, 1, s->end - start, to_out);
         }
         start = s->end;
     }
     if (o->lost) {
-        fflush(stdout);
-        fputs("  (output of this table lost: out of memory)\n", stderr);
+        fflush(to_out);
+        fputs("  (output of this table lost: out of memory)\n", to_err);
     }
-    fflush(stdout);
+    fflush(to_out);
 }
 
 void zb_maint_out_close(zb_maint_out *o)
@@ -243,18 +243,4 @@ size_t zb_maint_parallel_run(size_t n, int parallel, const atomic_int *stop,
     pthread_cond_destroy(&r.cond);
     zb_free(r.finished);
     return result;
-}
-
-int zb_maint_catalog_ready(zb_verb_env *env, zb_ctx *ctx, const char *table)
-{
-    static pthread_mutex_t opening = PTHREAD_MUTEX_INITIALIZER;
-    zb_catalog *cat = NULL;
-    int rc;
-
-    if (zb_verb_names_folder(table))
-        return ZB_OK;
-    pthread_mutex_lock(&opening);
-    rc = zb_verb_configured_catalog(&cat, env, ctx);
-    pthread_mutex_unlock(&opening);
-    return rc;
 }

@@ -7,7 +7,7 @@
  *     zb_maint_out o;                  one table's streams
  *     zb_maint_out_open(&o, capture);  capture 0: stdout and stderr
  *     fprintf(o.out, ...); fprintf(o.err, ...);
- *     zb_maint_out_replay(&o);         captured: write it out, in order
+ *     zb_maint_out_replay(&o, stdout, stderr);  captured: in order
  *     zb_maint_out_close(&o);
  *
  *     k = zb_maint_parallel_run(n, N, &stop, work, done, payload);
@@ -19,7 +19,6 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "cli/verbs/verbs.h"
 #include "util/buf.h"
 #include "util/vec.h"
 
@@ -44,9 +43,9 @@ typedef struct zb_maint_out {
 
 /* capture 0: out and err are stdout and stderr. -1 when out of memory. */
 int zb_maint_out_open(zb_maint_out *o, int capture);
-/* Writes what was captured to stdout and stderr, in the order written
- * (stdout flushed before each stderr run); a no-op when not captured. */
-void zb_maint_out_replay(zb_maint_out *o);
+/* Writes what was captured to to_out and to_err, in the order written
+ * (to_out flushed before each to_err run); a no-op when not captured. */
+void zb_maint_out_replay(zb_maint_out *o, FILE *to_out, FILE *to_err);
 void zb_maint_out_close(zb_maint_out *o);
 
 /*
@@ -62,14 +61,5 @@ typedef int (*zb_maint_done_fn)(size_t k, void *payload);
 size_t zb_maint_parallel_run(size_t n, int parallel, const atomic_int *stop,
                              zb_maint_work_fn work, zb_maint_done_fn done,
                              void *payload);
-
-/*
- * The configured catalog of env is opened on first use
- * (zb_verb_configured_catalog): that first use is serialised here, so
- * tables on several threads open it once and share it (the SQL and REST
- * catalogs take their own locks). ZB_OK for a table folder (each gets
- * its own catalog); the open's code otherwise.
- */
-int zb_maint_catalog_ready(zb_verb_env *env, zb_ctx *ctx, const char *table);
 
 #endif

@@ -31,6 +31,7 @@
  */
 #define ZB_MODULE "cli"
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -372,6 +373,26 @@ typedef struct table_loop {
     int oom;
 } table_loop;
 
+/*
+ * The configured catalog is opened on first use (zb_verb_configured_catalog):
+ * that first use is serialised, so that tables on several threads open it
+ * once and share it (the SQL and REST catalogs take their own locks). ZB_OK
+ * for a table folder (each gets a catalog of its own), else the open's code.
+ */
+static int catalog_ready(zb_verb_env *env, zb_ctx *ctx, const char *table)
+{
+    static pthread_mutex_t opening = PTHREAD_MUTEX_INITIALIZER;
+    zb_catalog *cat = NULL;
+    int rc;
+
+    if (zb_verb_names_folder(table))
+        return ZB_OK;
+    pthread_mutex_lock(&opening);
+    rc = zb_verb_configured_catalog(&cat, env, ctx);
+    pthread_mutex_unlock(&opening);
+    return rc;
+}
+
 static void table_work(size_t k, void *payload)
 {
     table_loop *L = payload;
@@ -413,7 +434,7 @@ static void table_work(size_t k, void *payload)
         fprintf(s->out, "\n%s\n  %s\n", table,
                 "--------------------------------------------------------------------");
     }
-    rc = zb_maint_catalog_ready(L->env, &tctx, table);
+    rc = catalog_ready(L->env, &tctx, table);
     if (rc == ZB_OK) {
         if (!s->doc && a->verbose)
             print_table_settings(s->out, L->env, &tctx, table, &a->mo);
@@ -451,7 +472,7 @@ static int table_done(size_t k, void *payload)
     if (j == NULL || j->oom)
         L->oom = 1;
     if (j != NULL && !L->oom) {
-        zb_maint_out_replay(&j->out);
+        zb_maint_out_replay(&j->out, stdout, stderr);
         for (f = 0; f < j->s.n_failed; f++)
             add_failure(L->s, j->s.failed[f].table, j->s.failed[f].op,
                         j->s.failed[f].code);
@@ -477,7 +498,7 @@ static void status_work(size_t k, void *payload)
     zb_ctx tctx = *L->ctx;
 
     zb_err_clear(&tctx.err);
-    if (zb_maint_catalog_ready(L->env, &tctx, L->tables[k]) == ZB_OK) {
+    if (catalog_ready(L->env, &tctx, L->tables[k]) == ZB_OK) {
         (void)zb_status_collect(&L->rows[k], L->env, &tctx, L->tables[k]);
     } else {
         /* what zb_status_collect leaves when the catalog does not open */
