@@ -6,10 +6,11 @@
 # remove-orphans 4), and a catalog name that does not exist (load fails).
 # Each run starts from the same copy of it, at the same paths. Checks:
 # stdout, stderr and the exit code of --parallel 3 equal --parallel 1's
-# (the lines, --json without its timings, --status); the tables overlap in
-# time (the runner's debug lines: a table starts before the one before it
-# ends; no sleeps involved); SIGTERM while two tables are held (their
-# version-hint.text are FIFOs) starts no new table and exits as with N = 1.
+# (the lines, --json and --verbose without their timings, --status); the
+# tables overlap in time (the runner's debug lines: a table starts before
+# the one before it ends; no sleeps involved); SIGTERM while two tables
+# are held (their version-hint.text are FIFOs) starts no new table and
+# exits as with N = 1.
 # Usage: cli_maintenance_parallel.sh PATH/TO/zamboni FIXTURES_DIR
 . "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 
@@ -91,6 +92,16 @@ maint s1 maintenance --status --dry-run --parallel 1 $tables
 maint s3 maintenance --status --dry-run --parallel 3 $tables
 same s1 s3 parallel_status_same
 grep -qE '^w, after:$' "$tmp/s3.out" && ok status_shape || bad status_shape "no after"
+# --verbose: each table's settings and timings (removed) in its block
+# shellcheck disable=SC2086
+maint v1 maintenance --verbose --dry-run --parallel 1 $tables
+# shellcheck disable=SC2086
+maint v3 maintenance --verbose --dry-run --parallel 3 $tables
+for r in v1 v3; do
+    sed -i -E 's/took [0-9]+ ms/took N ms/' "$tmp/$r.out" "$tmp/$r.err"
+done
+same v1 v3 parallel_verbose_same
+[ "$(grep -c '^  settings:$' "$tmp/v3.out")" = 6 ] && ok verbose_settings || bad verbose_settings "not 6 settings blocks"
 
 # --- the tables overlap in time -------------------------------------------
 # The runner logs each table's start and end under the logger's lock: with

@@ -116,7 +116,7 @@ static void test_cli_parallel__all_in_order(void)
         trace t;
 
         trace_init(&t);
-        ZBT_EQ_U64(zb_maint_parallel_run(N_TABLES, n, &t.stop, work, done,
+        ZBT_EQ_U64(zb_cli_parallel_run(N_TABLES, n, &t.stop, work, done,
                                          &t),
                    N_TABLES);
         check_prefix(&t, N_TABLES);
@@ -132,7 +132,7 @@ static void test_cli_parallel__overlap(void)
 
     trace_init(&t);
     t.wait_for_1 = 1;
-    ZBT_EQ_U64(zb_maint_parallel_run(N_TABLES, 2, NULL, work, done, &t),
+    ZBT_EQ_U64(zb_cli_parallel_run(N_TABLES, 2, NULL, work, done, &t),
                N_TABLES);
     ZBT_CHECK(t.waited_ok);
     check_prefix(&t, N_TABLES);
@@ -149,7 +149,7 @@ static void test_cli_parallel__stop(void)
 
         trace_init(&t);
         t.stop_at = 5;
-        first = zb_maint_parallel_run(N_TABLES, n, &t.stop, work, done, &t);
+        first = zb_cli_parallel_run(N_TABLES, n, &t.stop, work, done, &t);
         /* the k running when the stop came finish; nothing starts after */
         if (n == 1)
             ZBT_EQ_U64(first, 6);
@@ -162,7 +162,7 @@ static void test_cli_parallel__stop(void)
 
         trace_init(&t);
         atomic_store(&t.stop, 1);
-        ZBT_EQ_U64(zb_maint_parallel_run(N_TABLES, 3, &t.stop, work, done,
+        ZBT_EQ_U64(zb_cli_parallel_run(N_TABLES, 3, &t.stop, work, done,
                                          &t),
                    0);
         check_prefix(&t, 0);
@@ -180,7 +180,7 @@ static void test_cli_parallel__done_halts(void)
 
         trace_init(&t);
         t.halt_at = 3;
-        first = zb_maint_parallel_run(N_TABLES, n, NULL, work, done, &t);
+        first = zb_cli_parallel_run(N_TABLES, n, NULL, work, done, &t);
         if (n == 1)
             ZBT_EQ_U64(first, 4);
         ZBT_CHECK(first >= 4);
@@ -208,38 +208,38 @@ static char *contents(FILE *f)
 
 static void test_cli_parallel__capture(void)
 {
-    zb_maint_out o;
+    zb_cli_table_out o;
     FILE *out = tmpfile(), *err = tmpfile(), *both = tmpfile();
     char *a, *b, *c;
 
     ZBT_CHECK(out != NULL && err != NULL && both != NULL);
-    ZBT_EQ_INT(zb_maint_out_open(&o, 1), 0);
+    ZBT_EQ_INT(zb_cli_table_out_open(&o, 1), 0);
     fprintf(o.out, "\nns.t\n  compact: done\n");
     fprintf(o.err, "  expire: failed (exit %d)\n", 1);
     fprintf(o.out, "  remove-orphans: %s\n", "scanned 3");
     fprintf(o.err, "  %s\n", "last");
-    zb_maint_out_replay(&o, out, err);
+    zb_cli_table_out_replay(&o, out, err);
     a = contents(out);
     b = contents(err);
     ZBT_EQ_STR(a, "\nns.t\n  compact: done\n  remove-orphans: scanned 3\n");
     ZBT_EQ_STR(b, "  expire: failed (exit 1)\n  last\n");
     /* one stream for both: the order as written */
-    zb_maint_out_replay(&o, both, both);
+    zb_cli_table_out_replay(&o, both, both);
     c = contents(both);
     ZBT_EQ_STR(c, "\nns.t\n  compact: done\n  expire: failed (exit 1)\n"
                   "  remove-orphans: scanned 3\n  last\n");
-    zb_maint_out_close(&o);
+    zb_cli_table_out_close(&o);
     free(a);
     free(b);
     free(c);
     /* not captured: the process's streams, and replay writes nothing */
-    ZBT_EQ_INT(zb_maint_out_open(&o, 0), 0);
+    ZBT_EQ_INT(zb_cli_table_out_open(&o, 0), 0);
     ZBT_CHECK(o.out == stdout && o.err == stderr);
-    zb_maint_out_replay(&o, both, both);
+    zb_cli_table_out_replay(&o, both, both);
     ZBT_CHECK(ftell(both) == (long)strlen("\nns.t\n  compact: done\n  expire: "
                                           "failed (exit 1)\n  remove-orphans:"
                                           " scanned 3\n  last\n"));
-    zb_maint_out_close(&o);
+    zb_cli_table_out_close(&o);
     fclose(out);
     fclose(err);
     fclose(both);

@@ -16,22 +16,22 @@
 #include "util/alloc.h"
 #include "util/err.h"
 
-/* A table's report is a few lines an operation; a cap keeps a runaway
- * one from taking the budget's memory. */
+/* A table's report is a few lines an operation; the caps bound a
+ * runaway one (what does not fit is reported lost). */
 #define OUT_MAX_BYTES (64u << 20)
 #define OUT_MAX_SEGS (1u << 20)
 #define MAX_THREADS 64
 
-typedef struct zb_maint_out_seg {
+typedef struct zb_cli_table_out_seg {
     size_t end;                    /* offset in text where the run ends */
     int is_err;
-} zb_maint_out_seg;
+} zb_cli_table_out_seg;
 
 static ssize_t out_write(void *cookie, const char *data, size_t n)
 {
-    zb_maint_out_tag *t = cookie;
-    zb_maint_out *o = t->owner;
-    zb_maint_out_seg *last = o->segs.len
+    zb_cli_table_out_tag *t = cookie;
+    zb_cli_table_out *o = t->owner;
+    zb_cli_table_out_seg *last = o->segs.len
                                  ? zb_vec_at(&o->segs, o->segs.len - 1)
                                  : NULL;
 
@@ -53,14 +53,14 @@ static ssize_t out_write(void *cookie, const char *data, size_t n)
     return (ssize_t)n;
 }
 
-int zb_maint_out_open(zb_maint_out *o, int capture)
+int zb_cli_table_out_open(zb_cli_table_out *o, int capture)
 {
     cookie_io_functions_t fns;
     int i;
 
     memset(o, 0, sizeof *o);
     zb_buf_init(&o->text, OUT_MAX_BYTES);
-    zb_vec_init(&o->segs, sizeof(zb_maint_out_seg), OUT_MAX_SEGS);
+    zb_vec_init(&o->segs, sizeof(zb_cli_table_out_seg), OUT_MAX_SEGS);
     if (!capture) {
         o->out = stdout;
         o->err = stderr;
@@ -76,7 +76,7 @@ int zb_maint_out_open(zb_maint_out *o, int capture)
     o->out = fopencookie(&o->tags[0], "w", fns);
     o->err = fopencookie(&o->tags[1], "w", fns);
     if (o->out == NULL || o->err == NULL) {
-        zb_maint_out_close(o);
+        zb_cli_table_out_close(o);
         return -1;
     }
     /* unbuffered: each write lands in the log in the order made */
@@ -85,14 +85,14 @@ int zb_maint_out_open(zb_maint_out *o, int capture)
     return 0;
 }
 
-void zb_maint_out_replay(zb_maint_out *o, FILE *to_out, FILE *to_err)
+void zb_cli_table_out_replay(zb_cli_table_out *o, FILE *to_out, FILE *to_err)
 {
     size_t i, start = 0;
 
     if (!o->captured)
         return;
     for (i = 0; i < o->segs.len; i++) {
-        const zb_maint_out_seg *s = zb_vec_at(&o->segs, i);
+        const zb_cli_table_out_seg *s = zb_vec_at(&o->segs, i);
 
         if (s->is_err) {
             fflush(to_out);
@@ -109,7 +109,7 @@ void zb_maint_out_replay(zb_maint_out *o, FILE *to_out, FILE *to_err)
     fflush(to_out);
 }
 
-void zb_maint_out_close(zb_maint_out *o)
+void zb_cli_table_out_close(zb_cli_table_out *o)
 {
     if (o->captured) {
         if (o->out != NULL)
@@ -131,7 +131,7 @@ typedef struct runner {
     size_t first_unstarted;        /* n until no new k may start */
     unsigned char *finished;       /* per k */
     const atomic_int *stop;
-    zb_maint_work_fn work;
+    zb_cli_work_fn work;
     void *payload;
 } runner;
 
@@ -167,7 +167,7 @@ static void *worker(void *arg)
 }
 
 static size_t run_inline(size_t n, const atomic_int *stop,
-                         zb_maint_work_fn work, zb_maint_done_fn done,
+                         zb_cli_work_fn work, zb_cli_done_fn done,
                          void *payload)
 {
     size_t k;
@@ -182,8 +182,8 @@ static size_t run_inline(size_t n, const atomic_int *stop,
     return n;
 }
 
-size_t zb_maint_parallel_run(size_t n, int parallel, const atomic_int *stop,
-                             zb_maint_work_fn work, zb_maint_done_fn done,
+size_t zb_cli_parallel_run(size_t n, int parallel, const atomic_int *stop,
+                             zb_cli_work_fn work, zb_cli_done_fn done,
                              void *payload)
 {
     pthread_t threads[MAX_THREADS];

@@ -356,7 +356,7 @@ static int pick_tables(const char ***out, size_t *n, zb_verb_env *env,
  */
 typedef struct table_job {
     run_state s;                    /* this table's steps and failures */
-    zb_maint_out out;
+    zb_cli_table_out out;
     json_t *jt;                     /* --json: this table's object */
     int oom;
 } table_job;
@@ -407,7 +407,7 @@ static void table_work(size_t k, void *payload)
     if (j == NULL)
         return;
     s = &j->s;
-    if (zb_maint_out_open(&j->out, L->capture) < 0) {
+    if (zb_cli_table_out_open(&j->out, L->capture) < 0) {
         j->oom = 1;
         return;
     }
@@ -431,8 +431,8 @@ static void table_work(size_t k, void *payload)
         }
         json_object_set_new(j->jt, "operations", s->ops);
     } else {
-        fprintf(s->out, "\n%s\n  %s\n", table,
-                "--------------------------------------------------------------------");
+        fprintf(s->out, "\n%s\n  --------------------------------------------"
+                        "------------------------\n", table);
     }
     rc = catalog_ready(L->env, &tctx, table);
     if (rc == ZB_OK) {
@@ -472,7 +472,7 @@ static int table_done(size_t k, void *payload)
     if (j == NULL || j->oom)
         L->oom = 1;
     if (j != NULL && !L->oom) {
-        zb_maint_out_replay(&j->out, stdout, stderr);
+        zb_cli_table_out_replay(&j->out, stdout, stderr);
         for (f = 0; f < j->s.n_failed; f++)
             add_failure(L->s, j->s.failed[f].table, j->s.failed[f].op,
                         j->s.failed[f].code);
@@ -485,7 +485,7 @@ static int table_done(size_t k, void *payload)
     }
     if (j != NULL) {
         json_decref(j->jt);
-        zb_maint_out_close(&j->out);
+        zb_cli_table_out_close(&j->out);
         zb_free(j);
     }
     return L->oom;
@@ -614,7 +614,7 @@ int zb_cli_maintenance_run(int argc, char **argv)
             goto done;
         }
         L.rows = before;
-        (void)zb_maint_parallel_run(n, par, NULL, status_work, NULL, &L);
+        (void)zb_cli_parallel_run(n, par, NULL, status_work, NULL, &L);
         if (!a->json)
             zb_status_print_totals(stdout, zb_verb_warehouse(&env), "before",
                                    before, n);
@@ -625,7 +625,7 @@ int zb_cli_maintenance_run(int argc, char **argv)
         json_object_set_new(s->doc, "dry_run", json_boolean(a->dry_run));
         json_object_set_new(s->doc, "tables", json_array());
     }
-    k = zb_maint_parallel_run(n, par, &stop_requested, table_work,
+    k = zb_cli_parallel_run(n, par, &stop_requested, table_work,
                               table_done, &L);
     if (L.oom) {
         fputs("zamboni maintenance: out of memory\n", stderr);
@@ -641,7 +641,7 @@ int zb_cli_maintenance_run(int argc, char **argv)
     zb_cli_progress_end(&ctx);
     if (a->status) {
         L.rows = after;
-        (void)zb_maint_parallel_run(n, par, NULL, status_work, NULL, &L);
+        (void)zb_cli_parallel_run(n, par, NULL, status_work, NULL, &L);
         if (s->doc) {
             json_object_set_new(s->doc, "status",
                                 status_json(before, after, n));
