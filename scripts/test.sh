@@ -4,7 +4,8 @@
 #   bash scripts/test.sh              every test, in build/
 #   bash scripts/test.sh --sanitize   unit tests under ASan + UBSan (clang),
 #                                     in build-asan/
-#   bash scripts/test.sh --tsan       threaded unit tests under TSan, in
+#   bash scripts/test.sh --tsan       threaded unit tests and maintenance
+#                                     --parallel under TSan, in
 #                                     build-tsan/
 #   bash scripts/test.sh --fuzz [S]   each libFuzzer target for S seconds
 #                                     (default 20) from its corpus, in
@@ -38,11 +39,12 @@ case "$mode" in
     --tsan)
         CC=clang cmake -S . -B build-tsan -G Ninja -DZB_SANITIZE_THREAD=ON \
             -DZB_BUILD_BENCH=OFF >/dev/null
+        # zamboni: `maintenance --parallel` runs tables on threads
         cmake --build build-tsan -j "$jobs" --target test_exec test_exec_sort \
-            test_parquet_writer_threads
+            test_parquet_writer_threads test_cli_parallel_runner zamboni
         TSAN_OPTIONS=halt_on_error=1 \
             ctest --test-dir build-tsan --output-on-failure \
-            -R '^(test_exec|test_exec_sort_pool|test_parquet_writer_threads)$'
+            -R '^(test_exec|test_exec_sort_pool|test_parquet_writer_threads|test_cli_parallel_runner|test_cli_maintenance_parallel)$'
         ;;
     --release)
         # The optimiser's and NDEBUG's warnings, fatal as everywhere.

@@ -23,6 +23,14 @@
 #                       --max-group-memory-bytes refusing a group,
 #                       --max-concurrent-file-group-rewrites and its key
 #                       (label unit)
+#   test_cli_parallel_runner  the runner behind --parallel: every table
+#                       once, done in order in the calling thread, real
+#                       overlap, stop and halt, captured output in order
+#   test_cli_maintenance_parallel  `maintenance --parallel 3` over seven
+#                       tables (catalog and folder, one broken, one
+#                       missing) prints and exits as --parallel 1 (lines,
+#                       --json, --status); the tables overlap in time;
+#                       SIGTERM starts no new table (label unit)
 #   interop_cli_demo_rows  the live rows of every demo table before and
 #                       after maintenance, by tests/interop/scan_reference.mjs
 #                       (label interop)
@@ -42,6 +50,21 @@ set_tests_properties(test_cli_resources PROPERTIES LABELS unit TIMEOUT 300)
 add_test(NAME test_cli_demo
   COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/cli_demo.sh $<TARGET_FILE:zamboni>)
 set_tests_properties(test_cli_demo PROPERTIES LABELS unit TIMEOUT 600)
+add_executable(test_cli_parallel_runner
+  ${CMAKE_CURRENT_LIST_DIR}/maintenance_parallel_test.c
+  ${PROJECT_SOURCE_DIR}/src/cli/verbs/maintenance_parallel.c)
+target_include_directories(test_cli_parallel_runner PRIVATE
+  ${PROJECT_SOURCE_DIR}/src)
+target_link_libraries(test_cli_parallel_runner PRIVATE zbtest zb_util
+  Threads::Threads)
+add_test(NAME test_cli_parallel_runner COMMAND test_cli_parallel_runner)
+set_tests_properties(test_cli_parallel_runner PROPERTIES LABELS unit
+  TIMEOUT 60)
+add_test(NAME test_cli_maintenance_parallel
+  COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/cli_maintenance_parallel.sh
+          $<TARGET_FILE:zamboni> ${PROJECT_SOURCE_DIR}/../shared/fixtures)
+set_tests_properties(test_cli_maintenance_parallel PROPERTIES LABELS unit
+  TIMEOUT 120)
 if(ZB_NODE)
   add_test(NAME interop_cli_demo_rows
     COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/cli_demo_rows.sh

@@ -43,7 +43,8 @@ typedef enum flag_id {
     F_MAX_AGE, F_MIN_KEEP, F_OLDER_THAN, F_MIN_MANIFESTS, F_TABLE, F_FORCE, F_JSON, F_OUTPUT, F_NAMESPACE, F_OVERWRITE,
     F_NO_EVOLUTION, F_REMAP, F_SNAPSHOT, F_COUNT, F_FORMAT, F_SOURCE,
     F_CREATE, F_PARTITION_BY, F_FORMAT_VERSION, F_ALLOW_DUPLICATES,
-    F_MAX_GROUP_MEMORY, F_MAX_CONCURRENT
+    F_MAX_GROUP_MEMORY, F_MAX_CONCURRENT,
+    F_PARALLEL
 } flag_id;
 
 typedef struct flag_def {
@@ -148,6 +149,11 @@ static const flag_def flags[] = {
     { "--verbose", F_VERBOSE, NULL, OPS & ~ZB_VERB_MAINTENANCE,
       "print the memory budget and the threads, each with where it came\n"
       "from, before the report (default: the report only)" },
+    { "--parallel", F_PARALLEL, "N", ZB_VERB_MAINTENANCE,
+      "maintain N tables at once (1 to 64) in this one process, sharing\n"
+      "its memory budget; each table's report is kept apart and printed\n"
+      "in table order, the exit code is the same as one at a time (no\n"
+      "progress line when N > 1); default 1" },
     { "--table-config", F_TABLE_CONFIG, "FILE",
       OPS | COMPACTION | ZB_VERB_TABLE_CONFIG | ZB_VERB_DOCTOR,
       "per-table settings (table-config.json version 2); default:\n"
@@ -750,6 +756,12 @@ static int set_value(zb_verb_args *a, const flag_def *f, const char *name,
             return zb_verb_usage(a->verb, "invalid value '%s' for %s "
                                  "(1, 2 or 3)", v, name);
         a->af.format_version = v[0] - '0';
+        return 0;
+    case F_PARALLEL:
+        if (parse_i64(&x, v, 1) < 0 || x > 64)
+            return zb_verb_usage(a->verb, "invalid value '%s' for %s "
+                                 "(1 to 64)", v, name);
+        a->parallel = (int)x;
         return 0;
     case F_MIN_MANIFESTS:
         if (parse_i64(&x, v, 2) < 0 || x > 1000000)

@@ -20,6 +20,9 @@
  * (a step whose code is not 0 goes to stderr), and the worst code kept.
  * With --verbose each table's block starts with its settings, each with
  * where it came from (flag, table config, table property, default).
+ * With --parallel N, N tables run at once on threads sharing the
+ * process's budget; each table's lines are kept and printed in table
+ * order, so the output and the exit code are those of N = 1.
  * SIGINT or SIGTERM raises ctx.stop: the running operation ends early
  * where it can (compaction starts no new group) and no new table starts.
  * Finally the --status totals and the list of failures on stderr
@@ -28,6 +31,7 @@
  */
 #define ZB_MODULE "cli"
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -36,10 +40,12 @@
 #include <jansson.h>
 
 #include "cli/exit.h"
+#include "cli/verbs/maintenance_parallel.h"
 #include "cli/verbs/progress.h"
 #include "cli/verbs/verbs.h"
 #include "util/alloc.h"
 #include "util/err.h"
+#include "util/log.h"
 
 #define MAX_FAILURES 256
 
@@ -56,6 +62,7 @@ typedef struct run_state {
     int steps;                      /* steps reported for this table */
     json_t *doc;                    /* --json: the run's document */
     json_t *ops;                    /* --json: this table's operations */
+    FILE *out, *err;                /* this table's streams */
     size_t n_failed;
     failure failed[MAX_FAILURES];
 } run_state;
@@ -118,7 +125,7 @@ static void print_lines(FILE *out, const char *op, const char *table,
  * (ops/table_settings.h), as the operations will resolve it. A table that
  * does not load prints none: the run reports that.
  */
-static void print_table_settings(zb_verb_env *env, zb_ctx *ctx,
+static void print_table_settings(FILE *out, zb_verb_env *env, zb_ctx *ctx,
                                  const char *table, const zb_maint_opts *mo)
 {
     zb_catalog *cat = NULL;
@@ -132,11 +139,11 @@ static void print_table_settings(zb_verb_env *env, zb_ctx *ctx,
         zb_catalog_load_table(cat, ctx, table, &t) == ZB_OK) {
         /* an unusable expire property is shown; expire reports it */
         (void)zb_maint_settings(&set, NULL, mo, table, t->meta);
-        printf("  settings:\n");
+        fprintf(out, "  settings:\n");
         for (i = 0; i < ZB_TSET_COUNT; i++) {
             zb_buf_clear(&line);
             if (zb_tset_format(&line, (zb_tset)i, &set.v[i]) == ZB_OK)
-                printf("    %s\n", zb_buf_cstr(&line));
+                fprintf(out, "    %s\n", zb_buf_cstr(&line));
         }
     }
     zb_err_clear(&ctx->err);
@@ -204,8 +211,8 @@ static void on_step(const zb_maint_step *st, void *payload)
     switch (st->status) {
     case ZB_MAINT_RAN:
         code = zb_cli_exit_code(st->rc);
-        out = code ? stderr : stdout;
-        fflush(stdout);
+        out = code ? s->err : s->out;
+        fflush(s->out);
         print_lines(out, op, st->table, st->detail);
         if (st->rc < 0)
             fprintf(out, "    %s (exit %d)\n",
@@ -218,12 +225,13 @@ static void on_step(const zb_maint_step *st, void *payload)
             add_failure(s, st->table, op, code);
         break;
     case ZB_MAINT_DISABLED:
-        printf("  %s: disabled in the config (%s)\n", op, st->detail);
+        fprintf(s->out, "  %s: disabled in the config (%s)\n", op,
+                st->detail);
         break;
     case ZB_MAINT_STOPPED:
         if (!s->stop_printed) {
-            fflush(stdout);
-            fprintf(stderr, "  stopping this table: %s aborted\n",
+            fflush(s->out);
+            fprintf(s->err, "  stopping this table: %s aborted\n",
                     st->detail);
             s->stop_printed = 1;
         }
@@ -338,6 +346,167 @@ static int pick_tables(const char ***out, size_t *n, zb_verb_env *env,
     return 0;
 }
 
+/*
+ * The table loop (--parallel N: N tables at once, cli/verbs/
+ * maintenance_parallel.h). Each table gets its own context (its own err;
+ * the run's log, metrics, budget and stop flag), its own report state
+ * and its own streams; with N > 1 these are captured and written in
+ * table order, and its failures join the run's in that order, so the
+ * output and the exit code read as with N = 1.
+ */
+typedef struct table_job {
+    run_state s;                    /* this table's steps and failures */
+    zb_cli_table_out out;
+    json_t *jt;                     /* --json: this table's object */
+    int oom;
+} table_job;
+
+typedef struct table_loop {
+    zb_verb_env *env;
+    const zb_ctx *ctx;              /* the run's, copied per table */
+    const char **tables;
+    size_t n;
+    run_state *s;                   /* the run's */
+    table_job **jobs;               /* per table, from work to done */
+    zb_status_row *rows;            /* --status: the counts to fill */
+    int capture;
+    int oom;
+} table_loop;
+
+/*
+ * The configured catalog is opened on first use (zb_verb_configured_catalog):
+ * that first use is serialised, so that tables on several threads open it
+ * once and share it (the SQL and REST catalogs take their own locks). ZB_OK
+ * for a table folder (each gets a catalog of its own), else the open's code.
+ */
+static int catalog_ready(zb_verb_env *env, zb_ctx *ctx, const char *table)
+{
+    static pthread_mutex_t opening = PTHREAD_MUTEX_INITIALIZER;
+    zb_catalog *cat = NULL;
+    int rc;
+
+    if (zb_verb_names_folder(table))
+        return ZB_OK;
+    pthread_mutex_lock(&opening);
+    rc = zb_verb_configured_catalog(&cat, env, ctx);
+    pthread_mutex_unlock(&opening);
+    return rc;
+}
+
+static void table_work(size_t k, void *payload)
+{
+    table_loop *L = payload;
+    const zb_verb_args *a = L->s->args;
+    const char *table = L->tables[k];
+    table_job *j = zb_calloc(1, sizeof *j);
+    zb_ctx tctx = *L->ctx;
+    run_state *s;
+    int rc;
+
+    L->jobs[k] = j;
+    if (j == NULL)
+        return;
+    s = &j->s;
+    if (zb_cli_table_out_open(&j->out, L->capture) < 0) {
+        j->oom = 1;
+        return;
+    }
+    s->args = a;
+    s->doc = L->s->doc;             /* only tested: the table's is jt */
+    s->out = j->out.out;
+    s->err = j->out.err;
+    zb_err_clear(&tctx.err);
+    /* the tables' start and end, in time order (tests read the overlap) */
+    zb_log_debug(&tctx, "maintenance: table %zu of %zu started: %s", k + 1,
+                 L->n, table);
+    if (s->doc) {
+        j->jt = json_pack("{ss}", "table", table);
+        s->ops = json_array();
+        if (j->jt == NULL || s->ops == NULL) {
+            json_decref(j->jt);
+            json_decref(s->ops);
+            j->jt = s->ops = NULL;
+            j->oom = 1;
+            return;
+        }
+        json_object_set_new(j->jt, "operations", s->ops);
+    } else {
+        fprintf(s->out, "\n%s\n  --------------------------------------------"
+                        "------------------------\n", table);
+    }
+    rc = catalog_ready(L->env, &tctx, table);
+    if (rc == ZB_OK) {
+        if (!s->doc && a->verbose)
+            print_table_settings(s->out, L->env, &tctx, table, &a->mo);
+        zb_err_clear(&tctx.err);
+        rc = zb_verb_run_table(L->env, &tctx, table, &a->mo, on_step, s);
+    }
+    if (rc < 0 && s->steps == 0) {
+        /* the table did not load: no operation ran */
+        const char *msg = tctx.err.msg[0] ? tctx.err.msg : zb_rc_name(rc);
+
+        if (j->jt != NULL) {
+            json_object_set_new(j->jt, "error", json_string(msg));
+        } else {
+            fflush(s->out);
+            fprintf(s->err, "  %s\n", msg);
+        }
+        add_failure(s, table, "load", zb_cli_exit_code(rc));
+    }
+    if (j->jt != NULL)
+        json_object_set_new(j->jt, "exit",
+                            json_integer(table_worst(s, table)));
+    fflush(s->out);
+    zb_log_debug(&tctx, "maintenance: table %zu of %zu finished: %s", k + 1,
+                 L->n, table);
+}
+
+/* In table order: the table's output, failures and --json object. */
+static int table_done(size_t k, void *payload)
+{
+    table_loop *L = payload;
+    table_job *j = L->jobs[k];
+    size_t f;
+
+    L->jobs[k] = NULL;
+    if (j == NULL || j->oom)
+        L->oom = 1;
+    if (j != NULL && !L->oom) {
+        zb_cli_table_out_replay(&j->out, stdout, stderr);
+        for (f = 0; f < j->s.n_failed; f++)
+            add_failure(L->s, j->s.failed[f].table, j->s.failed[f].op,
+                        j->s.failed[f].code);
+        if (j->s.worst > L->s->worst)
+            L->s->worst = j->s.worst;
+        if (j->jt != NULL)
+            json_array_append_new(json_object_get(L->s->doc, "tables"),
+                                  j->jt);
+        j->jt = NULL;
+    }
+    if (j != NULL) {
+        json_decref(j->jt);
+        zb_cli_table_out_close(&j->out);
+        zb_free(j);
+    }
+    return L->oom;
+}
+
+/* --status: one table's counts (no output; the rows are printed after). */
+static void status_work(size_t k, void *payload)
+{
+    table_loop *L = payload;
+    zb_ctx tctx = *L->ctx;
+
+    zb_err_clear(&tctx.err);
+    if (catalog_ready(L->env, &tctx, L->tables[k]) == ZB_OK) {
+        (void)zb_status_collect(&L->rows[k], L->env, &tctx, L->tables[k]);
+    } else {
+        /* what zb_status_collect leaves when the catalog does not open */
+        memset(&L->rows[k], 0, sizeof L->rows[k]);
+        L->rows[k].table = L->tables[k];
+    }
+}
+
 /* Long on purpose: the verb's steps in their order (arguments, settings,
  * tables, status before, each table, status after, the report), all
  * leaving through the one cleanup at done. */
@@ -351,9 +520,11 @@ int zb_cli_maintenance_run(int argc, char **argv)
     const char *const *ops;
     size_t n = 0, k, n_ops;
     zb_ctx ctx;
-    int help, code, rc, prc;
+    table_loop L;
+    int help, code, rc, prc, par;
 
     memset(&env, 0, sizeof env);
+    memset(&L, 0, sizeof L);
     zb_ctx_init(&ctx);
     a = zb_calloc(1, sizeof *a);
     s = zb_calloc(1, sizeof *s);
@@ -420,7 +591,21 @@ int zb_cli_maintenance_run(int argc, char **argv)
     }
     catch_signals();
     ctx.stop = &stop_requested;
-    zb_cli_progress_install(&ctx, isatty(STDERR_FILENO) && !a->json);
+    par = a->parallel > 1 ? a->parallel : 1;
+    /* one progress line cannot show several tables: off with N > 1 */
+    zb_cli_progress_install(&ctx, isatty(STDERR_FILENO) && !a->json &&
+                                      par == 1);
+    L.env = &env;
+    L.ctx = &ctx;
+    L.tables = tables;
+    L.n = n;
+    L.s = s;
+    L.capture = par > 1;
+    if ((L.jobs = zb_calloc(n + 1, sizeof *L.jobs)) == NULL) {
+        fputs("zamboni maintenance: out of memory\n", stderr);
+        code = ZB_EXIT_FAILED;
+        goto done;
+    }
     if (a->status) {
         before = zb_calloc(n + 1, sizeof *before);
         after = zb_calloc(n + 1, sizeof *after);
@@ -429,10 +614,8 @@ int zb_cli_maintenance_run(int argc, char **argv)
             code = ZB_EXIT_FAILED;
             goto done;
         }
-        for (k = 0; k < n; k++) {
-            zb_err_clear(&ctx.err);
-            (void)zb_status_collect(&before[k], &env, &ctx, tables[k]);
-        }
+        L.rows = before;
+        (void)zb_cli_parallel_run(n, par, NULL, status_work, NULL, &L);
         if (!a->json)
             zb_status_print_totals(stdout, zb_verb_warehouse(&env), "before",
                                    before, n);
@@ -443,63 +626,23 @@ int zb_cli_maintenance_run(int argc, char **argv)
         json_object_set_new(s->doc, "dry_run", json_boolean(a->dry_run));
         json_object_set_new(s->doc, "tables", json_array());
     }
-    for (k = 0; k < n; k++) {
-        json_t *jt = NULL;
-
-        if (atomic_load(&stop_requested)) {
-            fflush(stdout);
-            fprintf(stderr, "zamboni maintenance: stopped by a signal; %zu "
-                            "table(s) not started\n", n - k);
-            add_failure(s, tables[k], "stopped", ZB_EXIT_FAILED);
-            break;
-        }
-
-        if (s->doc) {
-            jt = json_pack("{ss}", "table", tables[k]);
-            s->ops = json_array();
-            if (jt == NULL || s->ops == NULL) {
-                json_decref(jt);
-                json_decref(s->ops);
-                s->ops = NULL;
-                fputs("zamboni maintenance: out of memory\n", stderr);
-                code = ZB_EXIT_FAILED;
-                goto done;
-            }
-            json_object_set_new(jt, "operations", s->ops);
-            json_array_append_new(json_object_get(s->doc, "tables"), jt);
-        } else {
-            printf("\n%s\n  %s\n", tables[k],
-                   "--------------------------------------------------------------------");
-            if (a->verbose)
-                print_table_settings(&env, &ctx, tables[k], &a->mo);
-        }
-        s->stop_printed = 0;
-        zb_err_clear(&ctx.err);
-        s->steps = 0;
-        rc = zb_verb_run_table(&env, &ctx, tables[k], &a->mo, on_step, s);
-        if (rc < 0 && s->steps == 0) {
-            /* the table did not load: no operation ran */
-            const char *msg = ctx.err.msg[0] ? ctx.err.msg : zb_rc_name(rc);
-
-            if (jt != NULL) {
-                json_object_set_new(jt, "error", json_string(msg));
-            } else {
-                fflush(stdout);
-                fprintf(stderr, "  %s\n", msg);
-            }
-            add_failure(s, tables[k], "load", zb_cli_exit_code(rc));
-        }
-        if (jt != NULL)
-            json_object_set_new(jt, "exit", json_integer(table_worst(s,
-                                                                  tables[k])));
+    k = zb_cli_parallel_run(n, par, &stop_requested, table_work,
+                              table_done, &L);
+    if (L.oom) {
+        fputs("zamboni maintenance: out of memory\n", stderr);
+        code = ZB_EXIT_FAILED;
+        goto done;
+    }
+    if (k < n) {
         fflush(stdout);
+        fprintf(stderr, "zamboni maintenance: stopped by a signal; %zu "
+                        "table(s) not started\n", n - k);
+        add_failure(s, tables[k], "stopped", ZB_EXIT_FAILED);
     }
     zb_cli_progress_end(&ctx);
     if (a->status) {
-        for (k = 0; k < n; k++) {
-            zb_err_clear(&ctx.err);
-            (void)zb_status_collect(&after[k], &env, &ctx, tables[k]);
-        }
+        L.rows = after;
+        (void)zb_cli_parallel_run(n, par, NULL, status_work, NULL, &L);
         if (s->doc) {
             json_object_set_new(s->doc, "status",
                                 status_json(before, after, n));
@@ -531,6 +674,7 @@ done:
     zb_cli_progress_end(&ctx);
     if (s != NULL)
         json_decref(s->doc);
+    zb_free(L.jobs);
     zb_free(before);
     zb_free(after);
     zb_free(tables);

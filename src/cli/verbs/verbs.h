@@ -53,6 +53,7 @@ typedef struct zb_verb_args {
     size_t n_pos;                  /* positional arguments */
     const char *pos[ZB_VERB_MAX_TABLES];
     int dry_run, yes, status, verbose, json;
+    int parallel;                  /* maintenance --parallel N; 0: 1 */
     const char *table_config;      /* --table-config FILE */
     const char *setting_flags[ZB_SET_COUNT];
     const char *profile_path, *env_path;

@@ -20,6 +20,7 @@
  */
 #define ZB_MODULE "avro"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -61,13 +62,14 @@ static uint64_t splitmix64(uint64_t *state)
 
 static void make_sync(uint8_t sync[16], const void *salt)
 {
-    static unsigned counter;
+    static atomic_uint counter;   /* writers on several threads */
     struct timespec ts;
     uint64_t st, a, b;
 
     clock_gettime(CLOCK_REALTIME, &ts);
     st = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-    st ^= (uint64_t)(uintptr_t)salt ^ ((uint64_t)++counter << 48);
+    st ^= (uint64_t)(uintptr_t)salt ^
+          ((uint64_t)(atomic_fetch_add(&counter, 1) + 1) << 48);
     a = splitmix64(&st);
     b = splitmix64(&st);
     memcpy(sync, &a, 8);

@@ -18,6 +18,7 @@
 #define ZB_MODULE "commit"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +41,7 @@ int64_t ice_commit__now_ms(void)
 
 uint64_t ice_commit__random64(void)
 {
-    static uint64_t counter;
+    static atomic_uint_fast64_t counter;   /* callers on several threads */
     uint64_t r = 0, z;
     struct timespec ts;
 
@@ -49,7 +50,8 @@ uint64_t ice_commit__random64(void)
     /* splitmix64 over the clock, a counter and a stack address. */
     clock_gettime(CLOCK_REALTIME, &ts);
     z = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec +
-        (++counter) * 0x9E3779B97F4A7C15u + (uint64_t)(uintptr_t)&r;
+        (atomic_fetch_add(&counter, 1) + 1) * 0x9E3779B97F4A7C15u +
+        (uint64_t)(uintptr_t)&r;
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
     return z ^ (z >> 31);
