@@ -86,6 +86,7 @@ typedef struct plan_ctx {
     zb_pathsort *cand, *keep;
     zb_pathfile *cm;
     int read_entries;               /* step 3: read retained manifests */
+    zb_pathmem mem;                 /* the four streams: one budget holder */
 } plan_ctx;
 
 /* Step 2: split manifests into candidates and retained. */
@@ -143,10 +144,14 @@ static int plan_files(plan_ctx *pc, const unsigned char *keep,
     size_t i;
     int rc;
 
-    if ((rc = zb_pathsort_new(&pc->cand, pc->ctx, "expire", mem_each)) < 0 ||
-        (rc = zb_pathsort_new(&pc->keep, pc->ctx, "expire", mem_each)) < 0 ||
-        (rc = zb_pathsort_new(&em, pc->ctx, "expire", mem_each)) < 0 ||
-        (rc = zb_pathsort_new(&rm, pc->ctx, "expire", mem_each)) < 0 ||
+    if ((rc = zb_pathsort_new_in(&pc->cand, pc->ctx, "expire", mem_each,
+                                 &pc->mem)) < 0 ||
+        (rc = zb_pathsort_new_in(&pc->keep, pc->ctx, "expire", mem_each,
+                                 &pc->mem)) < 0 ||
+        (rc = zb_pathsort_new_in(&em, pc->ctx, "expire", mem_each,
+                                 &pc->mem)) < 0 ||
+        (rc = zb_pathsort_new_in(&rm, pc->ctx, "expire", mem_each,
+                                 &pc->mem)) < 0 ||
         (rc = zb_pathfile_open(&pc->cm, pc->ctx, "expire")) < 0 ||
         (rc = zb_pathfile_open(&pc->p->retained_manifests, pc->ctx,
                                "expire")) < 0 ||
@@ -283,6 +288,7 @@ int zb_expire__plan(zb_expire_plan **out, const zb_table *t, zb_io *io,
 done:
     zb_pathsort_free(pc.cand);
     zb_pathsort_free(pc.keep);
+    zb_pathmem_release(&pc.mem);
     zb_pathfile_free(pc.cm);
     zb_expire__plan_free(p);
     zb_free(keep);
@@ -383,6 +389,7 @@ static int check_committed(const zb_expire_plan *p, const zb_table *t2,
 {
     const ice_metadata *m = t2->meta;
     zb_pathsort *man = NULL;
+    zb_pathmem mem = ZB_PATHMEM_INIT;   /* both streams: one budget holder */
     zb_buf scratch = ZB_BUF_INIT(ZB_REACH_MAX_PATH);
     check_ctx cc;
     size_t i;
@@ -392,8 +399,10 @@ static int check_committed(const zb_expire_plan *p, const zb_table *t2,
     cc.t = t2;
     cc.io = io;
     cc.ctx = ctx;
-    if ((rc = zb_pathsort_new(&cc.refd, ctx, "expire-check", mem_each)) < 0 ||
-        (rc = zb_pathsort_new(&man, ctx, "expire-check", mem_each)) < 0)
+    if ((rc = zb_pathsort_new_in(&cc.refd, ctx, "expire-check", mem_each,
+                                 &mem)) < 0 ||
+        (rc = zb_pathsort_new_in(&man, ctx, "expire-check", mem_each,
+                                 &mem)) < 0)
         goto done;
     for (i = 0; i < m->n_snapshots; i++)
         if ((rc = zb_reach_snapshot(cc.refd, man, io, ctx, t2,
@@ -423,6 +432,7 @@ static int check_committed(const zb_expire_plan *p, const zb_table *t2,
 done:
     zb_pathsort_free(cc.refd);
     zb_pathsort_free(man);
+    zb_pathmem_release(&mem);
     zb_buf_free(&scratch);
     return rc;
 }

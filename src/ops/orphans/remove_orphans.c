@@ -52,6 +52,7 @@ typedef struct orphan_run {
     int metadata_under;
     char first_missing[512];
     char unreadable[2 * ZB_ERR_MSG_SIZE]; /* first list or manifest unread */
+    zb_pathmem mem;                 /* the path streams: one budget holder */
 } orphan_run;
 
 static int64_t clock_ms(void)
@@ -305,7 +306,8 @@ static int reach_all(orphan_run *o, zb_pathsort *reach, uint64_t mem_each)
     size_t i;
     int rc;
 
-    if ((rc = zb_pathsort_new(&man, o->ctx, "orphans", mem_each)) < 0)
+    if ((rc = zb_pathsort_new_in(&man, o->ctx, "orphans", mem_each,
+                                 &o->mem)) < 0)
         goto done;
     if ((rc = zb_pathsort_add_uri(reach, o->ctx, o->t->metadata_location,
                                   ZB_REACH_METADATA, 0, 0)) < 0)
@@ -438,8 +440,10 @@ static int run(orphan_run *o, const zb_op_target *t,
         return rc;
     if ((rc = check_other_tables(o)) < 0)
         return rc;
-    if ((rc = zb_pathsort_new(&list, o->ctx, "orphans", mem / 3)) < 0 ||
-        (rc = zb_pathsort_new(&reach, o->ctx, "orphans", mem / 3)) < 0 ||
+    if ((rc = zb_pathsort_new_in(&list, o->ctx, "orphans", mem / 3,
+                                 &o->mem)) < 0 ||
+        (rc = zb_pathsort_new_in(&reach, o->ctx, "orphans", mem / 3,
+                                 &o->mem)) < 0 ||
         (rc = zb_pathfile_open(&o->del, o->ctx, "orphans")) < 0 ||
         (rc = list_roots(o, list)) < 0 ||
         (rc = zb_catalog_load_table(o->cat, o->ctx, o->ident, &o->fresh)) <
@@ -455,6 +459,7 @@ static int run(orphan_run *o, const zb_op_target *t,
     zb_pathsort_free(list);
     zb_pathsort_free(reach);
     list = reach = NULL;
+    zb_pathmem_release(&o->mem);
     if ((rc = safety_checks(o)) == ZB_OK && o->unreadable[0] != '\0')
         rc = zb_fail(o->ctx, ZB_EUNSAFE, "%s: aborted, nothing deleted: the "
                      "files of a %s are unknown", o->t->ident, o->unreadable);
@@ -475,6 +480,7 @@ static int run(orphan_run *o, const zb_op_target *t,
 done:
     zb_pathsort_free(list);
     zb_pathsort_free(reach);
+    zb_pathmem_release(&o->mem);
     return rc;
 }
 

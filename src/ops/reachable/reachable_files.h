@@ -32,6 +32,7 @@
 
 #include "catalog/catalog.h"
 #include "util/buf.h"
+#include "zamboni/budget.h"
 #include "zamboni/io.h"
 #include "zamboni/zamboni.h"
 
@@ -102,6 +103,28 @@ typedef struct zb_pathsort zb_pathsort;
  */
 int zb_pathsort_new(zb_pathsort **out, zb_ctx *ctx, const char *purpose,
                     uint64_t max_memory_bytes);
+
+/*
+ * One memory account for the streams of one task, which then reserve from
+ * ctx->budget as a single holder: two holders of one task could each wait
+ * for the other's bytes forever, whereas a sole holder is served past the
+ * limit. Caller-owned, zeroed with ZB_PATHMEM_INIT; it must outlive its
+ * streams and is released with zb_pathmem_release once they are freed
+ * (until then the budget holds the most the streams held together).
+ */
+typedef struct zb_pathmem {
+    zb_reservation res;
+    uint64_t used;               /* bytes the streams hold now */
+} zb_pathmem;
+
+#define ZB_PATHMEM_INIT { ZB_RESERVATION_INIT, 0 }
+
+/* zb_pathsort_new with the stream's memory counted in mem (NULL: its
+ * own account, released by zb_pathsort_free). */
+int zb_pathsort_new_in(zb_pathsort **out, zb_ctx *ctx, const char *purpose,
+                       uint64_t max_memory_bytes, zb_pathmem *mem);
+
+void zb_pathmem_release(zb_pathmem *m);
 
 /* Adds one record (before finish). ZB_OK, ZB_ENOMEM, ZB_EIO, ZB_EINVAL. */
 int zb_pathsort_add(zb_pathsort *s, zb_ctx *ctx, const char *path,
