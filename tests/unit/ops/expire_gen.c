@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "ops_fixture.h"
+#include "util/buf.h"
 #include "ops/expire/expire_int.h"
 #include "table/commit/commit.h"
 #include "zamboni/budget.h"
@@ -322,6 +323,71 @@ static void test_ops_expire__budget(void)
                                     OF_CHECK_ALL) > 0);
     zb_expire_result_free(&d);
     zb_expire_result_free(&th.r);
+    zb_table_free(t);
+    of_close(&e);
+}
+
+/* The doomed files of a plan, one "path tag size" a line (free()). */
+static char *doomed_text(of_env *e, zb_expire_plan *p)
+{
+    zb_buf b = ZB_BUF_INIT(SIZE_MAX / 2);
+    const zb_pathrec *r;
+    char *out;
+    int rc;
+
+    ZBT_CHECK(p->doomed != NULL);
+    ZBT_OK_CTX(zb_pathfile_rewind(p->doomed, &e->ctx), &e->ctx);
+    while ((rc = zb_pathfile_next(p->doomed, &e->ctx, &r)) > 0)
+        ZBT_CHECK(zb_buf_appendf(&b, "%s %u %llu\n", r->path, r->tag,
+                                 (unsigned long long)r->size_bytes) == 0);
+    ZBT_OK_CTX(rc, &e->ctx);
+    out = strdup(zb_buf_cstr(&b));
+    zb_buf_free(&b);
+    return out;
+}
+
+/*
+ * The reachable sets read with their manifests on 3 threads: the plan of
+ * one thread (the same doomed files with their tags and sizes, the same
+ * counts), with tiny path streams that spill and without.
+ */
+static void test_ops_expire__read_threads_same_plan(void)
+{
+    of_env e;
+    zb_table *t;
+    zb_expire_opts o = ZB_EXPIRE_OPTS_INIT;
+    int64_t now = of_now_ms() + 10 * OF_DAY_MS;
+    char *want = NULL;
+    int k;
+
+    of_open_catalog(&e, 1);
+    t = twelve(&e);
+    o.min_snapshots_to_keep = 2;
+    for (k = 0; k < 4; k++) {
+        zb_expire_plan *p = NULL, *q = NULL;
+        char *got;
+
+        o.max_memory_bytes = k < 2 ? 0 : 4 * 4096;
+        o.read_threads = 1;
+        ZBT_OK_CTX(zb_expire__plan(&p, t, e.io, &e.ctx, &o, now), &e.ctx);
+        o.read_threads = k % 2 ? 2 : 3;
+        ZBT_OK_CTX(zb_expire__plan(&q, t, e.io, &e.ctx, &o, now), &e.ctx);
+        if (want == NULL)
+            want = doomed_text(&e, p);
+        got = doomed_text(&e, p);
+        ZBT_EQ_STR(got, want);
+        free(got);
+        got = doomed_text(&e, q);
+        ZBT_EQ_STR(got, want);
+        free(got);
+        ZBT_EQ_U64(q->doomed_bytes, p->doomed_bytes);
+        ZBT_CHECK(memcmp(q->by_tag, p->by_tag, sizeof p->by_tag) == 0);
+        ZBT_EQ_INT(q->n_expired, p->n_expired);
+        zb_expire__plan_free(p);
+        zb_expire__plan_free(q);
+    }
+    ZBT_CHECK(strlen(want) > 0);
+    free(want);
     zb_table_free(t);
     of_close(&e);
 }
@@ -687,6 +753,7 @@ const zbt_case test_ops_expire_gen[] = {
     ZBT_CASE(test_ops_expire__generated_table),
     ZBT_CASE(test_ops_expire__dry_run_changes_nothing),
     ZBT_CASE(test_ops_expire__budget),
+    ZBT_CASE(test_ops_expire__read_threads_same_plan),
     ZBT_CASE(test_ops_expire__gc_disabled_deletes_nothing),
     ZBT_CASE(test_ops_expire__refs),
     ZBT_CASE(test_ops_expire__retention_rules),

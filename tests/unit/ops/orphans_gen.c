@@ -455,10 +455,47 @@ static void test_ops_orphans__budget(void)
     of_close(&e);
 }
 
+/* Manifests of the reachable set read on 3 threads: the result of one
+ * thread, field for field, with spilling streams and without, and then
+ * the same deletions. */
+static void test_ops_orphans__read_threads_same_result(void)
+{
+    of_env e;
+    zb_table *t;
+    zb_op_target tg;
+    zb_remove_orphans_opts o = ZB_REMOVE_ORPHANS_OPTS_INIT;
+    zb_remove_orphans_result r1, r3;
+    char tdir[700];
+    int k;
+
+    of_open_catalog(&e, 1);
+    t = table8(&e, "db.events");
+    snprintf(tdir, sizeof tdir, "%s/events", e.dir);
+    plant(tdir);
+    tg = target(&e, "db.events", 1);
+    for (k = 0; k < 2; k++) {
+        o.max_memory_bytes = k ? 3 * 8192 : 0;
+        o.read_threads = 1;
+        ZBT_OK_CTX(zb_remove_orphans(&tg, &e.ctx, &o, &r1), &e.ctx);
+        o.read_threads = 3;
+        ZBT_OK_CTX(zb_remove_orphans(&tg, &e.ctx, &o, &r3), &e.ctx);
+        ZBT_CHECK(memcmp(&r1, &r3, sizeof r1) == 0);
+        ZBT_EQ_U64(r3.files_deleted, 3);
+    }
+    tg.dry_run = 0;
+    ZBT_OK_CTX(zb_remove_orphans(&tg, &e.ctx, &o, &r3), &e.ctx);
+    ZBT_EQ_U64(r3.files_deleted, 3);
+    ZBT_EQ_U64(r3.bytes_deleted, r1.bytes_deleted);
+    check_all_snapshots(&e, "db.events");
+    zb_table_free(t);
+    of_close(&e);
+}
+
 const zbt_case test_ops_orphans_gen[] = {
     ZBT_CASE(test_ops_orphans__generated_table),
     ZBT_CASE(test_ops_orphans__dry_run_changes_nothing),
     ZBT_CASE(test_ops_orphans__budget),
+    ZBT_CASE(test_ops_orphans__read_threads_same_result),
     ZBT_CASE(test_ops_orphans__guard),
     ZBT_CASE(test_ops_orphans__gc_disabled_refused),
     ZBT_CASE(test_ops_orphans__unsafe_missing_file),
