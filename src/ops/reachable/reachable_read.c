@@ -133,7 +133,7 @@ int zb_reach_reader_new(zb_reach_reader **out, zb_ctx *ctx, zb_io *io,
     rr->t = t;
     rr->done_fn = done;
     rr->payload = payload;
-    rr->threads = threads > 1 ? threads : 1;
+    rr->threads = threads > 256 ? 256 : threads > 1 ? threads : 1;
     pthread_mutex_init(&rr->lock, NULL);
     pthread_cond_init(&rr->done_cv, NULL);
     if (rr->threads > 1) {

@@ -127,7 +127,8 @@ int zb_scan__prefetch_new(zb_mf_prefetch **out, zb_ctx *ctx, zb_io *io,
     pf->mopts = mopts;
     pthread_mutex_init(&pf->lock, NULL);
     pthread_cond_init(&pf->done_cv, NULL);
-    if ((rc = zb_pool_new(&pf->pool, ctx, threads, ctx->stop)) < 0) {
+    if ((rc = zb_pool_new(&pf->pool, ctx, threads > 256 ? 256 : threads,
+                          ctx->stop)) < 0) {
         zb_scan__prefetch_free(pf);
         return rc;
     }

@@ -14,6 +14,7 @@
  * (zb-manifest-cat and avsc dumps), written down in each case.
  */
 #include <dirent.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -636,6 +637,38 @@ static void test_plan_scan_fixtures__threads_same_plan(void)
     }
 }
 
+/* The stop flag with manifests read ahead: the next call after it is
+ * raised is ZB_ECANCELED, and freeing the plan waits for its jobs. */
+static void test_plan_scan_fixtures__threads_stop(void)
+{
+    sfx f;
+    zb_scan_plan_opts po = ZB_SCAN_PLAN_OPTS_INIT;
+    zb_scan_plan *p = NULL;
+    const zb_scan_task *t;
+    atomic_int stop = 0;
+
+    if (!sfx_open(&f, "impala-v2-pos-delete"))
+        return;
+    f.ctx.stop = &stop;
+    po.manifest = &f.o;
+    po.threads = 3;
+    ZBT_OK_CTX(zb_scan_plan_open(&p, f.io, &f.ctx, f.m,
+                                 ice_metadata_current_snapshot(f.m), &po),
+               &f.ctx);
+    ZBT_EQ_INT(zb_scan_plan_next(p, &f.ctx, &t), 1);
+    atomic_store(&stop, 1);
+    ZBT_RC(zb_scan_plan_next(p, &f.ctx, &t), ZB_ECANCELED);
+    zb_scan_plan_free(p);
+    /* Raised before open: the delete pass stops. */
+    p = NULL;
+    ZBT_RC(zb_scan_plan_open(&p, f.io, &f.ctx, f.m,
+                             ice_metadata_current_snapshot(f.m), &po),
+           ZB_ECANCELED);
+    ZBT_CHECK(p == NULL);
+    f.ctx.stop = NULL;
+    sfx_close(&f);
+}
+
 const zbt_case test_plan_scan_fixtures[] = {
     ZBT_CASE(test_plan_scan_fixtures__all_snapshots),
     ZBT_CASE(test_plan_scan_fixtures__dangling_pos_delete),
@@ -647,5 +680,6 @@ const zbt_case test_plan_scan_fixtures[] = {
     ZBT_CASE(test_plan_scan_fixtures__task_copy),
     ZBT_CASE(test_plan_scan_fixtures__paths),
     ZBT_CASE(test_plan_scan_fixtures__threads_same_plan),
+    ZBT_CASE(test_plan_scan_fixtures__threads_stop),
     ZBT_END
 };
