@@ -86,6 +86,9 @@ typedef struct plan_ctx {
     zb_pathsort *cand, *keep;
     zb_pathfile *cm;
     int read_entries;               /* step 3: read retained manifests */
+    zb_pathmem mem;                 /* the four streams: one budget holder */
+    unsigned read_threads;          /* reading manifests (step 3) */
+    int expired_side;               /* step 3: reading candidates */
 } plan_ctx;
 
 /* Step 2: split manifests into candidates and retained. */
@@ -116,6 +119,60 @@ static int read_manifest(plan_ctx *pc, zb_pathsort *into, const char *uri,
     return rc;
 }
 
+/* Step 3 with a zb_reach_reader: read_manifest's handling of a failure,
+ * in the order of the manifests. */
+static int manifest_done(void *payload, zb_ctx *ctx, int rc)
+{
+    plan_ctx *pc = payload;
+
+    if (rc >= 0)
+        return ZB_OK;
+    if (pc->expired_side && (rc == ZB_ENOTFOUND || rc == ZB_ECORRUPT)) {
+        zb_log_warn(ctx, "%s: expired snapshot's manifest passed over (%s)",
+                    pc->t->ident, ctx->err.msg);
+        zb_err_clear(&ctx->err);
+        return ZB_OK;
+    }
+    if (!pc->expired_side)
+        zb_err_prefix(ctx, "%s: retained manifest", pc->t->ident);
+    return rc;
+}
+
+/* Step 3 on read_threads threads: the same streams as the loop below. */
+static int read_manifests_pool(plan_ctx *pc)
+{
+    zb_reach_reader *rr = NULL;
+    const zb_pathrec *r;
+    int rc;
+
+    if ((rc = zb_reach_reader_new(&rr, pc->ctx, pc->io, pc->t,
+                                  pc->read_threads, manifest_done, pc)) < 0)
+        return rc;
+    pc->expired_side = 1;
+    while ((rc = zb_pathfile_next(pc->cm, pc->ctx, &r)) > 0)
+        if ((rc = zb_pathsort_add(pc->cand, pc->ctx, r->path, r->len, r->tag,
+                                  r->size_bytes, 0)) < 0 ||
+            (rc = zb_reach_reader_add(rr, pc->ctx, pc->cand, r->path, 0)) < 0)
+            goto done;
+    if (rc < 0 || (rc = zb_reach_reader_drain(rr, pc->ctx)) < 0)
+        goto done;
+    pc->expired_side = 0;
+    while ((rc = zb_pathfile_next(pc->p->retained_manifests, pc->ctx,
+                                  &r)) > 0) {
+        if ((rc = zb_pathsort_add(pc->keep, pc->ctx, r->path, r->len, r->tag,
+                                  r->size_bytes, 0)) < 0)
+            goto done;
+        if (zb_pathfile_count(pc->cm) > 0 &&
+            (rc = zb_reach_reader_add(rr, pc->ctx, pc->keep, r->path, 1)) < 0)
+            goto done;
+    }
+    if (rc == 0)
+        rc = zb_reach_reader_drain(rr, pc->ctx);
+done:
+    zb_reach_reader_free(rr);
+    return rc < 0 ? rc : ZB_OK;
+}
+
 /* Step 4: the doomed files. */
 static int doom(const zb_pathrec *c, const zb_pathrec *k, void *payload)
 {
@@ -143,10 +200,14 @@ static int plan_files(plan_ctx *pc, const unsigned char *keep,
     size_t i;
     int rc;
 
-    if ((rc = zb_pathsort_new(&pc->cand, pc->ctx, "expire", mem_each)) < 0 ||
-        (rc = zb_pathsort_new(&pc->keep, pc->ctx, "expire", mem_each)) < 0 ||
-        (rc = zb_pathsort_new(&em, pc->ctx, "expire", mem_each)) < 0 ||
-        (rc = zb_pathsort_new(&rm, pc->ctx, "expire", mem_each)) < 0 ||
+    if ((rc = zb_pathsort_new_in(&pc->cand, pc->ctx, "expire", mem_each,
+                                 &pc->mem)) < 0 ||
+        (rc = zb_pathsort_new_in(&pc->keep, pc->ctx, "expire", mem_each,
+                                 &pc->mem)) < 0 ||
+        (rc = zb_pathsort_new_in(&em, pc->ctx, "expire", mem_each,
+                                 &pc->mem)) < 0 ||
+        (rc = zb_pathsort_new_in(&rm, pc->ctx, "expire", mem_each,
+                                 &pc->mem)) < 0 ||
         (rc = zb_pathfile_open(&pc->cm, pc->ctx, "expire")) < 0 ||
         (rc = zb_pathfile_open(&pc->p->retained_manifests, pc->ctx,
                                "expire")) < 0 ||
@@ -194,6 +255,11 @@ static int plan_files(plan_ctx *pc, const unsigned char *keep,
     if ((rc = zb_pathfile_rewind(pc->cm, pc->ctx)) < 0 ||
         (rc = zb_pathfile_rewind(pc->p->retained_manifests, pc->ctx)) < 0)
         goto done;
+    if (pc->read_threads > 1) {
+        if ((rc = read_manifests_pool(pc)) < 0)
+            goto done;
+        goto step4;
+    }
     while ((rc = zb_pathfile_next(pc->cm, pc->ctx, &r)) > 0) {
         if ((rc = zb_pathsort_add(pc->cand, pc->ctx, r->path, r->len, r->tag,
                                   r->size_bytes, 0)) < 0 ||
@@ -215,6 +281,7 @@ static int plan_files(plan_ctx *pc, const unsigned char *keep,
     }
     if (rc < 0)
         goto done;
+step4:
     /* Step 4. */
     if ((rc = zb_pathsort_finish(pc->cand, pc->ctx)) < 0 ||
         (rc = zb_pathsort_finish(pc->keep, pc->ctx)) < 0 ||
@@ -274,6 +341,7 @@ int zb_expire__plan(zb_expire_plan **out, const zb_table *t, zb_io *io,
         pc.t = t;
         pc.io = io;
         pc.ctx = ctx;
+        pc.read_threads = o ? o->read_threads : 1;
         if ((rc = plan_files(&pc, keep, mem / 4)) < 0)
             goto done;
     }
@@ -283,6 +351,7 @@ int zb_expire__plan(zb_expire_plan **out, const zb_table *t, zb_io *io,
 done:
     zb_pathsort_free(pc.cand);
     zb_pathsort_free(pc.keep);
+    zb_pathmem_release(&pc.mem);
     zb_pathfile_free(pc.cm);
     zb_expire__plan_free(p);
     zb_free(keep);
@@ -383,6 +452,7 @@ static int check_committed(const zb_expire_plan *p, const zb_table *t2,
 {
     const ice_metadata *m = t2->meta;
     zb_pathsort *man = NULL;
+    zb_pathmem mem = ZB_PATHMEM_INIT;   /* both streams: one budget holder */
     zb_buf scratch = ZB_BUF_INIT(ZB_REACH_MAX_PATH);
     check_ctx cc;
     size_t i;
@@ -392,8 +462,10 @@ static int check_committed(const zb_expire_plan *p, const zb_table *t2,
     cc.t = t2;
     cc.io = io;
     cc.ctx = ctx;
-    if ((rc = zb_pathsort_new(&cc.refd, ctx, "expire-check", mem_each)) < 0 ||
-        (rc = zb_pathsort_new(&man, ctx, "expire-check", mem_each)) < 0)
+    if ((rc = zb_pathsort_new_in(&cc.refd, ctx, "expire-check", mem_each,
+                                 &mem)) < 0 ||
+        (rc = zb_pathsort_new_in(&man, ctx, "expire-check", mem_each,
+                                 &mem)) < 0)
         goto done;
     for (i = 0; i < m->n_snapshots; i++)
         if ((rc = zb_reach_snapshot(cc.refd, man, io, ctx, t2,
@@ -423,6 +495,7 @@ static int check_committed(const zb_expire_plan *p, const zb_table *t2,
 done:
     zb_pathsort_free(cc.refd);
     zb_pathsort_free(man);
+    zb_pathmem_release(&mem);
     zb_buf_free(&scratch);
     return rc;
 }

@@ -100,6 +100,9 @@ typedef struct zb_expire_opts {
     uint64_t max_memory_bytes;      /* bytes of the path streams in all;
                                        default 0: 128 MiB */
     unsigned delete_threads;        /* default 0: 4 */
+    unsigned read_threads;          /* threads reading the manifests of the
+                                       reachable sets; default 1 (0 too):
+                                       the caller's; the same plan */
 } zb_expire_opts;
 
 #define ZB_EXPIRE_OPTS_VERSION 1
@@ -108,7 +111,7 @@ typedef struct zb_expire_opts {
         .version = ZB_EXPIRE_OPTS_VERSION,                                 \
         .max_snapshot_age_ms = ZB_UNSET,                                   \
         .min_snapshots_to_keep = ZB_UNSET, .max_ref_age_ms = ZB_UNSET,     \
-        .max_memory_bytes = 0, .delete_threads = 0,                        \
+        .max_memory_bytes = 0, .delete_threads = 0, .read_threads = 1,     \
     }
 
 typedef struct zb_expire_result {

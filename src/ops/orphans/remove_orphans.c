@@ -52,6 +52,8 @@ typedef struct orphan_run {
     int metadata_under;
     char first_missing[512];
     char unreadable[2 * ZB_ERR_MSG_SIZE]; /* first list or manifest unread */
+    zb_pathmem mem;                 /* the path streams: one budget holder */
+    unsigned read_threads;          /* reading manifests */
 } orphan_run;
 
 static int64_t clock_ms(void)
@@ -295,9 +297,17 @@ static int tolerate_missing(orphan_run *o, int rc, const char *what)
     return ZB_OK;
 }
 
+/* A manifest read (zb_reach_reader): one that is missing is noted. */
+static int manifest_read(void *payload, zb_ctx *ctx, int rc)
+{
+    (void)ctx;
+    return tolerate_missing(payload, rc, "manifest");
+}
+
 static int reach_all(orphan_run *o, zb_pathsort *reach, uint64_t mem_each)
 {
     const ice_metadata *m = o->t->meta;
+    zb_reach_reader *rr = NULL;
     zb_pathsort *man = NULL;
     zb_buf scratch = ZB_BUF_INIT(ZB_REACH_MAX_PATH);
     const zb_pathrec *r;
@@ -305,7 +315,8 @@ static int reach_all(orphan_run *o, zb_pathsort *reach, uint64_t mem_each)
     size_t i;
     int rc;
 
-    if ((rc = zb_pathsort_new(&man, o->ctx, "orphans", mem_each)) < 0)
+    if ((rc = zb_pathsort_new_in(&man, o->ctx, "orphans", mem_each,
+                                 &o->mem)) < 0)
         goto done;
     if ((rc = zb_pathsort_add_uri(reach, o->ctx, o->t->metadata_location,
                                   ZB_REACH_METADATA, 0, 0)) < 0)
@@ -340,15 +351,19 @@ static int reach_all(orphan_run *o, zb_pathsort *reach, uint64_t mem_each)
                              ICE_NO_SNAPSHOT)) < 0 ||
         (rc = zb_pathsort_finish(man, o->ctx)) < 0)
         goto done;
+    if ((rc = zb_reach_reader_new(&rr, o->ctx, o->io, o->t, o->read_threads,
+                                  manifest_read, o)) < 0)
+        goto done;
     while ((rc = zb_pathsort_next(man, o->ctx, &r)) > 0) {
         if ((rc = zb_pathsort_add(reach, o->ctx, r->path, r->len, r->tag,
-                                  r->size_bytes, 0)) < 0)
-            goto done;
-        rc = zb_reach_manifest(reach, o->io, o->ctx, o->t, r->path, 1);
-        if ((rc = tolerate_missing(o, rc, "manifest")) < 0)
+                                  r->size_bytes, 0)) < 0 ||
+            (rc = zb_reach_reader_add(rr, o->ctx, reach, r->path, 1)) < 0)
             goto done;
     }
+    if (rc == 0)
+        rc = zb_reach_reader_drain(rr, o->ctx);
 done:
+    zb_reach_reader_free(rr);
     zb_pathsort_free(man);
     zb_buf_free(&scratch);
     zb_free(dir);
@@ -438,8 +453,10 @@ static int run(orphan_run *o, const zb_op_target *t,
         return rc;
     if ((rc = check_other_tables(o)) < 0)
         return rc;
-    if ((rc = zb_pathsort_new(&list, o->ctx, "orphans", mem / 3)) < 0 ||
-        (rc = zb_pathsort_new(&reach, o->ctx, "orphans", mem / 3)) < 0 ||
+    if ((rc = zb_pathsort_new_in(&list, o->ctx, "orphans", mem / 3,
+                                 &o->mem)) < 0 ||
+        (rc = zb_pathsort_new_in(&reach, o->ctx, "orphans", mem / 3,
+                                 &o->mem)) < 0 ||
         (rc = zb_pathfile_open(&o->del, o->ctx, "orphans")) < 0 ||
         (rc = list_roots(o, list)) < 0 ||
         (rc = zb_catalog_load_table(o->cat, o->ctx, o->ident, &o->fresh)) <
@@ -455,6 +472,7 @@ static int run(orphan_run *o, const zb_op_target *t,
     zb_pathsort_free(list);
     zb_pathsort_free(reach);
     list = reach = NULL;
+    zb_pathmem_release(&o->mem);
     if ((rc = safety_checks(o)) == ZB_OK && o->unreadable[0] != '\0')
         rc = zb_fail(o->ctx, ZB_EUNSAFE, "%s: aborted, nothing deleted: the "
                      "files of a %s are unknown", o->t->ident, o->unreadable);
@@ -475,6 +493,7 @@ static int run(orphan_run *o, const zb_op_target *t,
 done:
     zb_pathsort_free(list);
     zb_pathsort_free(reach);
+    zb_pathmem_release(&o->mem);
     return rc;
 }
 
@@ -492,6 +511,7 @@ int zb_remove_orphans(const zb_op_target *t, zb_ctx *ctx,
     ZB_ASSERT_ARG(t && t->catalog && t->io && t->ident && ctx && r);
     memset(r, 0, sizeof *r);
     memset(&o, 0, sizeof o);
+    o.read_threads = opts ? opts->read_threads : 1;
     {
         zb_tset_value v;
 

@@ -57,6 +57,9 @@ typedef struct zb_remove_orphans_opts {
     uint64_t max_memory_bytes;      /* bytes of the path streams in all;
                                        default 0: 128 MiB */
     unsigned delete_threads;        /* default 0: 4 */
+    unsigned read_threads;          /* threads reading the manifests of the
+                                       reachable set; default 1 (0 too):
+                                       the caller's; the same result */
 } zb_remove_orphans_opts;
 
 #define ZB_REMOVE_ORPHANS_OPTS_VERSION 1
@@ -64,7 +67,7 @@ typedef struct zb_remove_orphans_opts {
     {                                                                      \
         .version = ZB_REMOVE_ORPHANS_OPTS_VERSION,                         \
         .older_than_ms = ZB_UNSET, .force = 0, .max_memory_bytes = 0,      \
-        .delete_threads = 0,                                               \
+        .delete_threads = 0, .read_threads = 1,                            \
     }
 
 typedef struct zb_remove_orphans_result {

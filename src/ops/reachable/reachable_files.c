@@ -265,7 +265,8 @@ struct zb_pathsort {
     uint64_t max_mem;
     size_t chunk_bytes;          /* max_mem / 8 within [4 KiB, 1 MiB] */
     zb_budget *budget;
-    zb_reservation res;
+    zb_pathmem own;              /* the account when none is shared */
+    zb_pathmem *mem;             /* own, or the caller's shared one */
     uint64_t mem_used;           /* chunks + pointer array */
     chunk *chunks;               /* newest first */
     rec_hdr **recs;
@@ -309,6 +310,12 @@ static int cmp_recs(const void *pa, const void *pb)
 int zb_pathsort_new(zb_pathsort **out, zb_ctx *ctx, const char *purpose,
                     uint64_t max_memory_bytes)
 {
+    return zb_pathsort_new_in(out, ctx, purpose, max_memory_bytes, NULL);
+}
+
+int zb_pathsort_new_in(zb_pathsort **out, zb_ctx *ctx, const char *purpose,
+                       uint64_t max_memory_bytes, zb_pathmem *mem)
+{
     zb_pathsort *s;
 
     *out = NULL;
@@ -320,10 +327,26 @@ int zb_pathsort_new(zb_pathsort **out, zb_ctx *ctx, const char *purpose,
                      : s->max_mem / 8 < 4096      ? 4096
                                                   : (size_t)(s->max_mem / 8);
     s->budget = ctx->budget;
+    s->mem = mem ? mem : &s->own;
     zb_buf_init(&s->out_path, ZB_REACH_MAX_PATH + 1);
     zb_buf_init(&s->norm, ZB_REACH_MAX_PATH + 1);
     *out = s;
     return ZB_OK;
+}
+
+/* Sets the stream's memory in use, and its account's. */
+static void set_used(zb_pathsort *s, uint64_t v)
+{
+    s->mem->used = s->mem->used - s->mem_used + v;
+    s->mem_used = v;
+}
+
+void zb_pathmem_release(zb_pathmem *m)
+{
+    zb_budget_release(&m->res);
+    m->res.budget = NULL;
+    m->res.bytes = 0;
+    m->used = 0;
 }
 
 static void free_chunks(zb_pathsort *s)
@@ -336,7 +359,7 @@ static void free_chunks(zb_pathsort *s)
     zb_free(s->recs);
     s->recs = NULL;
     s->n = s->cap = 0;
-    s->mem_used = 0;
+    set_used(s, 0);
 }
 
 void zb_pathsort_free(zb_pathsort *s)
@@ -353,7 +376,7 @@ void zb_pathsort_free(zb_pathsort *s)
     zb_free(s->heap);
     zb_buf_free(&s->out_path);
     zb_buf_free(&s->norm);
-    zb_budget_release(&s->res);
+    zb_pathmem_release(&s->own);
     zb_free(s);
 }
 
@@ -403,36 +426,41 @@ static int spill_run(zb_pathsort *s, zb_ctx *ctx)
 /*
  * Makes room for extra more bytes of memory: within the cap and the
  * budget, else by spilling. *spilled tells the caller its pointers went.
+ * The budget sees the account (every stream sharing it) as one holder.
  */
 static int room(zb_pathsort *s, zb_ctx *ctx, uint64_t extra)
 {
     uint64_t want = s->mem_used + extra;
+    uint64_t total = s->mem->used + extra;
+    zb_reservation *r = &s->mem->res;
     int rc;
 
-    if (want <= s->res.bytes)
+    if (total <= r->bytes && (want <= s->max_mem || s->n == 0))
         return ZB_OK;
     if (want <= s->max_mem) {
         if (s->budget == NULL) {
-            s->res.bytes = want;      /* counted, not reserved */
+            if (total > r->bytes)
+                r->bytes = total;     /* counted, not reserved */
             return ZB_OK;
         }
-        if (zb_budget_try_grow(&s->res, s->budget, want) == ZB_OK)
+        if (zb_budget_try_grow(r, s->budget, total) == ZB_OK)
             return ZB_OK;
     }
     if (s->n > 0)
         return (rc = spill_run(s, ctx)) < 0 ? rc : 1;
     /* Nothing to spill: one chunk's worth is taken, waiting if needed. */
     if (s->budget == NULL) {
-        s->res.bytes = want;
+        if (total > r->bytes)
+            r->bytes = total;
         return ZB_OK;
     }
-    if (s->res.budget == NULL)
-        rc = zb_budget_reserve(&s->res, s->budget, want, ctx->stop);
+    if (r->budget == NULL)
+        rc = zb_budget_reserve(r, s->budget, total, ctx->stop);
     else
-        rc = zb_budget_grow(&s->res, want, ctx->stop);
+        rc = zb_budget_grow(r, total, ctx->stop);
     if (rc < 0)
         return zb_fail(ctx, rc, "%s: no memory budget for a path buffer of "
-                       "%llu bytes", s->purpose, (unsigned long long)want);
+                       "%llu bytes", s->purpose, (unsigned long long)total);
     return ZB_OK;
 }
 
@@ -461,7 +489,7 @@ int zb_pathsort_add(zb_pathsort *s, zb_ctx *ctx, const char *path,
                                    mtime_ms);
         if ((nr = zb_realloc(s->recs, ncap * sizeof *nr)) == NULL)
             return zb_fail_oom(ctx);
-        s->mem_used += (ncap - s->cap) * sizeof *nr;
+        set_used(s, s->mem_used + (ncap - s->cap) * sizeof *nr);
         s->recs = nr;
         s->cap = ncap;
     }
@@ -481,7 +509,7 @@ int zb_pathsort_add(zb_pathsort *s, zb_ctx *ctx, const char *path,
         c->cap = cap;
         c->next = s->chunks;
         s->chunks = c;
-        s->mem_used += CHUNK_HDR + cap;
+        set_used(s, s->mem_used + CHUNK_HDR + cap);
     }
     h = (rec_hdr *)((char *)s->chunks + CHUNK_HDR + s->chunks->used);
     s->chunks->used += need;

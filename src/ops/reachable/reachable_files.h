@@ -32,6 +32,7 @@
 
 #include "catalog/catalog.h"
 #include "util/buf.h"
+#include "zamboni/budget.h"
 #include "zamboni/io.h"
 #include "zamboni/zamboni.h"
 
@@ -102,6 +103,28 @@ typedef struct zb_pathsort zb_pathsort;
  */
 int zb_pathsort_new(zb_pathsort **out, zb_ctx *ctx, const char *purpose,
                     uint64_t max_memory_bytes);
+
+/*
+ * One memory account for the streams of one task, which then reserve from
+ * ctx->budget as a single holder: two holders of one task could each wait
+ * for the other's bytes forever, whereas a sole holder is served past the
+ * limit. Caller-owned, zeroed with ZB_PATHMEM_INIT; it must outlive its
+ * streams and is released with zb_pathmem_release once they are freed
+ * (until then the budget holds the most the streams held together).
+ */
+typedef struct zb_pathmem {
+    zb_reservation res;
+    uint64_t used;               /* bytes the streams hold now */
+} zb_pathmem;
+
+#define ZB_PATHMEM_INIT { ZB_RESERVATION_INIT, 0 }
+
+/* zb_pathsort_new with the stream's memory counted in mem (NULL: its
+ * own account, released by zb_pathsort_free). */
+int zb_pathsort_new_in(zb_pathsort **out, zb_ctx *ctx, const char *purpose,
+                       uint64_t max_memory_bytes, zb_pathmem *mem);
+
+void zb_pathmem_release(zb_pathmem *m);
 
 /* Adds one record (before finish). ZB_OK, ZB_ENOMEM, ZB_EIO, ZB_EINVAL. */
 int zb_pathsort_add(zb_pathsort *s, zb_ctx *ctx, const char *path,
@@ -179,6 +202,36 @@ int zb_reach_manifest(zb_pathsort *out, zb_io *io, zb_ctx *ctx,
  */
 int zb_reach_stats(zb_pathsort *s, zb_ctx *ctx, const zb_table *t,
                    zb_buf *scratch, int64_t snapshot_id);
+
+/* ---- many manifests at once ------------------------------------------ */
+
+/*
+ * Reads manifests on threads threads and adds their files, as
+ * zb_reach_manifest does, to the stream each was queued for, in queue
+ * order: the streams, the errors and their order are those of one thread
+ * (threads <= 1: each manifest is read when queued, in the caller's
+ * thread). done (may be NULL) is called in the owner's thread once per
+ * manifest, in order, after its files went in, with its rc (ctx->err set
+ * when it failed); what it returns is returned by the add or drain call
+ * that reported it (ZB_OK to pass a failure over). zb_table_resolve on t
+ * runs on the pool's threads. At most 2 x threads manifests are queued.
+ */
+typedef struct zb_reach_reader zb_reach_reader;
+typedef int (*zb_reach_done_fn)(void *payload, zb_ctx *ctx, int rc);
+
+int zb_reach_reader_new(zb_reach_reader **out, zb_ctx *ctx, zb_io *io,
+                        const zb_table *t, unsigned threads,
+                        zb_reach_done_fn done, void *payload);
+
+/* Queues uri (copied); its files go to out (live_only: skip DELETED). */
+int zb_reach_reader_add(zb_reach_reader *rr, zb_ctx *ctx, zb_pathsort *out,
+                        const char *uri, int live_only);
+
+/* Waits for every queued manifest and adds its files. */
+int zb_reach_reader_drain(zb_reach_reader *rr, zb_ctx *ctx);
+
+/* Drops what is still queued (after an error) and frees rr. */
+void zb_reach_reader_free(zb_reach_reader *rr);
 
 /* ---- deleting -------------------------------------------------------- */
 

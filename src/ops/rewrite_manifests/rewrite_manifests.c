@@ -46,6 +46,7 @@ static void rw_free(rw *w)
     zb_arena_free(w->arena);
     zb_free(w->mfs);
     zb_free(w->dir);
+    zb_budget_release(&w->res);
 }
 
 /* ---- the operation ------------------------------------------------------- */

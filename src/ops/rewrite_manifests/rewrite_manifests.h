@@ -32,7 +32,10 @@
  * out when it has one (v3), metrics and partition values as read; DELETED
  * entries are dropped. New manifests are written in passes over the
  * input, at most max_open_writers open at a time (memory: the groups,
- * one input manifest block, the open writers' blocks). The manifest list
+ * one input manifest block, the open writers' blocks). The groups and
+ * the writers are reserved from ctx->budget (rewrite_manifests_mem.c):
+ * the groups waiting as they grow, the writers in a window halved until
+ * it fits (more passes, the same manifests). The manifest list
  * holds the new data manifests, the new delete manifests, then the kept
  * ones. One commit: a snapshot with operation "replace" (summary
  * manifests-created, manifests-kept, manifests-replaced,

@@ -184,6 +184,8 @@ int zb_rewrite_manifests__find_group(rw *w, group **out, int content,
         json_object_set_new(w->gix, g->key,
                             json_integer((json_int_t)(w->groups.len - 1))) < 0)
         return zb_fail_oom(w->ctx);
+    if ((rc = zb_rewrite_manifests__count_group(w, w->key.len)) < 0)
+        return rc;
     *out = g;
     return ZB_OK;
 }

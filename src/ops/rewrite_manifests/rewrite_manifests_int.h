@@ -13,6 +13,7 @@
 #include "util/arena.h"
 #include "util/buf.h"
 #include "util/vec.h"
+#include "zamboni/budget.h"
 
 typedef struct group {
     int content;                   /* ICE_MANIFEST_DATA or _DELETES */
@@ -60,6 +61,9 @@ typedef struct rw {
     ice_manifest_file *mfs;        /* per output manifest, once written */
     zb_vec written;                /* char * */
     window *win;                   /* the writing pass's window */
+    /* memory (rewrite_manifests_mem.c) */
+    zb_reservation res;            /* from ctx->budget; released by rw_free */
+    uint64_t group_bytes;          /* the groups, as counted */
 } rw;
 
 /*
@@ -93,6 +97,17 @@ int zb_rewrite_manifests__count_entry(rw *w, size_t mf_no,
 
 /* Sorts the groups and packs them into w->outs. */
 int zb_rewrite_manifests__pack(rw *w);
+
+/* ---- memory (rewrite_manifests_mem.c) ---- */
+
+/* Counts a new group whose key is key_len bytes, growing w->res (waiting)
+ * when it passes what is held. ZB_OK, ZB_ECANCELED or ZB_ENOMEM. */
+int zb_rewrite_manifests__count_group(rw *w, size_t key_len);
+
+/* Reserves the groups, the output manifests' entries and *n_writers open
+ * writers, halving *n_writers while that does not fit at once; one writer
+ * is waited for. ZB_OK, ZB_ECANCELED or ZB_ENOMEM. */
+int zb_rewrite_manifests__reserve_writers(rw *w, size_t *n_writers);
 
 /* ---- pass 2 and commit (rewrite_manifests_write.c) ---- */
 

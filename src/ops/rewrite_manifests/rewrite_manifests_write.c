@@ -115,19 +115,22 @@ static int write_entry(rw *w, size_t mf_no, const ice_manifest_file *mf,
 
 static int write_manifests(rw *w, zb_arena *list_arena)
 {
-    size_t n = w->outs.len, from, i;
+    size_t n = w->outs.len, from, i, per = (size_t)w->max_open;
     int rc = ZB_OK;
 
     if (n == 0)
         return ZB_OK;
+    if (per > n)
+        per = n;
+    if ((rc = zb_rewrite_manifests__reserve_writers(w, &per)) < 0)
+        return rc;
     if ((w->mfs = zb_calloc(n, sizeof *w->mfs)) == NULL)
         return zb_fail_oom(w->ctx);
-    for (from = 0; from < n && rc == ZB_OK; from += (size_t)w->max_open) {
+    for (from = 0; from < n && rc == ZB_OK; from += per) {
         window win;
 
         win.from = from;
-        win.to = from + (size_t)w->max_open < n ? from + (size_t)w->max_open
-                                                : n;
+        win.to = from + per < n ? from + per : n;
         if ((win.wr = zb_calloc(win.to - win.from, sizeof *win.wr)) == NULL)
             return zb_fail_oom(w->ctx);
         for (i = 0; i < w->groups.len; i++)

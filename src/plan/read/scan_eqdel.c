@@ -33,6 +33,7 @@
 #include "plan/read/scan_read_int.h"
 #include "util/alloc.h"
 #include "util/err.h"
+#include "util/log.h"
 
 #define HASH_SEED 0x5a6d626f6e69ULL
 
@@ -546,6 +547,7 @@ static int mark_spilled(zb_rowstream *rs, zb_ctx *ctx)
     zb_spill **spills = NULL;
     uint8_t *del = NULL;
     size_t del_cap = 0, t, buf = (size_t)(2u << 20) / np;
+    uint64_t own = 0;
     int rc = ZB_OK;
 
     if (buf < 4096)
@@ -559,11 +561,13 @@ static int mark_spilled(zb_rowstream *rs, zb_ctx *ctx)
             if (rs->ts[t].n_scopes > 0 &&
                 rs->tasks[t].data.file->record_count > 0)
                 bits += (uint64_t)rs->tasks[t].data.file->record_count;
-        /* Never waits: what could free room is this stream's own key
-         * set. Refused, the marks (1/64 of a long key column) go
-         * unreserved rather than deadlock. */
-        (void)zb_budget_try_grow(&rs->res, ctx->budget,
-                                 rs->res.bytes + bits / 8 + 1);
+        /* The key set waits for room to load a partition; this stream's
+         * own reservation (position lists, marks) held meanwhile could
+         * be the very room it waits for, and never be given back. So it
+         * is given back for the loads and taken again after, without
+         * waiting (refused, it goes unreserved: logged). */
+        own = rs->res.bytes + bits / 8 + 1;
+        zb_budget_release(&rs->res);
     }
     if ((spills = zb_calloc(np, sizeof *spills)) == NULL)
         return zb_fail_oom(ctx);
@@ -586,6 +590,11 @@ static int mark_spilled(zb_rowstream *rs, zb_ctx *ctx)
         spills[p] = NULL;
         rs->counts.eq_partition_passes++;
     }
+    if (own > 0 &&
+        zb_budget_try_grow(&rs->res, ctx->budget, own) != ZB_OK)
+        zb_log_info(ctx, "row stream: %llu bytes of position deletes and "
+                    "marks read outside the memory budget (no room after "
+                    "the equality key set)", (unsigned long long)own);
 done:
     for (p = 0; p < np; p++)
         zb_spill_close(spills[p]);

@@ -12,6 +12,7 @@
 #include "plan/read/scan_read_int.h"
 #include "util/alloc.h"
 #include "util/err.h"
+#include "util/log.h"
 
 #define URI_MAX ((size_t)64 << 10)
 #define ARENA_MAX ((size_t)256 << 20)
@@ -180,26 +181,63 @@ int zb_scan__open_file(zb_rowstream *rs, zb_ctx *ctx, pq_reader **out,
 
 /*
  * Reserves from ctx->budget what the position lists will hold: 8 bytes
- * per record of each distinct position delete file and DV.
+ * per record of each distinct position delete file and DV (a DV's
+ * record_count is its cardinality), plus, while DVs are read one at a
+ * time, the largest DV blob twice (the blob read and its parsed bitmap;
+ * a bitmap is never much larger than its serialized form). Taken at once
+ * when it fits. Otherwise, when the group has no equality deletes, it is
+ * waited for: the lists cannot be built in pieces (each must be whole
+ * before rows are read), and the stream holds nothing in the budget yet
+ * (this runs first at open), so the wait cannot be on the stream's own
+ * memory; a request larger than the whole budget is admitted once it is
+ * the only holder. With equality deletes the key set reserves on its own
+ * and waits to load a spilled partition: a second holder of the same
+ * stream waiting there could never be served, so the lists go unreserved
+ * (logged with their size) rather than deadlock. Callers that reserve for
+ * the stream themselves give it a ctx without a budget (scan_read.h).
  */
 static int reserve_positions(zb_rowstream *rs, zb_ctx *ctx)
 {
-    uint64_t bytes = 0;
+    uint64_t bytes = 0, dv_max = 0;
+    int has_eq = 0;
     size_t i;
+    int rc;
 
     if (ctx->budget == NULL)
         return ZB_OK;
     for (i = 0; i < rs->dx.n; i++) {
         const ice_data_file *df = rs->dx.files[i].f->file;
-        if (df->content == ICE_CONTENT_POSITION_DELETES &&
-            df->record_count > 0)
+        if (df->content == ICE_CONTENT_EQUALITY_DELETES)
+            has_eq = 1;
+        if (df->content != ICE_CONTENT_POSITION_DELETES)
+            continue;
+        if (df->record_count > 0)
             bytes += 8 * (uint64_t)df->record_count;
+        if (ice_data_file_is_dv(df) && df->content_size_in_bytes > 0 &&
+            (uint64_t)df->content_size_in_bytes > dv_max)
+            dv_max = (uint64_t)df->content_size_in_bytes;
     }
+    bytes += 2 * dv_max;
     if (bytes == 0)
         return ZB_OK;
-    /* Never waits (the caller may hold the rest of the budget itself);
-     * refused, the lists go unreserved: they are 8 bytes a delete. */
-    (void)zb_budget_try_grow(&rs->res, ctx->budget, bytes);
+    if (zb_budget_try_grow(&rs->res, ctx->budget, bytes) == ZB_OK)
+        return ZB_OK;
+    if (has_eq) {
+        zb_log_info(ctx, "row stream: %llu bytes of position deletes for "
+                    "%zu task(s) read outside the memory budget (no room "
+                    "now, and the group's equality deletes reserve too)",
+                    (unsigned long long)bytes, rs->n_tasks);
+        return ZB_OK;
+    }
+    if (rs->res.budget != NULL)
+        rc = zb_budget_grow(&rs->res, bytes, ctx->stop);
+    else
+        rc = zb_budget_reserve(&rs->res, ctx->budget, bytes, ctx->stop);
+    if (rc < 0)
+        return zb_fail(ctx, rc, "row stream: no memory budget for the "
+                       "position deletes of %zu task(s): %llu bytes needed "
+                       "(8 a deleted position)", rs->n_tasks,
+                       (unsigned long long)bytes);
     return ZB_OK;
 }
 

@@ -110,8 +110,13 @@
  * matching delete row; equality deletes the key set (above) and, when it
  * spilled, a bit per row of the data files they apply to. The key set
  * takes its memory from ctx->budget without waiting (zb_budget_try_grow)
- * and so do the position lists and marks (refused, they go unreserved:
- * waiting could deadlock on memory the same task holds). The Parquet
+ * and so do the equality marks (refused, they go unreserved: waiting
+ * could deadlock on memory the same task holds). The position lists and
+ * DV bitmaps (8 bytes a deleted position, plus the largest DV blob twice)
+ * are reserved at open, before anything else is held, waiting when they
+ * do not fit (they cannot be built in pieces) unless the group has
+ * equality deletes, whose key set also reserves: then a refused
+ * reservation leaves them unreserved, logged. The Parquet
  * readers reserve their row groups from ctx->budget, waiting, but only
  * while the stream holds nothing there itself; otherwise they read
  * unreserved. A caller that reserves for the whole group up front

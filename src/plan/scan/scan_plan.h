@@ -19,7 +19,8 @@
  * referenced data file to its deletion vectors and targeted position
  * deletes). next then streams the data manifests, one open at a time,
  * and yields one task per live data file. Memory is the index plus one
- * manifest block: bounded by the number of delete files, not data files.
+ * manifest block: bounded by the number of delete files, not data files
+ * (with threads > 1, plus the decoded entries of 2 x threads manifests).
  *
  * Rules applied (spec "Scan Planning"):
  *   - a deletion vector applies to the data file it references when the
@@ -94,10 +95,17 @@ typedef struct zb_scan_plan_opts {
     /* Cap of the delete index (bytes of copied delete file entries);
      * 0: 1 GiB. Past it, open fails with ZB_ENOMEM naming the table. */
     size_t max_index_bytes;
+    /* Threads reading and decoding manifests (0 or 1: the caller's thread
+     * alone, one manifest at a time). With more, up to 2 x threads
+     * manifests are read ahead on a pool and used in manifest-list order:
+     * the tasks, their order and the stats are those of one thread. The
+     * resolve callback of manifest is then called on those threads. */
+    unsigned threads;
 } zb_scan_plan_opts;
 
 #define ZB_SCAN_PLAN_OPTS_VERSION 1
-#define ZB_SCAN_PLAN_OPTS_INIT { ZB_SCAN_PLAN_OPTS_VERSION, NULL, 0, NULL, 0 }
+#define ZB_SCAN_PLAN_OPTS_INIT                                             \
+    { ZB_SCAN_PLAN_OPTS_VERSION, NULL, 0, NULL, 0, 1 }
 
 typedef struct zb_scan_stats {
     uint64_t data_files;          /* tasks yielded */

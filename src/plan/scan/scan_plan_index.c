@@ -238,6 +238,12 @@ static int copy_data_file(ice_data_file *dst, zb_arena *a,
     return oom ? ZB_ENOMEM : ZB_OK;
 }
 
+int zb_scan__data_file_copy(ice_data_file *dst, zb_arena *a,
+                            const ice_data_file *src)
+{
+    return copy_data_file(dst, a, src);
+}
+
 /* --- building ----------------------------------------------------------- */
 
 int zb_scan__index_init(zb_del_index *x, zb_ctx *ctx, size_t max_bytes)

@@ -66,6 +66,54 @@ int zb_scan__partition_key(zb_buf *out, zb_ctx *ctx, const ice_data_file *f);
 int zb_scan__spec_unpartitioned(const ice_partition_spec *spec,
                                 const ice_data_file *f);
 
+/* Deep-copies a data file into a (every pointer). ZB_OK or ZB_ENOMEM. */
+int zb_scan__data_file_copy(ice_data_file *dst, zb_arena *a,
+                            const ice_data_file *src);
+
+/* --- manifests read ahead (scan_prefetch.c) ----------------------------- */
+
+/* One manifest read by a pool thread: its live (not DELETED) entries,
+ * deep copies in arena, in file order. */
+typedef struct zb_mf_job {
+    struct zb_mf_prefetch *pf;
+    ice_manifest_file mf;          /* the list entry, without summaries
+                                      (v1: partition_spec_id from the
+                                      manifest's metadata) */
+    int v1;                        /* from a v1 "manifests" array */
+    const char *uri;               /* as opened, for messages; NULL when
+                                      the open failed */
+    zb_vec entries;                /* ice_manifest_entry */
+    zb_arena *arena;
+    zb_ctx ctx;                    /* the job's: its error */
+    int rc;                        /* ZB_OK, or the failure after entries */
+    int done;
+} zb_mf_job;
+
+typedef struct zb_mf_prefetch zb_mf_prefetch;
+
+/* threads pool threads reading manifests through io with mopts (borrowed;
+ * a resolve callback in it must be thread-safe). */
+int zb_scan__prefetch_new(zb_mf_prefetch **out, zb_ctx *ctx, zb_io *io,
+                          int format_version, const ice_manifest_opts *mopts,
+                          unsigned threads);
+
+/* Queues mf (copied) to be read. */
+int zb_scan__prefetch_push(zb_mf_prefetch *pf, zb_ctx *ctx,
+                           const ice_manifest_file *mf, int v1);
+
+/* Manifests queued and not popped yet. */
+size_t zb_scan__prefetch_queued(const zb_mf_prefetch *pf);
+
+/* The oldest queued manifest once read: 1 with *job (valid until the
+ * next pop or free), 0 when none is queued, ZB_ECANCELED when stopped.
+ * Check (*job)->rc after using its entries. */
+int zb_scan__prefetch_pop(zb_mf_prefetch *pf, zb_ctx *ctx, zb_mf_job **job);
+
+/* Moves the job's error into ctx and returns its rc. */
+int zb_scan__prefetch_error(zb_ctx *ctx, const zb_mf_job *j);
+
+void zb_scan__prefetch_free(zb_mf_prefetch *pf);
+
 /* --- filter ------------------------------------------------------------ */
 
 typedef struct zb_scan_filter {

@@ -9,7 +9,7 @@ add_executable(test_ops_expire unit/ops/expire_main.c unit/ops/ops_fixture.c
 target_include_directories(test_ops_expire PRIVATE
   ${CMAKE_CURRENT_SOURCE_DIR}/unit/ops)
 target_link_libraries(test_ops_expire PRIVATE zbtest zb_ops zb_plan
-  zb_catalog zb_exec zb_io zb_util)
+  zb_catalog zb_exec zb_io zb_util Threads::Threads)
 target_compile_definitions(test_ops_expire PRIVATE
   ZB_FIXTURES_DIR="${PROJECT_SOURCE_DIR}/../shared/fixtures")
 add_test(NAME test_ops_expire COMMAND test_ops_expire)

@@ -11,13 +11,18 @@
  * snapshot committed meanwhile that references a doomed file aborts the
  * deletion (ZB_EUNSAFE, nothing deleted); a lost race deletes nothing.
  */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ops_fixture.h"
+#include "util/buf.h"
 #include "ops/expire/expire_int.h"
 #include "table/commit/commit.h"
+#include "zamboni/budget.h"
 
 #define IDENT "db.events"
 
@@ -245,6 +250,144 @@ static void test_ops_expire__dry_run_changes_nothing(void)
     zb_buf_free(&rep);
     free(before);
     free(after);
+    zb_table_free(t);
+    of_close(&e);
+}
+
+typedef struct expire_thread {
+    of_env *e;
+    zb_op_target tg;
+    zb_expire_opts o;
+    zb_expire_result r;
+    atomic_int rc;
+} expire_thread;
+
+static void *expire_run(void *arg)
+{
+    expire_thread *t = arg;
+
+    atomic_store(&t->rc, zb_expire(&t->tg, &t->e->ctx, &t->o, &t->r));
+    return NULL;
+}
+
+/*
+ * The reachable sets reserve from ctx->budget as one holder: with another
+ * holder taking the whole budget the run waits; then, at a budget far
+ * below their 1 MiB chunks, it deletes what the dry run without a budget
+ * counted. Nothing is held after.
+ */
+static void test_ops_expire__budget(void)
+{
+    of_env e;
+    zb_table *t;
+    zb_expire_result d = ZB_EXPIRE_RESULT_INIT;
+    zb_reservation other = ZB_RESERVATION_INIT;
+    zb_budget *b = NULL;
+    expire_thread th;
+    pthread_t tid;
+    int i;
+
+    of_open_catalog(&e, 1);
+    t = twelve(&e);
+    memset(&th, 0, sizeof th);
+    th.e = &e;
+    th.tg = target(&e, 1, of_now_ms() + 10 * OF_DAY_MS);
+    th.o = (zb_expire_opts)ZB_EXPIRE_OPTS_INIT;
+    th.o.min_snapshots_to_keep = 2;
+    ZBT_OK_CTX(zb_expire(&th.tg, &e.ctx, &th.o, &d), &e.ctx);
+    ZBT_CHECK(d.files_deleted >= 11);
+    th.tg.dry_run = 0;
+    ZBT_OK_CTX(zb_budget_new(&b, 64 << 10, NULL), &e.ctx);
+    ZBT_EQ_INT(zb_budget_reserve(&other, b, 64 << 10, NULL), ZB_OK);
+    e.ctx.budget = b;
+    atomic_init(&th.rc, 1);             /* 1: running */
+    ZBT_EQ_INT(pthread_create(&tid, NULL, expire_run, &th), 0);
+    for (i = 0; i < 20000 && zb_budget_waiters(b) == 0; i++)
+        nanosleep(&(struct timespec){ 0, 500000 }, NULL);
+    ZBT_EQ_U64(zb_budget_waiters(b), 1);
+    ZBT_EQ_INT(atomic_load(&th.rc), 1);
+    zb_budget_release(&other);
+    ZBT_EQ_INT(pthread_join(tid, NULL), 0);
+    ZBT_OK_CTX(atomic_load(&th.rc), &e.ctx);
+    ZBT_EQ_U64(th.r.files_deleted, d.files_deleted);
+    ZBT_EQ_U64(th.r.snapshots_expired, d.snapshots_expired);
+    ZBT_CHECK(th.r.committed);
+    ZBT_EQ_U64(zb_budget_held_bytes(b), 0);
+    ZBT_EQ_U64(zb_budget_holders(b), 0);
+    e.ctx.budget = NULL;
+    zb_budget_free(b);
+    of_reload(&e, &t, IDENT);
+    ZBT_EQ_INT(t->meta->n_snapshots, 2);
+    for (i = 0; i < (int)t->meta->n_snapshots; i++)
+        ZBT_CHECK(of_check_snapshot(&e, t, &t->meta->snapshots[i],
+                                    OF_CHECK_ALL) > 0);
+    zb_expire_result_free(&d);
+    zb_expire_result_free(&th.r);
+    zb_table_free(t);
+    of_close(&e);
+}
+
+/* The doomed files of a plan, one "path tag size" a line (free()). */
+static char *doomed_text(of_env *e, zb_expire_plan *p)
+{
+    zb_buf b = ZB_BUF_INIT(SIZE_MAX / 2);
+    const zb_pathrec *r;
+    char *out;
+    int rc;
+
+    ZBT_CHECK(p->doomed != NULL);
+    ZBT_OK_CTX(zb_pathfile_rewind(p->doomed, &e->ctx), &e->ctx);
+    while ((rc = zb_pathfile_next(p->doomed, &e->ctx, &r)) > 0)
+        ZBT_CHECK(zb_buf_appendf(&b, "%s %u %llu\n", r->path, r->tag,
+                                 (unsigned long long)r->size_bytes) == 0);
+    ZBT_OK_CTX(rc, &e->ctx);
+    out = strdup(zb_buf_cstr(&b));
+    zb_buf_free(&b);
+    return out;
+}
+
+/*
+ * The reachable sets read with their manifests on 3 threads: the plan of
+ * one thread (the same doomed files with their tags and sizes, the same
+ * counts), with tiny path streams that spill and without.
+ */
+static void test_ops_expire__read_threads_same_plan(void)
+{
+    of_env e;
+    zb_table *t;
+    zb_expire_opts o = ZB_EXPIRE_OPTS_INIT;
+    int64_t now = of_now_ms() + 10 * OF_DAY_MS;
+    char *want = NULL;
+    int k;
+
+    of_open_catalog(&e, 1);
+    t = twelve(&e);
+    o.min_snapshots_to_keep = 2;
+    for (k = 0; k < 4; k++) {
+        zb_expire_plan *p = NULL, *q = NULL;
+        char *got;
+
+        o.max_memory_bytes = k < 2 ? 0 : 4 * 4096;
+        o.read_threads = 1;
+        ZBT_OK_CTX(zb_expire__plan(&p, t, e.io, &e.ctx, &o, now), &e.ctx);
+        o.read_threads = k % 2 ? 2 : 3;
+        ZBT_OK_CTX(zb_expire__plan(&q, t, e.io, &e.ctx, &o, now), &e.ctx);
+        if (want == NULL)
+            want = doomed_text(&e, p);
+        got = doomed_text(&e, p);
+        ZBT_EQ_STR(got, want);
+        free(got);
+        got = doomed_text(&e, q);
+        ZBT_EQ_STR(got, want);
+        free(got);
+        ZBT_EQ_U64(q->doomed_bytes, p->doomed_bytes);
+        ZBT_CHECK(memcmp(q->by_tag, p->by_tag, sizeof p->by_tag) == 0);
+        ZBT_EQ_INT(q->n_expired, p->n_expired);
+        zb_expire__plan_free(p);
+        zb_expire__plan_free(q);
+    }
+    ZBT_CHECK(strlen(want) > 0);
+    free(want);
     zb_table_free(t);
     of_close(&e);
 }
@@ -609,6 +752,8 @@ static void test_ops_expire__retained_file_missing(void)
 const zbt_case test_ops_expire_gen[] = {
     ZBT_CASE(test_ops_expire__generated_table),
     ZBT_CASE(test_ops_expire__dry_run_changes_nothing),
+    ZBT_CASE(test_ops_expire__budget),
+    ZBT_CASE(test_ops_expire__read_threads_same_plan),
     ZBT_CASE(test_ops_expire__gc_disabled_deletes_nothing),
     ZBT_CASE(test_ops_expire__refs),
     ZBT_CASE(test_ops_expire__retention_rules),

@@ -8,14 +8,18 @@
  * reachable snapshot file under the location) deletes nothing: the full
  * listing is the same before and after.
  */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ops_fixture.h"
 #include "ops/orphans/remove_orphans.h"
 #include "table/commit/commit.h"
+#include "zamboni/budget.h"
 
 #define HOUR_MS ((int64_t)3600 * 1000)
 
@@ -376,9 +380,122 @@ static void test_ops_orphans__unsafe_nothing_reachable(void)
     of_close(&e);
 }
 
+typedef struct orphans_thread {
+    of_env *e;
+    zb_op_target tg;
+    zb_remove_orphans_opts o;
+    zb_remove_orphans_result r;
+    atomic_int rc;
+} orphans_thread;
+
+static void *orphans_run(void *arg)
+{
+    orphans_thread *t = arg;
+
+    atomic_store(&t->rc, zb_remove_orphans(&t->tg, &t->e->ctx, &t->o,
+                                           &t->r));
+    return NULL;
+}
+
+/*
+ * The listing and the reachable set are reserved from ctx->budget: with
+ * another holder taking the whole budget the run waits; then, at a budget
+ * far below its streams' chunks (they spill), it deletes what the run
+ * without a budget deletes. Nothing is held after.
+ */
+static void test_ops_orphans__budget(void)
+{
+    of_env e;
+    zb_table *t;
+    zb_reservation other = ZB_RESERVATION_INIT;
+    zb_budget *b = NULL;
+    orphans_thread th;
+    pthread_t tid;
+    char tdir[700], *before, *after, *gone;
+    int i;
+
+    of_open_catalog(&e, 1);
+    t = table8(&e, "db.events");
+    snprintf(tdir, sizeof tdir, "%s/events", e.dir);
+    plant(tdir);
+    before = of_tree(tdir);
+    ZBT_OK_CTX(zb_budget_new(&b, 64 << 10, NULL), &e.ctx);
+    ZBT_EQ_INT(zb_budget_reserve(&other, b, 64 << 10, NULL), ZB_OK);
+    e.ctx.budget = b;
+    memset(&th, 0, sizeof th);
+    th.e = &e;
+    th.tg = target(&e, "db.events", 0);
+    th.o = (zb_remove_orphans_opts)ZB_REMOVE_ORPHANS_OPTS_INIT;
+    th.o.max_memory_bytes = 0;          /* 1 MiB chunks, past the budget */
+    atomic_init(&th.rc, 1);             /* 1: running */
+    ZBT_EQ_INT(pthread_create(&tid, NULL, orphans_run, &th), 0);
+    for (i = 0; i < 20000 && zb_budget_waiters(b) == 0; i++)
+        nanosleep(&(struct timespec){ 0, 500000 }, NULL);
+    ZBT_EQ_U64(zb_budget_waiters(b), 1);
+    ZBT_EQ_INT(atomic_load(&th.rc), 1);
+    zb_budget_release(&other);
+    ZBT_EQ_INT(pthread_join(tid, NULL), 0);
+    ZBT_OK_CTX(atomic_load(&th.rc), &e.ctx);
+    ZBT_EQ_U64(th.r.files_deleted, 3);
+    ZBT_EQ_U64(th.r.bytes_deleted, 160);
+    ZBT_EQ_U64(th.r.files_left, 1);
+    ZBT_EQ_U64(zb_budget_held_bytes(b), 0);
+    ZBT_EQ_U64(zb_budget_holders(b), 0);
+    after = of_tree(tdir);
+    gone = of_tree_minus(before, after);
+    ZBT_EQ_INT(of_lines(gone), 3);
+    ZBT_CONTAINS(gone, "/data/orphan-old.parquet\t100\t");
+    check_all_snapshots(&e, "db.events");
+    e.ctx.budget = NULL;
+    zb_budget_free(b);
+    free(before);
+    free(after);
+    free(gone);
+    zb_table_free(t);
+    of_close(&e);
+}
+
+/* Manifests of the reachable set read on 3 threads: the result of one
+ * thread, field for field, with spilling streams and without, and then
+ * the same deletions. */
+static void test_ops_orphans__read_threads_same_result(void)
+{
+    of_env e;
+    zb_table *t;
+    zb_op_target tg;
+    zb_remove_orphans_opts o = ZB_REMOVE_ORPHANS_OPTS_INIT;
+    zb_remove_orphans_result r1, r3;
+    char tdir[700];
+    int k;
+
+    of_open_catalog(&e, 1);
+    t = table8(&e, "db.events");
+    snprintf(tdir, sizeof tdir, "%s/events", e.dir);
+    plant(tdir);
+    tg = target(&e, "db.events", 1);
+    for (k = 0; k < 2; k++) {
+        o.max_memory_bytes = k ? 3 * 8192 : 0;
+        o.read_threads = 1;
+        ZBT_OK_CTX(zb_remove_orphans(&tg, &e.ctx, &o, &r1), &e.ctx);
+        o.read_threads = 3;
+        ZBT_OK_CTX(zb_remove_orphans(&tg, &e.ctx, &o, &r3), &e.ctx);
+        ZBT_CHECK(memcmp(&r1, &r3, sizeof r1) == 0);
+        ZBT_EQ_U64(r3.files_deleted, 3);
+    }
+    tg.dry_run = 0;
+    ZBT_OK_CTX(zb_remove_orphans(&tg, &e.ctx, &o, &r3), &e.ctx);
+    ZBT_EQ_U64(r3.files_deleted, 3);
+    ZBT_EQ_U64(r3.bytes_deleted, r1.bytes_deleted);
+    check_all_snapshots(&e, "db.events");
+    zb_table_free(t);
+    of_close(&e);
+}
+
 const zbt_case test_ops_orphans_gen[] = {
     ZBT_CASE(test_ops_orphans__generated_table),
     ZBT_CASE(test_ops_orphans__dry_run_changes_nothing),
+    ZBT_CASE(test_ops_orphans__budget),
+    ZBT_CASE(test_ops_orphans__read_threads_same_result),
     ZBT_CASE(test_ops_orphans__guard),
     ZBT_CASE(test_ops_orphans__gc_disabled_refused),
     ZBT_CASE(test_ops_orphans__unsafe_missing_file),

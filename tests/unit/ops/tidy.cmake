@@ -8,7 +8,8 @@ add_executable(test_ops_tidy unit/ops/tidy_main.c unit/ops/ops_fixture.c
   unit/ops/tidy_faults.c unit/ops/tidy_settings.c)
 target_include_directories(test_ops_tidy PRIVATE
   ${CMAKE_CURRENT_SOURCE_DIR}/unit/ops)
-target_link_libraries(test_ops_tidy PRIVATE zbtest zb_ops zb_plan)
+target_link_libraries(test_ops_tidy PRIVATE zbtest zb_ops zb_plan
+  Threads::Threads)
 target_compile_definitions(test_ops_tidy PRIVATE
   ZB_FIXTURES_DIR="${PROJECT_SOURCE_DIR}/../shared/fixtures")
 add_test(NAME test_ops_tidy COMMAND test_ops_tidy)

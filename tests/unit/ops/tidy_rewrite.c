@@ -11,6 +11,8 @@
  * dry runs change no file. With ZB_TIDY_OUT=<dir> the v2 and v3 tables
  * are kept there for tests/interop/tidy_manifests.mjs.
  */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +25,7 @@
 #include "ops/ingest/table_write.h"
 #include "ops_fixture.h"
 #include "util/alloc.h"
+#include "zamboni/budget.h"
 
 static void report(char *out, size_t n, const char *ident,
                    const zb_rewrite_manifests_result *r, int dry)
@@ -446,11 +449,97 @@ static void test_ops_tidy_rewrite__deletion_vectors(void)
     of_close(&e);
 }
 
+typedef struct rw_thread {
+    of_env *e;
+    const zb_rewrite_manifests_opts *o;
+    zb_rewrite_manifests_result r;
+    atomic_int rc;
+} rw_thread;
+
+static void *rewrite_thread(void *arg)
+{
+    rw_thread *t = arg;
+
+    atomic_store(&t->rc, zb_rewrite_manifests(&t->e->t, &t->e->ctx, t->o,
+                                              &t->r));
+    return NULL;
+}
+
+/*
+ * The groups and writers are reserved from ctx->budget: with another
+ * holder taking the whole budget the run waits, and with a budget below
+ * one writer's 2 MiB the window shrinks to one writer (one pass per new
+ * manifest) and the rewrite is the one made without a budget: the same
+ * manifests, entries and rows. Nothing is held after.
+ */
+static void test_ops_tidy_rewrite__budget(void)
+{
+    of_env e, f;
+    zb_rewrite_manifests_opts o = ZB_REWRITE_MANIFESTS_OPTS_INIT;
+    zb_rewrite_manifests_result r0;
+    zb_reservation other = ZB_RESERVATION_INIT;
+    zb_budget *b = NULL;
+    rw_thread th;
+    pthread_t tid;
+    of_items a, c;
+    int64_t est;
+    int i;
+
+    of_open(&e, "rw-nobudget");
+    of_make_table(&e, 2, 1, 4, 12, 8);
+    of_live(&a, &e);
+    est = (int64_t)strlen(a.v[0].path) + 64 + 30 + 200;
+    of_items_free(&a);
+    o.target_bytes = 2 * est;
+    ZBT_CHECK(rewrite_checked(&e, &o, 1, &r0));
+    ZBT_CHECK(r0.new_data_manifests >= 4);
+    ZBT_EQ_U64(r0.passes, 1);              /* 64 writers at once */
+
+    of_open(&f, "rw-budget");
+    of_make_table(&f, 2, 1, 4, 12, 8);
+    ZBT_OK_CTX(zb_budget_new(&b, 1 << 20, NULL), &f.ctx);
+    ZBT_EQ_INT(zb_budget_reserve(&other, b, 1 << 20, NULL), ZB_OK);
+    f.ctx.budget = b;
+    th.e = &f;
+    th.o = &o;
+    atomic_init(&th.rc, 1);                /* 1: running */
+    ZBT_EQ_INT(pthread_create(&tid, NULL, rewrite_thread, &th), 0);
+    for (i = 0; i < 20000 && zb_budget_waiters(b) == 0; i++)
+        nanosleep(&(struct timespec){ 0, 500000 }, NULL);
+    ZBT_EQ_U64(zb_budget_waiters(b), 1);
+    ZBT_EQ_INT(atomic_load(&th.rc), 1);    /* waiting for its groups */
+    zb_budget_release(&other);
+    ZBT_EQ_INT(pthread_join(tid, NULL), 0);
+    ZBT_OK_CTX(atomic_load(&th.rc), &f.ctx);
+    ZBT_EQ_INT(th.r.committed, 1);
+    ZBT_EQ_U64(th.r.new_data_manifests, r0.new_data_manifests);
+    ZBT_EQ_U64(th.r.spread_after, r0.spread_after);
+    ZBT_EQ_U64(th.r.passes, th.r.new_data_manifests);  /* one writer */
+    ZBT_EQ_U64(zb_budget_held_bytes(b), 0);
+    ZBT_EQ_U64(zb_budget_holders(b), 0);
+    f.ctx.budget = NULL;
+    zb_budget_free(b);
+    /* The same files in both tables, entry for entry (paths aside). */
+    of_live(&a, &e);
+    of_live(&c, &f);
+    ZBT_EQ_U64(c.n, a.n);
+    for (i = 0; i < (int)a.n; i++) {
+        ZBT_EQ_INT(c.v[i].content, a.v[i].content);
+        ZBT_EQ_INT(c.v[i].records, a.v[i].records);
+    }
+    of_items_free(&a);
+    of_items_free(&c);
+    of_check_files(&f);
+    of_close(&f);
+    of_close(&e);
+}
+
 const zbt_case test_ops_tidy_rewrite[] = {
     ZBT_CASE(test_ops_tidy_rewrite__v1),
     ZBT_CASE(test_ops_tidy_rewrite__v2),
     ZBT_CASE(test_ops_tidy_rewrite__v3),
     ZBT_CASE(test_ops_tidy_rewrite__small_target),
+    ZBT_CASE(test_ops_tidy_rewrite__budget),
     ZBT_CASE(test_ops_tidy_rewrite__bad_target),
     ZBT_CASE(test_ops_tidy_rewrite__min_input),
     ZBT_CASE(test_ops_tidy_rewrite__deletion_vectors),

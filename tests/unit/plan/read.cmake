@@ -9,7 +9,7 @@ add_executable(test_plan_read unit/plan/read_main.c unit/plan/read_util.c
 target_include_directories(test_plan_read PRIVATE
   ${CMAKE_CURRENT_SOURCE_DIR}/unit/plan)
 target_link_libraries(test_plan_read PRIVATE zbtest zb_plan zb_parquet
-  zb_exec zb_io zb_util)
+  zb_exec zb_io zb_util Threads::Threads)
 target_compile_definitions(test_plan_read PRIVATE
   ZB_FIXTURES_DIR="${PROJECT_SOURCE_DIR}/../shared/fixtures")
 add_test(NAME test_plan_read COMMAND test_plan_read)

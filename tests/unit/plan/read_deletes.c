@@ -6,10 +6,12 @@
  * or to one; spilling; corrupt delete files; the stop flag. Every
  * expectation is worked out by hand from the rows each case writes.
  */
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "exec/roaring/roaring.h"
 #include "zamboni/budget.h"
@@ -604,6 +606,127 @@ static void test_plan_read__empty_group(void)
     fx_free(&f);
 }
 
+/* The position lists and the DV bitmap the main scenario reserves:
+ * 8 bytes a deleted position (6 rows of the position file, 2 of the
+ * DV) and the DV blob twice. */
+static uint64_t scen_position_bytes(const scen *sc)
+{
+    return (6 + 2) * 8 + 2 * (uint64_t)sc->ddv.content_size_in_bytes;
+}
+
+typedef struct budget_reader {
+    fx *f;
+    const zb_rowstream_opts *o;
+    zb_scan_task *tasks;
+    atomic_int rc;
+} budget_reader;
+
+static void *budget_read_thread(void *arg)
+{
+    budget_reader *br = arg;
+
+    atomic_store(&br->rc, rt_read_rc(br->f->io, &br->f->ctx, br->o,
+                                     br->tasks, 2));
+    return NULL;
+}
+
+/*
+ * The position lists and DV bitmaps are reserved from the budget at open
+ * and held until the stream is freed; a budget far below them still reads
+ * every row (a sole holder is admitted past the limit), and a stream
+ * whose reservation does not fit waits for another holder, then reads.
+ * With equality deletes too (the main scenario) a tiny budget reads the
+ * same rows without a deadlock between the lists and the key set.
+ */
+static void test_plan_read__positions_reserved(void)
+{
+    fx f;
+    scen sc;
+    zb_scan_task tasks[2];
+    zb_scan_file del_a[1], del_b[2];
+    zb_rowstream_opts o = ZB_ROWSTREAM_OPTS_INIT;
+    zb_rowstream *rs = NULL;
+    zb_budget *bud = NULL;
+    zb_budget_stats st;
+    struct ArrowArray b;
+    uint64_t rows = 0;
+    char *want;
+    int rc;
+
+    fx_init(&f);
+    scen_build(&f, &sc);
+    o.meta = f.meta;
+    /* The scenario's position deletes alone: A loses rows 0 and 3, B
+     * rows 1 and 5. */
+    memset(del_a, 0, sizeof del_a);
+    memset(del_b, 0, sizeof del_b);
+    del_a[0].file = &sc.dp;
+    del_b[0].file = &sc.ddv;
+    del_b[1].file = &sc.dp;
+    memcpy(tasks, sc.tasks, sizeof tasks);
+    tasks[0].n_deletes = 1;
+    tasks[0].deletes = del_a;
+    tasks[1].n_deletes = 2;
+    tasks[1].deletes = del_b;
+    want = strdup(rt_read_all(f.io, &f.ctx, &o, tasks, 2, NULL));
+    ZBT_EQ_STR(want, "2,b,1\n3,null,1.5\n5,a,2.5\n6,b,3\n7,null,3.5\n"
+                     "8,h,4\n11,a,1.1\n13,c,1.3\n14,null,1.4\n15,e,1.5\n");
+
+    ZBT_OK_CTX(zb_budget_new(&bud, 16, NULL), &f.ctx);
+    f.ctx.budget = bud;
+    ZBT_OK_CTX(zb_rowstream_open(&rs, f.io, &f.ctx, &o, tasks, 2), &f.ctx);
+    zb_budget_stats_get(&st, bud);
+    ZBT_CHECK(st.held_bytes >= scen_position_bytes(&sc));
+    ZBT_EQ_U64(st.holders, 1);
+    while ((rc = zb_rowstream_next(rs, &f.ctx, &b, NULL)) == 1) {
+        rows += (uint64_t)b.length;
+        b.release(&b);
+    }
+    ZBT_OK_CTX(rc, &f.ctx);
+    ZBT_EQ_U64(rows, 10);
+    ZBT_EQ_U64(zb_rowstream_counts(rs)->deleted_by_position, 4);
+    zb_rowstream_free(rs);
+    zb_budget_stats_get(&st, bud);
+    ZBT_EQ_U64(st.held_bytes, 0);
+    ZBT_EQ_U64(st.holders, 0);
+    ZBT_EQ_STR(rt_read_all(f.io, &f.ctx, &o, tasks, 2, NULL), want);
+    ZBT_EQ_U64(zb_budget_held_bytes(bud), 0);
+    /* Every kind of delete at the same tiny budget: the same rows as
+     * all_delete_kinds, nothing held after. */
+    ZBT_EQ_STR(rt_read_all(f.io, &f.ctx, &o, sc.tasks, 2, NULL),
+               "2,b,1\n6,b,3\n8,h,4\n15,e,1.5\n");
+    ZBT_EQ_U64(zb_budget_held_bytes(bud), 0);
+    ZBT_EQ_U64(zb_budget_holders(bud), 0);
+    f.ctx.budget = NULL;
+    zb_budget_free(bud);
+
+    /* Another holder has the whole budget: the open waits, then reads. */
+    {
+        zb_reservation other = ZB_RESERVATION_INIT;
+        budget_reader br = { &f, &o, tasks, 1 };   /* 1: running */
+        pthread_t th;
+        int i;
+
+        ZBT_OK_CTX(zb_budget_new(&bud, 1 << 20, NULL), &f.ctx);
+        ZBT_EQ_INT(zb_budget_reserve(&other, bud, 1 << 20, NULL), ZB_OK);
+        f.ctx.budget = bud;
+        ZBT_EQ_INT(pthread_create(&th, NULL, budget_read_thread, &br), 0);
+        for (i = 0; i < 20000 && zb_budget_waiters(bud) == 0; i++)
+            nanosleep(&(struct timespec){ 0, 500000 }, NULL);
+        ZBT_EQ_U64(zb_budget_waiters(bud), 1);
+        ZBT_EQ_INT(atomic_load(&br.rc), 1);          /* still waiting */
+        zb_budget_release(&other);
+        ZBT_EQ_INT(pthread_join(th, NULL), 0);
+        ZBT_OK_CTX(atomic_load(&br.rc), &f.ctx);
+        ZBT_EQ_U64(zb_budget_held_bytes(bud), 0);
+        ZBT_EQ_U64(zb_budget_holders(bud), 0);
+        f.ctx.budget = NULL;
+        zb_budget_free(bud);
+    }
+    free(want);
+    fx_free(&f);
+}
+
 const zbt_case test_plan_read_deletes[] = {
     ZBT_CASE(test_plan_read__all_delete_kinds),
     ZBT_CASE(test_plan_read__spills_with_same_rows),
@@ -612,5 +735,6 @@ const zbt_case test_plan_read_deletes[] = {
     ZBT_CASE(test_plan_read__stop_flag),
     ZBT_CASE(test_plan_read__empty_group),
     ZBT_CASE(test_plan_read__allocation_failures),
+    ZBT_CASE(test_plan_read__positions_reserved),
     ZBT_END
 };

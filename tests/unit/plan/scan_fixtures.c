@@ -14,6 +14,7 @@
  * (zb-manifest-cat and avsc dumps), written down in each case.
  */
 #include <dirent.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -559,6 +560,115 @@ static void test_plan_scan_fixtures__paths(void)
     ZBT_CHECK(!zb_scan_path_same(NULL, "/w"));
 }
 
+/* Plans snap at 1 and at threads threads: the same rc, message, tasks in
+ * the same order, and stats. */
+static void same_at_threads(sfx *f, const ice_snapshot *s,
+                            const zb_scan_pred *preds, size_t n_preds,
+                            unsigned threads, const char *name)
+{
+    splan a, b;
+    char msg[sizeof f->ctx.err.msg];
+    int ra, rb;
+
+    ra = splan_run_threads(&a, f, s, preds, n_preds, 1);
+    snprintf(msg, sizeof msg, "%s", ra < 0 ? f->ctx.err.msg : "");
+    zb_err_clear(&f->ctx.err);
+    rb = splan_run_threads(&b, f, s, preds, n_preds, threads);
+    if (ra != rb || a.n != b.n)
+        zbt__fail(__FILE__, __LINE__, "%s snapshot %lld: rc %d / %d, %zu / "
+                  "%zu tasks at 1 and %u threads", name,
+                  (long long)s->snapshot_id, ra, rb, a.n, b.n, threads);
+    if (ra < 0)
+        ZBT_EQ_STR(f->ctx.err.msg, msg);
+    zb_err_clear(&f->ctx.err);
+    ZBT_CHECK(a.n == 0 || memcmp(a.t, b.t, a.n * sizeof *a.t) == 0);
+    ZBT_CHECK(memcmp(&a.st, &b.st, sizeof a.st) == 0);
+    splan_free(&a);
+    splan_free(&b);
+}
+
+/*
+ * Every snapshot of every fixture table (those whose manifest list was not
+ * copied included: the same error) planned with the manifests read on 3
+ * threads and on 2: the plan of one thread, task for task, and its stats;
+ * and the same with a filter that skips manifests and files.
+ */
+static void test_plan_scan_fixtures__threads_same_plan(void)
+{
+    DIR *d = opendir(ZB_FIXTURES_DIR);
+    struct dirent *de;
+    char names[64][128];
+    size_t n = 0, i, k, planned = 0;
+
+    if (d == NULL) {
+        printf("  (skipped: no fixtures at %s)\n", ZB_FIXTURES_DIR);
+        return;
+    }
+    while ((de = readdir(d)) != NULL && n < 64)
+        if (de->d_name[0] != '.' && strchr(de->d_name, '.') == NULL)
+            snprintf(names[n++], sizeof names[0], "%s", de->d_name);
+    closedir(d);
+    ZBT_CHECK(n >= 35);
+    for (i = 0; i < n; i++) {
+        sfx f;
+        if (!sfx_open(&f, names[i]))
+            continue;
+        for (k = 0; k < f.m->n_snapshots; k++) {
+            same_at_threads(&f, &f.m->snapshots[k], NULL, 0, 3, names[i]);
+            same_at_threads(&f, &f.m->snapshots[k], NULL, 0, 2, names[i]);
+            planned++;
+        }
+        sfx_close(&f);
+    }
+    ZBT_CHECK(planned >= 35);
+    {
+        /* A filter on l_orderkey (field 1, long). */
+        sfx f;
+        if (sfx_open(&f, "duckdb-lineitem")) {
+            const ice_snapshot *cur = ice_metadata_current_snapshot(f.m);
+            zb_scan_pred pr;
+            memset(&pr, 0, sizeof pr);
+            pr.field_id = 1;
+            pr.op = ZB_SCAN_LT;
+            pr.literal = ice_value_long(1000);
+            same_at_threads(&f, cur, &pr, 1, 3, "duckdb-lineitem");
+            sfx_close(&f);
+        }
+    }
+}
+
+/* The stop flag with manifests read ahead: the next call after it is
+ * raised is ZB_ECANCELED, and freeing the plan waits for its jobs. */
+static void test_plan_scan_fixtures__threads_stop(void)
+{
+    sfx f;
+    zb_scan_plan_opts po = ZB_SCAN_PLAN_OPTS_INIT;
+    zb_scan_plan *p = NULL;
+    const zb_scan_task *t;
+    atomic_int stop = 0;
+
+    if (!sfx_open(&f, "impala-v2-pos-delete"))
+        return;
+    f.ctx.stop = &stop;
+    po.manifest = &f.o;
+    po.threads = 3;
+    ZBT_OK_CTX(zb_scan_plan_open(&p, f.io, &f.ctx, f.m,
+                                 ice_metadata_current_snapshot(f.m), &po),
+               &f.ctx);
+    ZBT_EQ_INT(zb_scan_plan_next(p, &f.ctx, &t), 1);
+    atomic_store(&stop, 1);
+    ZBT_RC(zb_scan_plan_next(p, &f.ctx, &t), ZB_ECANCELED);
+    zb_scan_plan_free(p);
+    /* Raised before open: the delete pass stops. */
+    p = NULL;
+    ZBT_RC(zb_scan_plan_open(&p, f.io, &f.ctx, f.m,
+                             ice_metadata_current_snapshot(f.m), &po),
+           ZB_ECANCELED);
+    ZBT_CHECK(p == NULL);
+    f.ctx.stop = NULL;
+    sfx_close(&f);
+}
+
 const zbt_case test_plan_scan_fixtures[] = {
     ZBT_CASE(test_plan_scan_fixtures__all_snapshots),
     ZBT_CASE(test_plan_scan_fixtures__dangling_pos_delete),
@@ -569,5 +679,7 @@ const zbt_case test_plan_scan_fixtures[] = {
     ZBT_CASE(test_plan_scan_fixtures__older_snapshot),
     ZBT_CASE(test_plan_scan_fixtures__task_copy),
     ZBT_CASE(test_plan_scan_fixtures__paths),
+    ZBT_CASE(test_plan_scan_fixtures__threads_same_plan),
+    ZBT_CASE(test_plan_scan_fixtures__threads_stop),
     ZBT_END
 };

@@ -53,6 +53,10 @@ void sfx_close(sfx *f);
 /* Plans snap (NULL: current) with preds into out; returns the rc. */
 int splan_run(splan *out, sfx *f, const ice_snapshot *snap,
               const zb_scan_pred *preds, size_t n_preds);
+/* The same with the plan's manifests read on threads threads. */
+int splan_run_threads(splan *out, sfx *f, const ice_snapshot *snap,
+                      const zb_scan_pred *preds, size_t n_preds,
+                      unsigned threads);
 void splan_free(splan *p);
 /* The task whose data path contains needle (exactly one), or fails. */
 const stask *splan_find(const splan *p, const char *needle);

@@ -94,6 +94,13 @@ static int is_dv(const ice_data_file *d)
 int splan_run(splan *out, sfx *f, const ice_snapshot *snap,
               const zb_scan_pred *preds, size_t n_preds)
 {
+    return splan_run_threads(out, f, snap, preds, n_preds, 1);
+}
+
+int splan_run_threads(splan *out, sfx *f, const ice_snapshot *snap,
+                      const zb_scan_pred *preds, size_t n_preds,
+                      unsigned threads)
+{
     zb_scan_plan_opts po = ZB_SCAN_PLAN_OPTS_INIT;
     zb_scan_plan *p = NULL;
     const zb_scan_task *t;
@@ -107,6 +114,7 @@ int splan_run(splan *out, sfx *f, const ice_snapshot *snap,
     po.manifest = &f->o;
     po.preds = preds;
     po.n_preds = n_preds;
+    po.threads = threads;
     if ((rc = zb_scan_plan_open(&p, f->io, &f->ctx, f->m, snap, &po)) < 0)
         return rc;
     while ((rc = zb_scan_plan_next(p, &f->ctx, &t)) > 0) {
