@@ -372,6 +372,7 @@ static int run_expire(const zb_op_target *t, zb_ctx *ctx,
     zb_expire_result r = ZB_EXPIRE_RESULT_INIT;
     int rc, rrc;
 
+    eo.read_threads = o->threads > 0 ? o->threads : 1;
     eo.max_snapshot_age_ms = given(o, cfg, ZB_TSET_MAX_SNAPSHOT_AGE);
     eo.min_snapshots_to_keep =
         (int32_t)given(o, cfg, ZB_TSET_MIN_SNAPSHOTS_TO_KEEP);
@@ -391,6 +392,7 @@ static int run_orphans(const zb_op_target *t, zb_ctx *ctx,
     int rc, rrc;
 
     memset(&r, 0, sizeof r);
+    oo.read_threads = o->threads > 0 ? o->threads : 1;
     oo.older_than_ms = given(o, cfg, ZB_TSET_ORPHAN_AGE);
     oo.force = o->orphans_force;
     rc = zb_remove_orphans(t, ctx, &oo, &r);
