@@ -13,7 +13,9 @@
  * joins, since a failed check leaves the case by longjmp.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -390,11 +392,104 @@ static void test_exec_budget_nested__grow_while_holding_two(void)
     zb_budget_free(b);
 }
 
+/* ---- randomized: nested reservations and grows from many threads ---- */
+
+#define MIX_THREADS 8
+#define MIX_ROUNDS 2000
+#define MIX_LIMIT 1000
+
+typedef struct mix_arg {
+    zb_budget *budget;
+    const atomic_int *stop;
+    unsigned seed;
+    int failures;            /* an rc the rules do not allow */
+    int refused;             /* ZB_ENOMEM, allowed for nested and grows */
+    atomic_int done;
+} mix_arg;
+
+static void *mix_worker(void *p)
+{
+    mix_arg *a = p;
+    int i, rc;
+
+    for (i = 0; i < MIX_ROUNDS && !atomic_load(a->stop); i++) {
+        zb_reservation r1 = ZB_RESERVATION_INIT, r2 = ZB_RESERVATION_INIT;
+        unsigned pick = (unsigned)rand_r(&a->seed);
+        uint64_t bytes = pick % 40 == 0 ? MIX_LIMIT + 200 : 1 + pick % 400;
+
+        rc = zb_budget_reserve(&r1, a->budget, bytes, a->stop);
+        if (rc == ZB_ECANCELED)
+            break;
+        if (rc != ZB_OK)
+            a->failures++;
+        if (pick % 3 == 0) {             /* nested */
+            rc = zb_budget_reserve(&r2, a->budget, 1 + (pick >> 8) % 500,
+                                   a->stop);
+            if (rc == ZB_ENOMEM)
+                a->refused++;
+            else if (rc != ZB_OK && rc != ZB_ECANCELED)
+                a->failures++;
+        }
+        if (pick % 4 == 0) {
+            rc = zb_budget_grow(&r1, r1.bytes + 1 + (pick >> 12) % 300,
+                                a->stop);
+            if (rc == ZB_ENOMEM)
+                a->refused++;
+            else if (rc != ZB_OK && rc != ZB_ECANCELED)
+                a->failures++;
+        }
+        if (pick % 5 == 0)
+            sched_yield();
+        if (pick % 2)
+            zb_budget_release(&r2);
+        zb_budget_release(&r1);
+        zb_budget_release(&r2);
+    }
+    atomic_store(&a->done, 1);
+    return NULL;
+}
+
+static void test_exec_budget_nested__randomized_never_deadlocks(void)
+{
+    zb_budget *b = NULL;
+    atomic_int stop = 0;
+    pthread_t t[MIX_THREADS];
+    mix_arg args[MIX_THREADS];
+    int i, in_time = 1, failures = 0;
+
+    ZBT_EQ_INT(zb_budget_new(&b, MIX_LIMIT, NULL), ZB_OK);
+    for (i = 0; i < MIX_THREADS; i++) {
+        memset(&args[i], 0, sizeof args[i]);
+        args[i].budget = b;
+        args[i].stop = &stop;
+        args[i].seed = (unsigned)(i * 104729 + 7);
+        ZBT_EQ_INT(pthread_create(&t[i], NULL, mix_worker, &args[i]), 0);
+    }
+    /* The whole run takes well under a second; 20 s means a deadlock. */
+    for (i = 0; i < MIX_THREADS && in_time; i++)
+        in_time = flag_within(&args[i].done, 4 * WATCHDOG_MS);
+    if (!in_time)
+        atomic_store(&stop, 1);
+    for (i = 0; i < MIX_THREADS; i++) {
+        pthread_join(t[i], NULL);
+        failures += args[i].failures;
+    }
+    if (!in_time)
+        zbt__fail(__FILE__, __LINE__, "deadlock: the threads did not "
+                  "finish in %d ms", 4 * WATCHDOG_MS);
+    ZBT_EQ_INT(failures, 0);
+    ZBT_EQ_U64(zb_budget_held_bytes(b), 0);
+    ZBT_EQ_U64(zb_budget_holders(b), 0);
+    ZBT_EQ_U64(zb_budget_waiters(b), 0);
+    zb_budget_free(b);
+}
+
 const zbt_case test_exec_budget_nested[] = {
     ZBT_CASE(test_exec_budget_nested__reserve_goes_ahead_of_new_ones),
     ZBT_CASE(test_exec_budget_nested__every_holder_waiting_gets_enomem),
     ZBT_CASE(test_exec_budget_nested__sole_holder_reserves_past_the_limit),
     ZBT_CASE(test_exec_budget_nested__release_from_another_thread),
     ZBT_CASE(test_exec_budget_nested__grow_while_holding_two),
+    ZBT_CASE(test_exec_budget_nested__randomized_never_deadlocks),
     ZBT_END
 };
