@@ -28,7 +28,10 @@
  *    holding thread for this, and should that record fail to allocate,
  *    the thread's later reservations are served as new ones.
  *  - Oversized work alone: a grow or nested reservation whose thread is
- *    the only one holding is admitted past the limit.
+ *    the only one holding is admitted past the limit. Since a thread's
+ *    reservations count as one holder, take a job's reservation in the
+ *    thread that runs the job (as a pool job does), not in a driver that
+ *    holds others' reservations: the driver's would be nested.
  *  - When every thread holding bytes is waiting to grow or in a nested
  *    reservation, none could ever proceed: the newest of those calls gets
  *    ZB_ENOMEM instead of waiting, holding nothing new. Its caller should

@@ -60,7 +60,8 @@ static void expect(const zb_sys_limits *l, const zb_sys_limits *sys,
     ZBT_EQ_INT(l->cgroup_version, version);
     ZBT_EQ_INT(l->cpu_from_cgroup, cpu_below);
     ZBT_EQ_INT(l->mem_from_cgroup, mem_below);
-    ZBT_CHECK(l->cpu_limit > want_cpu - 1e-9 && l->cpu_limit < want_cpu + 1e-9);
+    ZBT_CHECK(l->cpu_limit > want_cpu - 1e-9 &&
+              l->cpu_limit < want_cpu + 1e-9);
     ZBT_EQ_U64(l->mem_limit_bytes, want_mem);
     ZBT_EQ_INT(l->cores, zb_cores_from_limits(want_cpu, want_mem));
 }
