@@ -9,27 +9,48 @@
  *
  *  - A reservation is taken whole in one acquire. A request that does not
  *    fit WAITS for others to release; it never fails for lack of room.
- *    Because nobody holds part of what they need while waiting, waiting
- *    cannot deadlock.
+ *    A thread that holds nothing holds no part of what others need while
+ *    it waits, so its wait cannot deadlock (for one that holds, below).
  *  - Waiters are served first come, first served, so a large request is
  *    not starved by a stream of small ones.
  *  - A request larger than the whole budget is admitted once it is the
  *    only holder, so oversized work still makes progress, alone.
  *  - A reservation may grow by a second acquire (zb_budget_grow), which
  *    waits for the extra bytes, ahead of new reservations. Shrinking is a
- *    no-op. When every holder is waiting to grow, none could ever proceed:
- *    the newest of them gets ZB_ENOMEM instead of waiting, and should
- *    spill or give up its work.
+ *    no-op.
+ *  - A thread that holds bytes and reserves again (a second, separate
+ *    reservation: a reader's row group while the same work's delete set
+ *    holds its share) is served like a grow, ahead of new reservations:
+ *    queued behind them it would wait for room that only its own release
+ *    can free. A reservation belongs to the thread that took it, even
+ *    when another thread releases or grows it (a pool job's reservation
+ *    released by the job's owner); the budget keeps a small record per
+ *    holding thread for this, and should that record fail to allocate,
+ *    the thread's later reservations are served as new ones.
+ *  - Oversized work alone: a grow or nested reservation whose thread is
+ *    the only one holding is admitted past the limit. Since a thread's
+ *    reservations count as one holder, take a job's reservation in the
+ *    thread that runs the job (as a pool job does), not in a driver that
+ *    holds others' reservations: the driver's would be nested.
+ *  - When every thread holding bytes is waiting to grow or in a nested
+ *    reservation, none could ever proceed: the newest of those calls gets
+ *    ZB_ENOMEM instead of waiting, holding nothing new. Its caller should
+ *    spill, retry its work with less memory, or release and start over.
+ *    This rule counts the holder that took each reservation, so it sees a
+ *    deadlock only among threads that release their own reservations.
  *  - A budget of 0 bytes is disabled: nothing waits, holdings are counted.
  *
- * A zb_reservation lives in the caller's memory (no allocation, so taking
- * one cannot fail) and must be released with zb_budget_release before it
+ * A zb_reservation lives in the caller's memory (taking one never fails
+ * for want of memory) and must be released with zb_budget_release before it
  * goes out of scope. All functions are thread-safe.
  *
  * With a metrics registry, the budget keeps:
  *   zamboni_budget_wait_seconds{kind="reserve"|"grow"}  histogram
- *   zamboni_budget_held_bytes, zamboni_budget_limit_bytes,
+ *       (every call, the instant ones included)
+ *   zamboni_budget_reserved_bytes, zamboni_budget_limit_bytes,
  *   zamboni_budget_waiters                                gauges
+ *   zamboni_budget_oversized_total                        counter of
+ *       admissions past the limit (see zb_budget_stats.oversized)
  */
 #ifndef ZAMBONI_BUDGET_H
 #define ZAMBONI_BUDGET_H
@@ -43,12 +64,15 @@
 extern "C" {
 #endif
 
+struct zb_budget_owner;
+
 typedef struct zb_reservation {
     zb_budget *budget;   /* NULL while nothing is held */
     uint64_t bytes;      /* bytes held */
+    struct zb_budget_owner *owner;   /* private: who took it */
 } zb_reservation;
 
-#define ZB_RESERVATION_INIT { NULL, 0 }
+#define ZB_RESERVATION_INIT { NULL, 0, NULL }
 
 /*
  * Creates a budget of limit_bytes (0: disabled). metrics may be NULL; when
@@ -63,7 +87,9 @@ void zb_budget_free(zb_budget *b);
 /*
  * Reserves bytes into *r, which must be empty, waiting as long as it
  * takes. stop may be NULL; when it becomes non-zero a waiting call gives
- * up. Returns ZB_OK, or ZB_ECANCELED with nothing held.
+ * up. Returns ZB_OK, ZB_ECANCELED with nothing held, or, only when the
+ * calling thread holds other reservations of b, ZB_ENOMEM with nothing
+ * held when waiting would deadlock (see above).
  */
 int zb_budget_reserve(zb_reservation *r, zb_budget *b, uint64_t bytes,
                       const atomic_int *stop);
@@ -100,8 +126,11 @@ typedef struct zb_budget_stats {
     unsigned waiters;        /* calls waiting */
     /* Since the budget was made: */
     uint64_t peak_bytes;     /* most bytes held at once */
-    double wait_seconds;     /* time reserve and grow calls spent waiting */
-    uint64_t oversized;      /* admissions past the limit (a sole holder) */
+    double wait_seconds;     /* time reserve and grow calls spent queued
+                                (calls admitted at once add nothing) */
+    uint64_t oversized;      /* admissions past the limit: an oversized
+                                reservation or a grow, each alone; never
+                                with a disabled budget */
 } zb_budget_stats;
 
 void zb_budget_stats_get(zb_budget_stats *out, zb_budget *b);

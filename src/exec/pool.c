@@ -1,5 +1,5 @@
 /*
- * exec/pool.c - fixed-size thread pool and cgroup limits (exec/pool.h).
+ * exec/pool.c - fixed-size thread pool (exec/pool.h).
  *
  * One mutex guards a FIFO of job nodes (allocated at submit, freed by the
  * thread that runs or drops them) and the counts: queued + running jobs
@@ -8,21 +8,13 @@
  * flag is raised drops it instead of running it, and wait, which sleeps
  * in slices of STOP_POLL_MS, drops the whole queue itself when it sees
  * the flag, so nobody has to signal the pool when the flag goes up.
- *
- * Limits: /proc/self/cgroup's "0::<path>" line names the cgroup v2 folder
- * under /sys/fs/cgroup; cpu.max is "<quota> <period>" or "max <period>",
- * memory.max a byte count or "max".
+ * (The cgroup limits are in sys_limits.c.)
  */
 #define ZB_MODULE "pool"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "exec/pool.h"
 #include "util/alloc.h"
@@ -224,98 +216,4 @@ void zb_pool_free(zb_pool *p)
     pthread_cond_destroy(&p->idle);
     pthread_mutex_destroy(&p->lock);
     zb_free(p);
-}
-
-/* ---- limits ------------------------------------------------------------ */
-
-/* Reads a small file into buf (NUL-terminated); 0 on success. */
-static int read_small(const char *path, char *buf, size_t size)
-{
-    ssize_t n;
-    size_t got = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-    if (fd < 0)
-        return -1;
-    while (got + 1 < size) {
-        n = read(fd, buf + got, size - 1 - got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        got += (size_t)n;
-    }
-    close(fd);
-    buf[got] = '\0';
-    return got ? 0 : -1;
-}
-
-/* The process's cgroup v2 folder into dir; 0 on success. */
-static int own_cgroup(char *dir, size_t size)
-{
-    char buf[4096], *line, *nl;
-
-    if (read_small("/proc/self/cgroup", buf, sizeof buf) != 0)
-        return -1;
-    for (line = buf; line && *line; line = nl ? nl + 1 : NULL) {
-        nl = strchr(line, '\n');
-        if (nl)
-            *nl = '\0';
-        if (strncmp(line, "0::", 3) == 0) {
-            int w = snprintf(dir, size, "/sys/fs/cgroup%s", line + 3);
-            return (w < 0 || (size_t)w >= size) ? -1 : 0;
-        }
-    }
-    return -1;
-}
-
-unsigned zb_cores_from_limits(double cpu_limit, uint64_t mem_bytes)
-{
-    uint64_t by_mem = mem_bytes / ZB_CORE_MEMORY_BYTES;
-    double c = cpu_limit < 1.0 ? 1.0 : cpu_limit;
-    uint64_t by_cpu = c > 4096.0 ? 4096 : (uint64_t)c;
-    uint64_t n = by_cpu < by_mem ? by_cpu : by_mem;
-
-    return n < 1 ? 1u : (unsigned)n;
-}
-
-void zb_sys_limits_read(zb_sys_limits *out, const char *cgroup_dir)
-{
-    char dir[1024], path[1100], buf[128], *end;
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
-    double quota, period;
-    unsigned long long mem;
-
-    memset(out, 0, sizeof *out);
-    out->cpu_limit = ncpu > 0 ? (double)ncpu : 1.0;
-    out->mem_limit_bytes = (pages > 0 && psize > 0)
-                           ? (uint64_t)pages * (uint64_t)psize : 0;
-    if (cgroup_dir)
-        snprintf(dir, sizeof dir, "%s", cgroup_dir);
-    else if (own_cgroup(dir, sizeof dir) != 0)
-        dir[0] = '\0';
-    if (dir[0]) {
-        snprintf(path, sizeof path, "%s/cpu.max", dir);
-        if (read_small(path, buf, sizeof buf) == 0 &&
-            strncmp(buf, "max", 3) != 0) {
-            quota = strtod(buf, &end);
-            period = strtod(end, NULL);
-            if (quota > 0 && period > 0 && quota / period < out->cpu_limit) {
-                out->cpu_limit = quota / period;
-                out->cpu_from_cgroup = 1;
-            }
-        }
-        snprintf(path, sizeof path, "%s/memory.max", dir);
-        if (read_small(path, buf, sizeof buf) == 0 &&
-            strncmp(buf, "max", 3) != 0) {
-            mem = strtoull(buf, &end, 10);
-            if (end != buf && mem > 0 &&
-                (out->mem_limit_bytes == 0 || mem < out->mem_limit_bytes)) {
-                out->mem_limit_bytes = mem;
-                out->mem_from_cgroup = 1;
-            }
-        }
-    }
-    out->cores = zb_cores_from_limits(out->cpu_limit, out->mem_limit_bytes);
 }

@@ -10,10 +10,8 @@
  * flag themselves. Submit and wait are called from one thread (the
  * owner); jobs run on the pool's threads.
  *
- * Cores (DESIGN.md "Memory, cores and disk"): cores = min(floor(cpu
- * limit), memory limit / 4 GiB), at least 1, where the CPU limit is
- * cgroup v2 cpu.max (quota / period) or else the online CPUs, and the
- * memory limit is cgroup v2 memory.max or else the physical memory.
+ * The core count a pool should have is exec/sys_limits.h's (included
+ * here for the callers that took it from this header).
  */
 #ifndef ZB_EXEC_POOL_H
 #define ZB_EXEC_POOL_H
@@ -21,6 +19,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "exec/sys_limits.h"
 #include "zamboni/zamboni.h"
 
 typedef struct zb_pool zb_pool;
@@ -55,27 +54,5 @@ unsigned zb_pool_threads(const zb_pool *p);
 
 /* Waits for the jobs (see zb_pool_wait), stops the threads, frees p. */
 void zb_pool_free(zb_pool *p);
-
-typedef struct zb_sys_limits {
-    double cpu_limit;            /* cores the process may use */
-    uint64_t mem_limit_bytes;    /* memory it may use */
-    int cpu_from_cgroup;         /* 1 when cpu.max set the limit */
-    int mem_from_cgroup;         /* 1 when memory.max set the limit */
-    unsigned cores;              /* zb_cores_from_limits of the above */
-} zb_sys_limits;
-
-#define ZB_CORE_MEMORY_BYTES (4ull << 30)
-
-/*
- * Reads the limits. cgroup_dir is the folder holding cpu.max and
- * memory.max; NULL finds the process's own cgroup v2 folder through
- * /proc/self/cgroup under /sys/fs/cgroup. Missing or unlimited ("max")
- * values fall back to sysconf's online CPUs and physical memory (and the
- * smaller of the two applies when both exist). Never fails.
- */
-void zb_sys_limits_read(zb_sys_limits *out, const char *cgroup_dir);
-
-/* min(floor(cpu_limit), mem_bytes / 4 GiB), at least 1. */
-unsigned zb_cores_from_limits(double cpu_limit, uint64_t mem_bytes);
 
 #endif

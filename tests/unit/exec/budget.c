@@ -6,6 +6,7 @@
  */
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "util/prometheus.h"
@@ -409,6 +410,164 @@ static void test_exec_budget__randomized_stress_never_deadlocks(void)
     zb_budget_free(b);
 }
 
+/* Larger than the whole budget: waits while anyone holds, however many,
+ * then runs alone, and is counted as oversized. */
+static void test_exec_budget__oversized_waits_until_the_only_holder(void)
+{
+    zb_budget *b = NULL;
+    zb_reservation r1 = ZB_RESERVATION_INIT, r2 = ZB_RESERVATION_INIT,
+                   big = ZB_RESERVATION_INIT;
+    zb_budget_stats st;
+    job jb = { 0 };
+    pthread_t tb;
+
+    ZBT_EQ_INT(zb_budget_new(&b, 100, NULL), ZB_OK);
+    ZBT_EQ_INT(zb_budget_reserve(&r1, b, 30, NULL), ZB_OK);
+    ZBT_EQ_INT(zb_budget_reserve(&r2, b, 40, NULL), ZB_OK);
+    jb.budget = b, jb.r = &big, jb.bytes = 250;
+    start(&tb, &jb);
+    wait_waiters(b, 1);
+    zb_budget_release(&r1);
+    /* One holder is left: still waiting (the count says it queues). */
+    ZBT_EQ_U64(zb_budget_holders(b), 1);
+    ZBT_EQ_U64(zb_budget_waiters(b), 1);
+    ZBT_EQ_INT(atomic_load(&jb.done), 0);
+    zb_budget_stats_get(&st, b);
+    ZBT_EQ_U64(st.oversized, 0);
+    zb_budget_release(&r2);
+    pthread_join(tb, NULL);
+    ZBT_EQ_INT(jb.rc, ZB_OK);
+    zb_budget_stats_get(&st, b);
+    ZBT_EQ_U64(st.held_bytes, 250);
+    ZBT_EQ_U64(st.holders, 1);
+    ZBT_EQ_U64(st.oversized, 1);
+    ZBT_EQ_U64(st.peak_bytes, 250);
+    ZBT_CHECK(st.wait_seconds > 0);
+    zb_budget_release(&big);
+    zb_budget_free(b);
+}
+
+static void test_exec_budget__stats_peak_and_oversized(void)
+{
+    zb_budget *b = NULL, *off = NULL;
+    zb_reservation r1 = ZB_RESERVATION_INIT, r2 = ZB_RESERVATION_INIT;
+    zb_budget_stats st;
+
+    ZBT_EQ_INT(zb_budget_new(&b, 100, NULL), ZB_OK);
+    zb_budget_stats_get(&st, b);
+    ZBT_EQ_U64(st.peak_bytes, 0);
+    ZBT_EQ_U64(st.oversized, 0);
+    ZBT_CHECK(st.wait_seconds == 0);
+    ZBT_EQ_INT(zb_budget_reserve(&r1, b, 60, NULL), ZB_OK);
+    ZBT_EQ_INT(zb_budget_reserve(&r2, b, 40, NULL), ZB_OK);
+    zb_budget_release(&r1);
+    ZBT_EQ_INT(zb_budget_grow(&r2, 50, NULL), ZB_OK);
+    zb_budget_stats_get(&st, b);
+    ZBT_EQ_U64(st.held_bytes, 50);
+    ZBT_EQ_U64(st.peak_bytes, 100);      /* 60 + 40, before the release */
+    ZBT_EQ_U64(st.oversized, 0);         /* up to the limit is not past it */
+    /* Admitted at once: no time queued. */
+    ZBT_CHECK(st.wait_seconds == 0);
+    /* try_grow never goes past the limit, so never counts. */
+    ZBT_EQ_INT(zb_budget_try_grow(&r2, NULL, 101), ZB_ENOMEM);
+    ZBT_EQ_INT(zb_budget_try_grow(&r2, NULL, 100), ZB_OK);
+    /* The sole holder's grow past the limit counts once. */
+    ZBT_EQ_INT(zb_budget_grow(&r2, 300, NULL), ZB_OK);
+    zb_budget_release(&r2);
+    /* An oversized reservation admitted on an empty budget counts. */
+    ZBT_EQ_INT(zb_budget_reserve(&r1, b, 150, NULL), ZB_OK);
+    zb_budget_release(&r1);
+    zb_budget_stats_get(&st, b);
+    ZBT_EQ_U64(st.oversized, 2);
+    ZBT_EQ_U64(st.peak_bytes, 300);
+    ZBT_EQ_U64(st.held_bytes, 0);
+    ZBT_CHECK(st.wait_seconds == 0);
+    zb_budget_free(b);
+
+    /* Disabled: the peak is kept, nothing is past a limit. */
+    ZBT_EQ_INT(zb_budget_new(&off, 0, NULL), ZB_OK);
+    ZBT_EQ_INT(zb_budget_reserve(&r1, off, 1000, NULL), ZB_OK);
+    ZBT_EQ_INT(zb_budget_grow(&r1, 5000, NULL), ZB_OK);
+    zb_budget_release(&r1);
+    zb_budget_stats_get(&st, off);
+    ZBT_EQ_U64(st.peak_bytes, 5000);
+    ZBT_EQ_U64(st.oversized, 0);
+    zb_budget_free(off);
+}
+
+/* wait_seconds adds up the time calls spent queued: a reserve and a grow
+ * each kept waiting at least 50 ms add at least 0.1 s. */
+static void test_exec_budget__stats_wait_seconds(void)
+{
+    zb_budget *b = NULL;
+    zb_reservation a = ZB_RESERVATION_INIT, w = ZB_RESERVATION_INIT;
+    zb_budget_stats st;
+    job jr = { 0 }, jg = { 0 };
+    pthread_t tr, tg;
+
+    ZBT_EQ_INT(zb_budget_new(&b, 100, NULL), ZB_OK);
+    ZBT_EQ_INT(zb_budget_reserve(&a, b, 100, NULL), ZB_OK);
+    jr.budget = b, jr.r = &w, jr.bytes = 40;
+    start(&tr, &jr);
+    wait_waiters(b, 1);
+    /* Not evidence of the wait (the count is): room stays taken 50 ms. */
+    sleep_ms(50);
+    zb_budget_release(&a);
+    pthread_join(tr, NULL);
+    ZBT_EQ_INT(jr.rc, ZB_OK);
+    zb_budget_stats_get(&st, b);
+    ZBT_CHECK(st.wait_seconds >= 0.05);
+    ZBT_CHECK(st.wait_seconds < 60);
+    /* w holds 40; a takes 50; w's grow to 60 waits for a. */
+    ZBT_EQ_INT(zb_budget_reserve(&a, b, 50, NULL), ZB_OK);
+    jg.r = &w, jg.bytes = 60, jg.grow = 1;
+    start(&tg, &jg);
+    wait_waiters(b, 1);
+    sleep_ms(50);
+    zb_budget_release(&a);
+    pthread_join(tg, NULL);
+    ZBT_EQ_INT(jg.rc, ZB_OK);
+    zb_budget_stats_get(&st, b);
+    ZBT_CHECK(st.wait_seconds >= 0.1);
+    zb_budget_release(&w);
+    zb_budget_free(b);
+}
+
+/* The exposition carries the budget's series under their documented
+ * names, with their values. */
+static void test_exec_budget__metrics_exposition(void)
+{
+    zb_metrics *m = NULL;
+    zb_budget *b = NULL;
+    zb_reservation r = ZB_RESERVATION_INIT;
+    zb_buf out = ZB_BUF_INIT(1 << 20);
+
+    ZBT_EQ_INT(zb_metrics_new(&m), ZB_OK);
+    ZBT_EQ_INT(zb_budget_new(&b, 100, m), ZB_OK);
+    ZBT_EQ_INT(zb_budget_reserve(&r, b, 60, NULL), ZB_OK);
+    ZBT_EQ_INT(zb_budget_grow(&r, 250, NULL), ZB_OK);   /* alone, past */
+    ZBT_EQ_INT(zb_metrics_render(&out, m), ZB_OK);
+    ZBT_CONTAINS(out.ptr, "# TYPE zamboni_budget_reserved_bytes gauge\n"
+                           "zamboni_budget_reserved_bytes 250\n");
+    ZBT_CONTAINS(out.ptr, "# TYPE zamboni_budget_oversized_total counter\n"
+                           "zamboni_budget_oversized_total 1\n");
+    ZBT_CONTAINS(out.ptr, "# TYPE zamboni_budget_limit_bytes gauge\n"
+                           "zamboni_budget_limit_bytes 100\n");
+    ZBT_CONTAINS(out.ptr, "# TYPE zamboni_budget_waiters gauge\n"
+                           "zamboni_budget_waiters 0\n");
+    ZBT_CONTAINS(out.ptr, "# TYPE zamboni_budget_wait_seconds histogram\n");
+    ZBT_CONTAINS(out.ptr,
+                 "zamboni_budget_wait_seconds_count{kind=\"reserve\"} 1\n");
+    ZBT_CONTAINS(out.ptr,
+                 "zamboni_budget_wait_seconds_count{kind=\"grow\"} 1\n");
+    /* The gauge's old name is gone. */
+    ZBT_CHECK(strstr(out.ptr, "zamboni_budget_held_bytes") == NULL);
+    zb_budget_release(&r);
+    zb_buf_free(&out);
+    zb_budget_free(b);
+    zb_metrics_free(m);
+}
+
 const zbt_case test_exec_budget[] = {
     ZBT_CASE(test_exec_budget__reserve_and_release),
     ZBT_CASE(test_exec_budget__exhausted_reserve_waits_for_release),
@@ -422,5 +581,9 @@ const zbt_case test_exec_budget[] = {
     ZBT_CASE(test_exec_budget__stop_flag_cancels_a_wait),
     ZBT_CASE(test_exec_budget__zero_disables),
     ZBT_CASE(test_exec_budget__randomized_stress_never_deadlocks),
+    ZBT_CASE(test_exec_budget__oversized_waits_until_the_only_holder),
+    ZBT_CASE(test_exec_budget__stats_peak_and_oversized),
+    ZBT_CASE(test_exec_budget__stats_wait_seconds),
+    ZBT_CASE(test_exec_budget__metrics_exposition),
     ZBT_END
 };
