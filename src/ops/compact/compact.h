@@ -266,6 +266,8 @@ typedef struct zb_compact_group {
     uint64_t delete_files;         /* delete files applying (with repeats) */
     uint64_t est_memory_bytes;
     uint64_t est_out_files;        /* ceil(bytes / target) */
+    size_t n_slices;               /* work units (see "Slices") */
+    uint64_t est_slice_memory_bytes; /* the largest unit's estimate */
     /* After a run. */
     zb_compact_state state;
     uint64_t out_files, out_bytes, out_rows;
