@@ -1,17 +1,23 @@
 /*
- * ops/compact/compact.c - a compaction run (ops/compact/compact.h): plan, check
- * the memory each group needs, rewrite the groups (on a thread pool when
- * max_concurrent > 1), commit, count.
+ * ops/compact/compact.c - a compaction run (ops/compact/compact.h): plan, cut
+ * the groups into work units (compact_slice.c), check each unit's memory,
+ * rewrite the units (on one thread pool when there is more than one thread),
+ * commit, count.
  *
  * zb_compact: zb_compact_plan_table; refusals (sort options the table cannot
  * take); dry run ends here. Groups are then taken in waves: one wave of every
- * group without partial progress, else waves of ceil(groups / max_commits). In
- * a wave each group (a job) waits for its reservation of est_memory_bytes from
+ * group without partial progress, else waves of ceil(groups / max_commits). A
+ * wave's units are submitted group by group, each group's slices in order;
+ * a unit (a job) first enters its group into the flight (at most
+ * max_concurrent groups), then waits for its reservation of its estimate from
  * ctx->budget, rewrites with a ctx of its own (no budget: the reservation
- * covers it; the same log, metrics and stop flag) and releases the reservation
- * once its files are written. The wave's written groups are then committed as
- * one snapshot (compact_commit.c). A raised stop flag starts no new group;
- * written groups are committed when drain_timeout_ms > 0, else their files are
+ * covers it; the same log, metrics and stop flag) and releases the
+ * reservation once its files are written. The last unit of a group to end
+ * gathers and verifies the group (zb_compact__finish_group) and leaves the
+ * flight. The wave's written groups are then committed as one snapshot
+ * (compact_commit.c). A raised stop flag starts no new unit; a group some of
+ * whose units never ran has its files deleted and stays planned; written
+ * groups are committed when drain_timeout_ms > 0, else their files are
  * deleted. The run's rc is the worst of its groups': ZB_EUNSAFE first.
  * zb_compact is zb_compact_test_run without hooks
  * (ops/compact/compact_hooks.h): the hooks reach only the row count check and

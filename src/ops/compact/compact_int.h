@@ -99,8 +99,9 @@ uint64_t zb_compact__sort_memory(const zb_compact_opts *o,
                                  const zb_compact_group *g, int64_t target,
                                  uint64_t max_bytes);
 
-/* The memory a group may have: max_group_memory_bytes, else budget's
- * limit (budget may be NULL); 0: no limit. */
+/* The memory a group's default sort gives way to (zb_compact__sort_memory):
+ * max_group_memory_bytes, else budget's limit (budget may be NULL); 0: no
+ * limit. */
 uint64_t zb_compact__max_group_memory(const zb_compact_opts *o,
                                       zb_budget *budget);
 
