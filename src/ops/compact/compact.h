@@ -53,11 +53,14 @@
  * target (a group below 1.5 targets is one slice). The cut depends on the
  * plan alone, so the files written are the same for any number of
  * threads. Each slice has its own reservation (estimated as a group's,
- * over its inputs), row stream and writer (rolled at the target, copies
- * included); the group's outputs are its slices' in slice order, the row
- * counts are verified over all of them, and a failed slice fails its
- * group (every slice's files deleted; its slices not started do not
- * start). Sort and z-order groups are one unit (their files cover
+ * over its inputs), row stream and writer. Its files are measured by the
+ * input they take (rows at the slice's input bytes per row, row-group
+ * copies included): a file rolls at a target of input unless the slice's
+ * rows left would make less than half a target, which it then takes too;
+ * so a slice makes one file of about its input. The group's outputs are
+ * its slices' in slice order, the row counts are verified over all of
+ * them, and a failed slice fails its group (every slice's files deleted;
+ * its slices not started do not start). Sort and z-order groups are one unit (their files cover
  * disjoint key ranges only as one sorted stream), and so are groups that
  * repartition (each slice would end every output partition it meets in a
  * small file of its own). A group of one unit has its writer encode a row

@@ -40,6 +40,7 @@ typedef struct zb_compact_slice {
     uint64_t bytes;                /* file_size_in_bytes of its inputs */
     uint64_t est_memory_bytes;     /* what the unit reserves */
     unsigned writer_threads;       /* pq_writer_opts.threads */
+    int of_several;                /* the group has other slices */
     /* A retry's smaller memory (0: the group's): rows of the input
      * batches and the sort's bytes; output batches stay the group's. */
     size_t in_batch_rows;

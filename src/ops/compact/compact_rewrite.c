@@ -65,6 +65,10 @@ typedef struct rw {
     zb_vec outs;                   /* ice_data_file */
     ice_metrics_config mcfg;
     uint64_t rows_copied;
+    /* A slice of several (join_tail): its rows by the manifests, the
+     * rows given to writers so far and to the open one. */
+    int join_tail;
+    uint64_t slice_rows, rows_done, rows_in_file;
     double ratio;                  /* file size / writer's estimate */
     int lineage;                   /* v3: rows keep _row_id and
                                       _last_updated_sequence_number */
@@ -148,6 +152,7 @@ static int close_output(rw *s)
     memset(&res, 0, sizeof res);
     rc = pq_writer_close(s->w, s->ctx, &res);
     s->w = NULL;
+    s->rows_in_file = 0;
     if (rc < 0)
         return rc;
     /* Pending pages count uncompressed: learn how far off that was. */
@@ -195,10 +200,33 @@ static int close_output(rw *s)
     return ZB_OK;
 }
 
+/*
+ * A file rolls when it reaches the target. A slice of several measures
+ * its files by the input they take instead (rows at the slice's input
+ * bytes per row, as the slices were cut; the writer's own estimate of a
+ * new file is off until a file of it has closed, and a ratio learned from
+ * another slice would make the files depend on the order slices run):
+ * its file rolls at a target of input unless the slice's rows left would
+ * make less than half a target, which the file then takes too. A slice
+ * of about a target of input so makes one file.
+ */
 static int roll_if_full(rw *s)
 {
-    if (s->w != NULL &&
-        (double)pq_writer_bytes(s->w) * s->ratio >= (double)s->target)
+    if (s->w == NULL)
+        return ZB_OK;
+    if (s->join_tail) {
+        double per_row = s->slice_rows > 0 ? (double)s->sl->bytes /
+                                                 (double)s->slice_rows
+                                           : 0.0;
+        uint64_t left = s->slice_rows > s->rows_done
+                            ? s->slice_rows - s->rows_done : 0;
+
+        if ((double)s->rows_in_file * per_row < (double)s->target ||
+            (double)left * per_row < (double)s->target / 2)
+            return ZB_OK;
+        return close_output(s);
+    }
+    if ((double)pq_writer_bytes(s->w) * s->ratio >= (double)s->target)
         return close_output(s);
     return ZB_OK;
 }
@@ -261,7 +289,8 @@ static int try_copy(rw *s, const zb_scan_task *t, uint64_t min_rows)
         pq_reader_free(r);
         return 0;
     }
-    if (s->w != NULL && pq_writer_bytes(s->w) > 0 &&
+    /* A slice of several rolls after the copy (roll_if_full). */
+    if (!s->join_tail && s->w != NULL && pq_writer_bytes(s->w) > 0 &&
         pq_writer_bytes(s->w) + (uint64_t)t->data.file->file_size_in_bytes >
             (uint64_t)s->target &&
         (rc = close_output(s)) < 0)
@@ -277,6 +306,8 @@ static int try_copy(rw *s, const zb_scan_task *t, uint64_t min_rows)
     if (rc < 0)
         goto done;
     s->rows_copied += (uint64_t)pq_reader_meta(r)->num_rows;
+    s->rows_done += (uint64_t)pq_reader_meta(r)->num_rows;
+    s->rows_in_file += (uint64_t)pq_reader_meta(r)->num_rows;
     s->sl->copied_files++;
     if ((rc = roll_if_full(s)) == ZB_OK)
         rc = 1;
@@ -403,6 +434,8 @@ static int write_batch(rw *s, struct ArrowArray *batch)
             return rc;
         }
         rc = pq_writer_write(s->w, s->ctx, batch);
+        s->rows_done += (uint64_t)batch->length;
+        s->rows_in_file += (uint64_t)batch->length;
         batch->release(batch);
         return rc < 0 ? rc : roll_if_full(s);
     }
@@ -612,6 +645,10 @@ int zb_compact__rewrite(zb_compact_slice *sl, zb_arena *arena, zb_io *io,
     s.stamp = -1;
     s.cur = SIZE_MAX;
     s.lineage = m->format_version >= 3 && !o->reset_row_lineage;
+    s.join_tail = sl->of_several;
+    for (i = 0; i < sl->n; i++)
+        if (tasks[i].data.file->record_count > 0)
+            s.slice_rows += (uint64_t)tasks[i].data.file->record_count;
     zb_buf_init(&s.folder, URI_MAX);
     zb_buf_init(&s.key, URI_MAX);
     zb_vec_init(&s.parts, sizeof(part), SIZE_MAX / 2);

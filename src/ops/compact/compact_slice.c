@@ -86,6 +86,7 @@ size_t zb_compact__slices(zb_compact_slice *out, zb_compact_group *g,
         for (k = 0; k < s->n; k++)
             if (part.tasks[k].data.file->record_count > 0)
                 part.rows += (uint64_t)part.tasks[k].data.file->record_count;
+        s->of_several = 1;
         s->est_memory_bytes = zb_compact__group_memory(
             &part, target, zb_compact__batch_rows(o, target, g),
             zb_compact__eq_memory(o));
