@@ -189,9 +189,12 @@ static void finish_job(job *j, zb_arena *arena)
         j->started = 0;            /* stopped: nothing of it kept */
         return;
     } else {
-        rc = zb_compact__finish_group(j->g, j->slices, j->n_slices, 1,
-                                      arena, j->io, &j->ctx, j->table,
-                                      j->hooks->row_skew);
+        /* No arena: the group fails (its files deleted). */
+        rc = zb_compact__finish_group(j->g, j->slices, j->n_slices,
+                                      arena != NULL, arena, j->io, &j->ctx,
+                                      j->table, j->hooks->row_skew);
+        if (arena == NULL)
+            rc = zb_fail_oom(&j->ctx);
     }
     j->rc = rc;
     if (rc < 0)
@@ -214,8 +217,8 @@ static void end_unit(unit *u)
     pthread_mutex_unlock(&f->lock);
     if (!last)
         return;
-    if (u->arena == NULL && zb_arena_new(&u->arena, GROUP_ARENA_MAX) < 0)
-        u->arena = NULL;           /* finish_group fails for want of it */
+    if (u->arena == NULL)
+        (void)zb_arena_new(&u->arena, GROUP_ARENA_MAX); /* else fails */
     finish_job(j, u->arena);
     pthread_mutex_lock(&f->lock);
     entered = j->entered;
