@@ -46,8 +46,9 @@
  * starts and leaves when its last one ends.
  *
  * Slices: a group's work units (compact_slice.c). A binpack group whose
- * output spec is its own is cut into runs of consecutive inputs in the
- * plan's order: a slice ends with the input that brings its bytes
+ * output spec is its own and whose inputs average at least 64 KiB (below
+ * that a file's bytes are mostly footer and headers, no measure of its
+ * rows) is cut into runs of consecutive inputs in the plan's order: a slice ends with the input that brings its bytes
  * (file_size_in_bytes) to the target or past it, and the inputs left at
  * the end join the slice before when their bytes are below half the
  * target (a group below 1.5 targets is one slice). The cut depends on the

@@ -52,6 +52,9 @@ typedef struct zb_compact_slice {
     size_t n_outputs;
 } zb_compact_slice;
 
+/* The average input size below which a group is not cut. */
+#define ZB_COMPACT_SLICE_MIN_INPUT_BYTES ((uint64_t)64 << 10)
+
 /*
  * Cuts g into slices (out: room for g->n_tasks, or NULL to count them);
  * returns their number (at least 1). The rule is compact.h's "Slices".

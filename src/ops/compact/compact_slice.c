@@ -6,7 +6,10 @@
  *
  * The cut depends on the plan alone (the inputs' order and sizes, the
  * target), never on the threads, so that the files written are the same
- * for any thread count.
+ * for any thread count. Row lineage needs nothing of it: a row's _row_id
+ * and _last_updated_sequence_number come from its input file, whichever
+ * slice reads it, and the new files get their first_row_ids at the
+ * commit. Row-group copies happen inside a slice, of its own inputs.
  */
 #define ZB_MODULE "compact"
 
@@ -24,6 +27,12 @@
  */
 static int sliceable(const zb_compact_group *g, const zb_compact_opts *o)
 {
+    /* Small inputs: a file's bytes are then mostly its footer and page
+     * headers and say little of what its rows take in a larger file (a
+     * slice cut by them would write files far below the target). */
+    if (g->n_tasks == 0 ||
+        g->bytes / g->n_tasks < ZB_COMPACT_SLICE_MIN_INPUT_BYTES)
+        return 0;
     return o->strategy == ZB_COMPACT_BINPACK && g->out_spec_id == g->spec_id;
 }
 

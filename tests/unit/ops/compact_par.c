@@ -5,7 +5,8 @@
  * two runs in one process share a budget sized for one run; a unit above
  * the whole budget runs alone; with 2 threads and a budget of one unit
  * the units run one at a time. Generated tables with a small target, so
- * that a group has several slices.
+ * that a group has several slices (inputs of 75 KiB: smaller ones are not
+ * cut).
  */
 #include <pthread.h>
 #include <sched.h>
@@ -19,7 +20,10 @@
 #include "util/alloc.h"
 #include "zamboni/budget.h"
 
-#define PAR_TARGET 4096
+/* Inputs of about 75 KiB (50000 rows), above the 64 KiB below which
+ * groups are not cut; slices of about 4 of them. */
+#define PAR_TARGET (256 << 10)
+#define PAR_ROWS 50000
 
 static double now_s(void)
 {
@@ -192,7 +196,7 @@ static void test_ops_compact_par__same_bytes(void)
     size_t i;
 
     of_open(&e, "c-par-bytes");
-    of_make_table(&e, 2, 1, 2, 24, 200);
+    of_make_table(&e, 2, 1, 2, 24, PAR_ROWS);
     zb_free(ct_delete_pos(&e, 0, pos, 3, 0));
     of_rows(&e, &rows0, &h0);
     snap0 = of_current_id(&e);
@@ -277,7 +281,7 @@ static void test_ops_compact_par__shared_budget(void)
         zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
 
         of_open(&e[i], i == 0 ? "c-par-shared-a" : "c-par-shared-b");
-        of_make_table(&e[i], 2, 1, 2, 16, 200);
+        of_make_table(&e[i], 2, 1, 2, 16, PAR_ROWS);
         of_rows(&e[i], &rows0[i], &h0[i]);
         o.target_file_bytes = PAR_TARGET;
         o.threads = 2;
@@ -336,7 +340,7 @@ static void test_ops_compact_par__above_budget(void)
         of_open(&e, strategy == 0 ? "c-par-over-bin" : "c-par-over-sort");
         of_make_table(&e, 2, 1, 2, 12, 200);
         of_rows(&e, &rows0, &h0);
-        o.target_file_bytes = PAR_TARGET;
+        o.target_file_bytes = 4096;
         o.threads = 2;
         o.max_concurrent = 2;
         if (strategy == 1) {
@@ -381,7 +385,7 @@ static void test_ops_compact_par__one_unit_at_a_time(void)
     watch w;
 
     of_open(&e, "c-par-one");
-    of_make_table(&e, 2, 0, 1, 20, 200);
+    of_make_table(&e, 2, 0, 1, 20, PAR_ROWS);
     of_rows(&e, &rows0, &h0);
     o.target_file_bytes = PAR_TARGET;
     o.threads = 2;
