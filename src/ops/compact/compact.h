@@ -23,7 +23,8 @@
  * runs when it has min_input_files files, or when one of its files
  * carries deletes; otherwise it is skipped with the reason. Each group
  * gets a memory estimate: zb_scan_estimate_bytes (the row stream) plus
- * the writer's buffered row group.
+ * the writer's buffered row group (and the sort's memory), and its slices
+ * (see "Slices") with the largest one's estimate.
  *
  * Rewrite (compact_rewrite.c). The group's live rows (deletes applied)
  * are streamed into Parquet files under the table's data location
@@ -39,14 +40,47 @@
  * (the message names the table, the partition and both counts) and its
  * files are deleted: nothing of it reaches the table.
  *
- * Memory. Each group reserves its estimate from ctx->budget before it
- * reads and releases it when its files are written (the commit holds no
- * row data; holding the reservations of finished groups until a single
- * final commit would deadlock a run whose groups do not fit at once).
- * Before anything is written, every group's estimate is checked against
- * max_group_memory_bytes (0: the budget's limit; no budget: no limit): a
- * group above it fails the run with ZB_ENOMEM naming the memory it needs.
- * Groups run max_concurrent at a time on a thread pool (exec/pool.h).
+ * Threads. A run has one pool of `threads` threads (max_concurrent when
+ * that is more; no pool for one) for its work units, with at most
+ * max_concurrent groups in flight: a group enters when its first unit
+ * starts and leaves when its last one ends.
+ *
+ * Slices: a group's work units (compact_slice.c). A binpack group whose
+ * output spec is its own and whose inputs average at least 64 KiB (below
+ * that a file's bytes are mostly footer and headers, no measure of its
+ * rows) is cut into runs of consecutive inputs in the plan's order: a slice ends with the input that brings its bytes
+ * (file_size_in_bytes) to the target or past it, and the inputs left at
+ * the end join the slice before when their bytes are below half the
+ * target (a group below 1.5 targets is one slice). The cut depends on the
+ * plan alone, so the files written are the same for any number of
+ * threads. Each slice has its own reservation (estimated as a group's,
+ * over its inputs), row stream and writer. Its files are measured by the
+ * input they take (rows at the slice's input bytes per row, row-group
+ * copies included): a file rolls at a target of input unless the slice's
+ * rows left would make less than half a target, which it then takes too;
+ * so a slice makes one file of about its input. The group's outputs are
+ * its slices' in slice order, the row counts are verified over all of
+ * them, and a failed slice fails its group (every slice's files deleted;
+ * its slices not started do not start). Sort and z-order groups are one unit (their files cover
+ * disjoint key ranges only as one sorted stream), and so are groups that
+ * repartition (each slice would end every output partition it meets in a
+ * small file of its own). A group of one unit has its writer encode a row
+ * group's column chunks on `threads` threads (pq_writer_opts.threads: the
+ * same bytes).
+ *
+ * Memory. Each unit reserves its estimate from ctx->budget before it
+ * reads (one that does not fit waits; one larger than the whole budget
+ * runs once it is the only holder) and releases it when its files are
+ * written, before the commit (the commit holds no row data; holding the
+ * reservations of finished groups until a single final commit would
+ * deadlock a run whose groups do not fit at once). Before anything is
+ * written, every unit's estimate is checked against
+ * max_group_memory_bytes (0: no cap): one above it fails the run with
+ * ZB_ENOMEM naming the memory it needs. A sort that must grow while every
+ * holder of the budget waits gets ZB_ENOMEM from the budget; its unit is
+ * then run again (at most 4 times) with half the input batch and half the
+ * sort memory, down to 16 MiB, and the same output: the budget alone does
+ * not fail a run.
  *
  * Commit (compact_commit.c). One ICE_OP_REPLACE snapshot for the run,
  * or with partial_progress one per group as groups finish (at most
@@ -109,8 +143,8 @@
  * ops/compact/compact_evolve.h: it adds the coarser spec and runs this with
  * output_spec_id and a file_filter that keeps only the old partitions.
  *
- * Codes: ZB_EUNSAFE (a row-count mismatch), ZB_ENOMEM (a group above the
- * memory allowed), ZB_EUNSUPPORTED (a sort order), ZB_ECONFLICT (every
+ * Codes: ZB_EUNSAFE (a row-count mismatch), ZB_ENOMEM (a unit above
+ * max_group_memory_bytes), ZB_EUNSUPPORTED (a sort order), ZB_ECONFLICT (every
  * group dropped by conflicts), ZB_ETIMEOUT (unknown commit outcome), the
  * catalog's, planner's, reader's and FileIO codes.
  */
@@ -173,13 +207,14 @@ typedef struct zb_compact_opts {
     int max_commits;               /* partial progress; default 10; <= 0:
                                       10 */
     int max_concurrent;            /* groups at once; default 1; <= 0: 1 */
-    /* Threads the run may keep busy (groups, a group's output files, a
-     * writer's column chunks); default 1; <= 0: 1. The CLI passes the
-     * cores rule of exec/pool.h or --threads. */
+    /* Threads the run may keep busy (groups, a group's slices, a
+     * writer's column chunks); default 1; <= 0: 1; max_concurrent when
+     * that is more. The CLI passes the cores rule of exec/pool.h or
+     * --threads. */
     int threads;
     int use_starting_seq;          /* default 1; 0: the new sequence number */
-    uint64_t max_group_memory_bytes; /* bytes; default 0: the budget's
-                                        limit (no budget: none) */
+    uint64_t max_group_memory_bytes; /* bytes a work unit may need;
+                                        default 0: no cap */
     long drain_timeout_ms;         /* ms after a stop; default 0: abandon
                                       at once */
     const char *branch;            /* default NULL: "main" */
@@ -266,6 +301,8 @@ typedef struct zb_compact_group {
     uint64_t delete_files;         /* delete files applying (with repeats) */
     uint64_t est_memory_bytes;
     uint64_t est_out_files;        /* ceil(bytes / target) */
+    size_t n_slices;               /* work units (see "Slices") */
+    uint64_t est_slice_memory_bytes; /* the largest unit's estimate */
     /* After a run. */
     zb_compact_state state;
     uint64_t out_files, out_bytes, out_rows;

@@ -29,17 +29,68 @@ size_t zb_compact__batch_rows(const zb_compact_opts *o, int64_t target,
                               const zb_compact_group *g);
 
 /*
- * Rewrites group g of table: writes its output files (into g->outputs,
- * in arena, which must be thread-safe: one arena per group), verifies the
- * row counts. ctx is the group's own (its budget unused: the caller
- * reserved; res, its reservation or an empty one, is lent to the sort).
- * On failure every file written is deleted. row_skew: the test hook's
- * (ops/compact/compact_hooks.h), 0 in a real run.
+ * One work unit of a group (compact_slice.c): the inputs tasks[first,
+ * first + n) of g, with a reservation, a row stream and a writer of its
+ * own. A group is one slice, or (binpack) several cut from the plan by
+ * zb_compact__slices.
  */
-int zb_compact__rewrite(zb_compact_group *g, zb_arena *arena, zb_io *io,
+typedef struct zb_compact_slice {
+    zb_compact_group *g;
+    size_t first, n;               /* of g->tasks */
+    uint64_t bytes;                /* file_size_in_bytes of its inputs */
+    uint64_t est_memory_bytes;     /* what the unit reserves */
+    unsigned writer_threads;       /* pq_writer_opts.threads */
+    int of_several;                /* the group has other slices */
+    /* A retry's smaller memory (0: the group's): rows of the input
+     * batches and the sort's bytes; output batches stay the group's. */
+    size_t in_batch_rows;
+    uint64_t sort_memory_bytes;
+    /* After the rewrite: */
+    uint64_t rows_read, rows_deleted, rows_written, copied_files;
+    uint64_t sort_runs, sort_spilled_bytes, eq_spilled;
+    ice_data_file *outputs;        /* n_outputs, in the unit's arena */
+    size_t n_outputs;
+} zb_compact_slice;
+
+/* The average input size below which a group is not cut. */
+#define ZB_COMPACT_SLICE_MIN_INPUT_BYTES ((uint64_t)64 << 10)
+
+/*
+ * Cuts g into slices (out: room for g->n_tasks, or NULL to count them);
+ * returns their number (at least 1). The rule is compact.h's "Slices".
+ */
+size_t zb_compact__slices(zb_compact_slice *out, zb_compact_group *g,
+                          const zb_compact_opts *o, int64_t target);
+
+/*
+ * Rewrites slice sl of table: writes its output files (into sl->outputs,
+ * in arena, which must be thread-safe: one arena per unit). ctx is the
+ * unit's own (its budget unused: the caller reserved; res, its
+ * reservation or an empty one, is lent to the sort). On failure every
+ * file it wrote is deleted. Counts are checked by
+ * zb_compact__finish_group.
+ */
+int zb_compact__rewrite(zb_compact_slice *sl, zb_arena *arena, zb_io *io,
                         zb_ctx *ctx, const zb_table *table,
                         const zb_compact_opts *o, int64_t target,
-                        int64_t row_skew, zb_reservation *res);
+                        zb_reservation *res);
+
+/*
+ * Gathers g's slices[0..n) (each rewritten, ok: all of them succeeded)
+ * into g: counts, outputs (in arena) in slice order; then verifies the
+ * row counts (row_skew: the test hook's, 0 in a real run): rows read =
+ * the manifests' record counts, rows written = rows read - rows deleted,
+ * else ZB_EUNSAFE. g becomes WRITTEN, or FAILED with every slice's files
+ * deleted (also when !ok). Returns ZB_OK or the failure.
+ */
+int zb_compact__finish_group(zb_compact_group *g, zb_compact_slice *slices,
+                             size_t n, int ok, zb_arena *arena, zb_io *io,
+                             zb_ctx *ctx, const zb_table *table,
+                             int64_t row_skew);
+
+/* Deletes the files of slices[0..n), best effort, keeping ctx->err. */
+void zb_compact__drop_slices(zb_compact_slice *slices, size_t n,
+                             zb_io *io, zb_ctx *ctx);
 
 /*
  * The sort part of g's estimate (0 for binpack); g NULL: the cap. With
@@ -52,8 +103,9 @@ uint64_t zb_compact__sort_memory(const zb_compact_opts *o,
                                  const zb_compact_group *g, int64_t target,
                                  uint64_t max_bytes);
 
-/* The memory a group may have: max_group_memory_bytes, else budget's
- * limit (budget may be NULL); 0: no limit. */
+/* The memory a group's default sort gives way to (zb_compact__sort_memory):
+ * max_group_memory_bytes, else budget's limit (budget may be NULL); 0: no
+ * limit. */
 uint64_t zb_compact__max_group_memory(const zb_compact_opts *o,
                                       zb_budget *budget);
 

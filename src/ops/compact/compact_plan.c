@@ -221,6 +221,17 @@ static int take_run(const zb_file_run *run, zb_ctx *ctx, void *payload)
         zb_compact__sort_memory(o, g, p->target_file_bytes,
                                 zb_compact__max_group_memory(
                                     o, ctx->budget));
+    {
+        zb_compact_slice *sl = zb_calloc(g->n_tasks + 1, sizeof *sl);
+
+        if (sl == NULL)
+            return zb_fail_oom(ctx);
+        g->n_slices = zb_compact__slices(sl, g, o, p->target_file_bytes);
+        for (k = 0; k < g->n_slices; k++)
+            if (sl[k].est_memory_bytes > g->est_slice_memory_bytes)
+                g->est_slice_memory_bytes = sl[k].est_memory_bytes;
+        zb_free(sl);
+    }
     return ZB_OK;
 }
 

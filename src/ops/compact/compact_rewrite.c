@@ -2,7 +2,9 @@
  * ops/compact/compact_rewrite.c - the binpack rewrite of one compaction group
  * (ops/compact/compact.h "Rewrite").
  *
- * zb_compact__rewrite: the output schema is the row stream's (the
+ * zb_compact__rewrite writes one slice of a group (compact_slice.c: the
+ * whole group, or a run of its inputs): the output schema is the row
+ * stream's (the
  * table's current schema, field ids in the Arrow metadata), taken from a
  * stream over no task. Then, when the group has no deletes, each input
  * whose row groups are worth copying and whose Parquet schema equals the
@@ -18,10 +20,10 @@
  * writer, the group's partition). When the output spec differs from the
  * group's, each batch is split by its rows' partition values
  * (compact_repart.c, exec zb_arrow_take) and each partition has an open
- * output of its own (the one in use is swapped into rw). Last, the counts are
- * checked: rows read = the manifests' record counts, rows written =
- * rows read - rows deleted; a mismatch is ZB_EUNSAFE. Any failure deletes
- * every file the group wrote.
+ * output of its own (the one in use is swapped into rw). The writer encodes
+ * with the slice's writer_threads. The slice's counts are checked with the
+ * group's (zb_compact__finish_group). Any failure deletes every file the
+ * slice wrote.
  */
 #define ZB_MODULE "compact"
 
@@ -46,14 +48,14 @@
 #define COPY_MIN_ROWS_DEFAULT 100000
 
 typedef struct rw {
-    zb_compact_group *g;
+    zb_compact_slice *sl;
+    zb_compact_group *g;           /* sl's */
     zb_arena *arena;
     zb_io *io;
     zb_ctx *ctx;
     const zb_table *table;
     const zb_compact_opts *o;
     int64_t target;
-    int64_t row_skew;              /* test hook: 0 in a real run */
     pq_writer_opts wo;
     struct ArrowSchema schema;     /* the output schema */
     int have_schema;
@@ -62,7 +64,11 @@ typedef struct rw {
     zb_buf folder;                 /* "a=1/b=x" or empty */
     zb_vec outs;                   /* ice_data_file */
     ice_metrics_config mcfg;
-    uint64_t rows_written, rows_copied;
+    uint64_t rows_copied;
+    /* A slice of several (join_tail): its rows by the manifests, the
+     * rows given to writers so far and to the open one. */
+    int join_tail;
+    uint64_t slice_rows, rows_done, rows_in_file;
     double ratio;                  /* file size / writer's estimate */
     int lineage;                   /* v3: rows keep _row_id and
                                       _last_updated_sequence_number */
@@ -146,6 +152,7 @@ static int close_output(rw *s)
     memset(&res, 0, sizeof res);
     rc = pq_writer_close(s->w, s->ctx, &res);
     s->w = NULL;
+    s->rows_in_file = 0;
     if (rc < 0)
         return rc;
     /* Pending pages count uncompressed: learn how far off that was. */
@@ -189,14 +196,37 @@ static int close_output(rw *s)
         f->has_sort_order_id = 1;
         f->sort_order_id = s->stamp;
     }
-    s->rows_written += (uint64_t)f->record_count;
+    s->sl->rows_written += (uint64_t)f->record_count;
     return ZB_OK;
 }
 
+/*
+ * A file rolls when it reaches the target. A slice of several measures
+ * its files by the input they take instead (rows at the slice's input
+ * bytes per row, as the slices were cut; the writer's own estimate of a
+ * new file is off until a file of it has closed, and a ratio learned from
+ * another slice would make the files depend on the order slices run):
+ * its file rolls at a target of input unless the slice's rows left would
+ * make less than half a target, which the file then takes too. A slice
+ * of about a target of input so makes one file.
+ */
 static int roll_if_full(rw *s)
 {
-    if (s->w != NULL &&
-        (double)pq_writer_bytes(s->w) * s->ratio >= (double)s->target)
+    if (s->w == NULL)
+        return ZB_OK;
+    if (s->join_tail) {
+        double per_row = s->slice_rows > 0 ? (double)s->sl->bytes /
+                                                 (double)s->slice_rows
+                                           : 0.0;
+        uint64_t left = s->slice_rows > s->rows_done
+                            ? s->slice_rows - s->rows_done : 0;
+
+        if ((double)s->rows_in_file * per_row < (double)s->target ||
+            (double)left * per_row < (double)s->target / 2)
+            return ZB_OK;
+        return close_output(s);
+    }
+    if ((double)pq_writer_bytes(s->w) * s->ratio >= (double)s->target)
         return close_output(s);
     return ZB_OK;
 }
@@ -259,7 +289,8 @@ static int try_copy(rw *s, const zb_scan_task *t, uint64_t min_rows)
         pq_reader_free(r);
         return 0;
     }
-    if (s->w != NULL && pq_writer_bytes(s->w) > 0 &&
+    /* A slice of several rolls after the copy (roll_if_full). */
+    if (!s->join_tail && s->w != NULL && pq_writer_bytes(s->w) > 0 &&
         pq_writer_bytes(s->w) + (uint64_t)t->data.file->file_size_in_bytes >
             (uint64_t)s->target &&
         (rc = close_output(s)) < 0)
@@ -275,7 +306,9 @@ static int try_copy(rw *s, const zb_scan_task *t, uint64_t min_rows)
     if (rc < 0)
         goto done;
     s->rows_copied += (uint64_t)pq_reader_meta(r)->num_rows;
-    s->g->copied_files++;
+    s->rows_done += (uint64_t)pq_reader_meta(r)->num_rows;
+    s->rows_in_file += (uint64_t)pq_reader_meta(r)->num_rows;
+    s->sl->copied_files++;
     if ((rc = roll_if_full(s)) == ZB_OK)
         rc = 1;
 done:
@@ -401,6 +434,8 @@ static int write_batch(rw *s, struct ArrowArray *batch)
             return rc;
         }
         rc = pq_writer_write(s->w, s->ctx, batch);
+        s->rows_done += (uint64_t)batch->length;
+        s->rows_in_file += (uint64_t)batch->length;
         batch->release(batch);
         return rc < 0 ? rc : roll_if_full(s);
     }
@@ -509,9 +544,9 @@ static int stream_rows(rw *s, const zb_scan_task *tasks, size_t n,
     if (rc < 0)
         goto done;
     c = zb_rowstream_counts(rs);
-    s->g->rows_read += c->rows_read;
-    s->g->rows_deleted += c->deleted_by_position + c->deleted_by_equality;
-    s->g->eq_spilled += c->eq_spilled;
+    s->sl->rows_read += c->rows_read;
+    s->sl->rows_deleted += c->deleted_by_position + c->deleted_by_equality;
+    s->sl->eq_spilled += c->eq_spilled;
     rc = ZB_OK;
 done:
     zb_rowstream_free(rs);
@@ -547,34 +582,6 @@ void zb_compact__drop_outputs(zb_compact_group *g, zb_io *io, zb_ctx *ctx)
     zb_err_copy(&ctx->err, &saved);
 }
 
-static int verify(rw *s)
-{
-    zb_compact_group *g = s->g;
-    uint64_t expect_read = 0, written;
-    size_t i;
-
-    for (i = 0; i < g->n_tasks; i++)
-        expect_read += (uint64_t)g->tasks[i].data.file->record_count;
-    g->rows_read += s->rows_copied;
-    written = s->rows_written + (uint64_t)s->row_skew;
-    g->out_rows = written;
-    if (g->rows_read != expect_read)
-        return zb_fail(s->ctx, ZB_EUNSAFE, "%s partition %s: read %llu "
-                       "rows, the manifests list %llu: nothing committed",
-                       s->table->ident, g->partition,
-                       (unsigned long long)g->rows_read,
-                       (unsigned long long)expect_read);
-    if (written != g->rows_read - g->rows_deleted)
-        return zb_fail(s->ctx, ZB_EUNSAFE, "%s partition %s: wrote %llu "
-                       "rows, expected %llu (read %llu - deleted %llu): "
-                       "nothing committed", s->table->ident, g->partition,
-                       (unsigned long long)written,
-                       (unsigned long long)(g->rows_read - g->rows_deleted),
-                       (unsigned long long)g->rows_read,
-                       (unsigned long long)g->rows_deleted);
-    return ZB_OK;
-}
-
 /* Rows go into spec g->out_spec_id: the partitioner and its names. */
 static int open_repart(rw *s)
 {
@@ -603,18 +610,21 @@ static int open_repart(rw *s)
 }
 
 /* Long: the rewrite's steps in order (writer options, output schema,
- * repartition, sort, each task copied or streamed, finish, verify) and
- * the one cleanup of everything they made. */
-int zb_compact__rewrite(zb_compact_group *g, zb_arena *arena, zb_io *io,
+ * repartition, sort, each task copied or streamed, finish) and the one
+ * cleanup of everything they made. */
+int zb_compact__rewrite(zb_compact_slice *sl, zb_arena *arena, zb_io *io,
                         zb_ctx *ctx, const zb_table *table,
                         const zb_compact_opts *o, int64_t target,
-                        int64_t row_skew, zb_reservation *res)
+                        zb_reservation *res)
 {
+    zb_compact_group *g = sl->g;
+    const zb_scan_task *tasks = g->tasks + sl->first;
     zb_compact_sort_field *sf = NULL;
     size_t n_sf = 0;
     const ice_metadata *m = table->meta;
     zb_scan_task *rest = NULL;
     size_t n_rest = 0, i;
+    size_t batch_rows = zb_compact__batch_rows(o, target, g);
     uint64_t min_rows = o->copy_min_rows ? o->copy_min_rows
                                          : COPY_MIN_ROWS_DEFAULT;
     int repart = g->out_spec_id != g->spec_id;
@@ -623,6 +633,7 @@ int zb_compact__rewrite(zb_compact_group *g, zb_arena *arena, zb_io *io,
     rw s;
 
     memset(&s, 0, sizeof s);
+    s.sl = sl;
     s.g = g;
     s.arena = arena;
     s.io = io;
@@ -630,16 +641,22 @@ int zb_compact__rewrite(zb_compact_group *g, zb_arena *arena, zb_io *io,
     s.table = table;
     s.o = o;
     s.target = target;
-    s.row_skew = row_skew;
     s.ratio = 1.0;
     s.stamp = -1;
     s.cur = SIZE_MAX;
     s.lineage = m->format_version >= 3 && !o->reset_row_lineage;
+    s.join_tail = sl->of_several;
+    for (i = 0; i < sl->n; i++)
+        if (tasks[i].data.file->record_count > 0)
+            s.slice_rows += (uint64_t)tasks[i].data.file->record_count;
     zb_buf_init(&s.folder, URI_MAX);
     zb_buf_init(&s.key, URI_MAX);
     zb_vec_init(&s.parts, sizeof(part), SIZE_MAX / 2);
     zb_vec_init(&s.outs, sizeof(ice_data_file), SIZE_MAX / 2);
-    g->rows_read = g->rows_deleted = g->copied_files = 0;
+    sl->rows_read = sl->rows_deleted = sl->rows_written = 0;
+    sl->copied_files = sl->eq_spilled = 0;
+    sl->outputs = NULL;
+    sl->n_outputs = 0;
     ice_metrics_config_init(&s.mcfg, ice_metadata_current_schema(m),
                             ice_metadata_sort_order(m,
                                                     m->default_sort_order_id),
@@ -647,6 +664,8 @@ int zb_compact__rewrite(zb_compact_group *g, zb_arena *arena, zb_io *io,
     if ((rc = zb_ingest_writer_opts(&s.wo, ctx, m)) < 0 ||
         (!repart && (rc = make_folder(&s)) < 0))
         goto done;
+    /* Column chunks encoded on several threads: the same bytes. */
+    s.wo.threads = sl->writer_threads > 1 ? sl->writer_threads : 1;
     /* Small targets: pages small enough to be compressed (and counted
      * as such) long before the file is full. */
     if (s.wo.page_bytes > (uint64_t)target / 16)
@@ -660,37 +679,40 @@ int zb_compact__rewrite(zb_compact_group *g, zb_arena *arena, zb_io *io,
     if (o->strategy != ZB_COMPACT_BINPACK &&
         ((rc = zb_compact__sort_fields(&sf, &n_sf, &s.stamp, ctx, m,
                                        o)) < 0 ||
-         (rc = zb_compact__xsort_new(&s.xs, ctx, &s.schema, o, sf, n_sf,
-                                     zb_compact__sort_memory(
-                                         o, g, target,
-                                         zb_compact__max_group_memory(
-                                             o, res != NULL ? res->budget
-                                                            : NULL)),
-                                     zb_compact__batch_rows(o, target, g),
-                                     res, table->ident)) < 0))
+         (rc = zb_compact__xsort_new(
+              &s.xs, ctx, &s.schema, o, sf, n_sf,
+              sl->sort_memory_bytes > 0
+                  ? sl->sort_memory_bytes
+                  : zb_compact__sort_memory(
+                        o, g, target,
+                        zb_compact__max_group_memory(
+                            o, res != NULL ? res->budget : NULL)),
+              batch_rows, res, table->ident)) < 0))
         goto done;
-    if ((rest = zb_calloc(g->n_tasks + 1, sizeof *rest)) == NULL) {
+    if ((rest = zb_calloc(sl->n + 1, sizeof *rest)) == NULL) {
         rc = zb_fail_oom(ctx);
         goto done;
     }
-    for (i = 0; i < g->n_tasks; i++) {
+    for (i = 0; i < sl->n; i++) {
         rc = 0;
-        if (no_deletes && (rc = try_copy(&s, &g->tasks[i], min_rows)) < 0)
+        if (no_deletes && (rc = try_copy(&s, &tasks[i], min_rows)) < 0)
             goto done;
         if (rc == 0)
-            rest[n_rest++] = g->tasks[i];
+            rest[n_rest++] = tasks[i];
         if (zb_ctx_stopped(ctx)) {
             rc = zb_fail(ctx, ZB_ECANCELED, "%s: stopped", table->ident);
             goto done;
         }
     }
     if ((rc = stream_rows(&s, rest, n_rest,
-                          zb_compact__batch_rows(o, target, g))) < 0 ||
+                          sl->in_batch_rows > 0 ? sl->in_batch_rows
+                                                : batch_rows)) < 0 ||
         (s.xs != NULL && (rc = write_sorted(&s)) < 0))
         goto done;
     if ((rc = finish_parts(&s, 1)) < 0)
         goto done;
-    rc = verify(&s);
+    /* Rows copied count as read (verified with the group's). */
+    sl->rows_read += s.rows_copied;
 done:
     (void)finish_parts(&s, 0);
     pq_writer_abort(s.w);
@@ -698,24 +720,25 @@ done:
         zb_xsort_stats st;
 
         zb_xsort_stats_get(&st, s.xs);
-        g->sort_runs = st.runs;
-        g->sort_spilled_bytes = st.bytes_spilled;
-        if (rc == ZB_OK && st.rows != g->rows_read - g->rows_deleted)
+        sl->sort_runs = st.runs;
+        sl->sort_spilled_bytes = st.bytes_spilled;
+        if (rc == ZB_OK && st.rows != sl->rows_read - sl->rows_deleted)
             rc = zb_fail(ctx, ZB_EUNSAFE, "%s partition %s: sorted %llu "
                          "rows, read %llu live: nothing committed",
                          table->ident, g->partition,
                          (unsigned long long)st.rows,
-                         (unsigned long long)(g->rows_read -
-                                              g->rows_deleted));
+                         (unsigned long long)(sl->rows_read -
+                                              sl->rows_deleted));
     }
     zb_xsort_free(s.xs);
     zb_free(sf);
     if (s.outs.len > 0) {
-        g->outputs = zb_arena_calloc(arena, s.outs.len, sizeof *g->outputs);
-        if (g->outputs != NULL) {
-            memcpy(g->outputs, s.outs.items,
-                   s.outs.len * sizeof *g->outputs);
-            g->out_files = s.outs.len;
+        sl->outputs = zb_arena_calloc(arena, s.outs.len,
+                                      sizeof *sl->outputs);
+        if (sl->outputs != NULL) {
+            memcpy(sl->outputs, s.outs.items,
+                   s.outs.len * sizeof *sl->outputs);
+            sl->n_outputs = s.outs.len;
         } else {
             /* No room to list them: delete them here. */
             for (i = 0; i < s.outs.len; i++)
@@ -725,16 +748,8 @@ done:
                 rc = zb_fail_oom(ctx);
         }
     }
-    for (i = 0; i < g->out_files; i++)
-        g->out_bytes += (uint64_t)g->outputs[i].file_size_in_bytes;
-    if (rc < 0) {
-        zb_compact__drop_outputs(g, io, ctx);
-        g->out_files = 0;
-        g->out_bytes = 0;
-        g->state = ZB_GROUP_FAILED;
-    } else {
-        g->state = ZB_GROUP_WRITTEN;
-    }
+    if (rc < 0)
+        zb_compact__drop_slices(sl, 1, io, ctx);
     if (s.have_schema)
         s.schema.release(&s.schema);
     zb_free(rest);

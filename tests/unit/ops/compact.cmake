@@ -4,7 +4,8 @@
 add_executable(test_ops_compact unit/ops/compact_main.c
   unit/ops/compact_util.c unit/ops/compact_gen.c unit/ops/compact_fixtures.c
   unit/ops/compact_race.c unit/ops/compact_sort.c unit/ops/ops_fixture.c
-  unit/ops/ops_fixture_files.c unit/ops/compact_lineage.c)
+  unit/ops/ops_fixture_files.c unit/ops/compact_lineage.c
+  unit/ops/compact_par.c)
 target_include_directories(test_ops_compact PRIVATE
   ${CMAKE_CURRENT_SOURCE_DIR}/unit/ops)
 target_link_libraries(test_ops_compact PRIVATE zbtest zb_ops zb_plan)

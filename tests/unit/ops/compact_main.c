@@ -1,6 +1,6 @@
 /* test_ops_compact: compaction (compact_gen.c generated tables,
  * compact_race.c a concurrent writer, compact_fixtures.c the fixture
- * tables). */
+ * tables, compact_par.c threads and the budget). */
 #include "zbtest.h"
 
 extern const zbt_case test_ops_compact_gen[];
@@ -8,6 +8,7 @@ extern const zbt_case test_ops_compact_fixtures[];
 extern const zbt_case test_ops_compact_race[];
 extern const zbt_case test_ops_compact_sort[];
 extern const zbt_case test_ops_compact_lineage[];
+extern const zbt_case test_ops_compact_par[];
 
 int main(int argc, char **argv)
 {
@@ -15,7 +16,8 @@ int main(int argc, char **argv)
                                          test_ops_compact_fixtures,
                                          test_ops_compact_race,
                                          test_ops_compact_sort,
-                                         test_ops_compact_lineage, NULL };
+                                         test_ops_compact_lineage,
+                                         test_ops_compact_par, NULL };
 
     return zbt_main(argc, argv, suites);
 }

@@ -125,7 +125,8 @@ static void test_ops_compact_mem__sort_fits_budget(void)
     /* max_group_memory_bytes rules over the budget's limit. */
     est = planned(&e, 256, 0, (base + 40 * MIB) / MIB + 1);
     ZBT_CHECK(est <= base + 41 * MIB && est >= base + 40 * MIB);
-    /* Never below 16 MiB of sort (the run then refuses the group). */
+    /* Never below 16 MiB of sort (the group then runs alone, above the
+     * budget). */
     est = planned(&e, (base + 4 * MIB) / MIB, 0, 0);
     ZBT_EQ_U64(est, base + 16 * MIB);
     /* An explicit sort memory is kept. */
