@@ -24,7 +24,7 @@ has() { # NAME PATTERN: the last run's stdout has a line matching PATTERN
 
 # --- the default: the limits -------------------------------------------
 lines
-has default_budget '^memory budget .*, [0-9]+ bytes \((cgroup memory limit|physical memory) [0-9.]+[KMGT]iB minus [0-9.]+[KMGT]iB headroom'
+has default_budget '^memory budget .*, [0-9]+ bytes \((cgroup v[12] memory[.a-z_]+|physical memory) [0-9.]+[KMGT]iB minus [0-9.]+[KMGT]iB headroom'
 has default_threads '^threads [0-9]+ \(cores rule: min\(floor\('
 if grep -q 'physical memory' "$out"; then
     # no memory limit here: the warning, once

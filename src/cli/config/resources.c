@@ -54,7 +54,9 @@ static void resolve_budget(zb_resources *out, const zb_settings *s,
     zb_str_format_bytes(head, sizeof head, h);
     snprintf(out->budget_source, sizeof out->budget_source,
              "%s %s minus %s headroom%s",
-             l->mem_from_cgroup ? "cgroup memory limit" : "physical memory",
+             !l->mem_from_cgroup ? "physical memory"
+             : l->cgroup_version == 1 ? "cgroup v1 memory.limit_in_bytes"
+                                      : "cgroup v2 memory.max",
              lim, head,
              l->mem_from_cgroup ? "" : " (no memory limit found)");
 }

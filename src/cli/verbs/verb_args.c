@@ -220,9 +220,10 @@ static const flag_def flags[] = {
       "this engine always streams within --memory-budget-bytes" },
     { "--max-group-memory-bytes", F_MAX_GROUP_MEMORY, "N",
       ZB_VERB_MAINTENANCE | ZB_VERB_COMPACT,
-      "largest memory one compaction group may need (a larger group\n"
-      "fails the run before anything is written); default: the whole\n"
-      "memory budget (--memory-budget-bytes; none when it is 0)" },
+      "largest memory one compaction unit (a group, or a slice of one)\n"
+      "may need: a larger one fails the run before anything is written;\n"
+      "default: no cap (a unit larger than the whole memory budget waits\n"
+      "until it is the only holder and then runs alone)" },
     { "--threads", F_SETTING, "N", ZB_VERB_MAINTENANCE | ZB_VERB_COMPACT,
       "threads compaction may keep busy (1..256); default ZAMBONI_THREADS,\n"
       "then threads: in zamboni.yml, else min(floor(CPU limit), memory\n"

@@ -203,7 +203,9 @@ static void check_memory(doctor *d, const zb_verb_env *env)
 
     zb_sys_limits_read(&l, NULL);
     zb_str_format_bytes(lim, sizeof lim, l.mem_limit_bytes);
-    what = l.mem_from_cgroup ? "cgroup memory.max" : "physical memory";
+    what = !l.mem_from_cgroup ? "physical memory"
+           : l.cgroup_version == 1 ? "cgroup v1 memory.limit_in_bytes"
+                                   : "cgroup v2 memory.max";
     if (env->budget == NULL) {
         add(d, "memory", LV_WARN, "limit %s (%s); budget not resolved: the "
             "configuration does not resolve", lim, what);

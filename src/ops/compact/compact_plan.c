@@ -330,6 +330,7 @@ int zb_compact_plan_build(zb_compact_plan *p, zb_io *io, zb_ctx *ctx,
     p->snapshot_id = snap->snapshot_id;
     p->sequence_number = snap->sequence_number;
     so.manifest = &table->paths;
+    so.threads = o->threads > 0 ? (unsigned)o->threads : 1;
     if ((rc = zb_scan_plan_open(&sp, io, ctx, m, snap, &so)) < 0)
         goto done;
     while ((rc = zb_scan_plan_next(sp, ctx, &t)) > 0)

@@ -42,6 +42,7 @@ static zb_sys_limits limits(uint64_t mem, int mem_cgroup, double cpu,
     l.mem_from_cgroup = mem_cgroup;
     l.cpu_limit = cpu;
     l.cpu_from_cgroup = 1;
+    l.cgroup_version = mem_cgroup ? 2 : 0;
     l.cores = cores;
     return l;
 }
@@ -54,7 +55,7 @@ static void test_config_resources__from_limits(void)
     zb_resources_resolve(&r, NULL, &l);
     ZBT_EQ_U64(r.budget_bytes, 2 * GIB - 512 * MIB);
     ZBT_EQ_INT(r.no_mem_limit, 0);
-    ZBT_EQ_STR(r.budget_source, "cgroup memory limit 2.0GiB minus "
+    ZBT_EQ_STR(r.budget_source, "cgroup v2 memory.max 2.0GiB minus "
                                 "512.0MiB headroom");
     ZBT_EQ_INT(r.threads, 3);
     ZBT_CONTAINS(r.threads_source, "cores rule");
