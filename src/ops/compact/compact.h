@@ -308,6 +308,9 @@ typedef struct zb_compact_group {
     uint64_t out_files, out_bytes, out_rows;
     uint64_t rows_read, rows_deleted;
     uint64_t copied_files;         /* inputs taken by row-group copy */
+    unsigned read_workers;         /* most threads that decoded a slice's
+                                      inputs ahead of its writer (1: the
+                                      writer's own thread) */
     uint64_t sort_runs, sort_spilled_bytes; /* the sort's (exec/sort/xsort.h) */
     uint64_t eq_spilled;           /* equality key sets that spilled */
     ice_data_file *outputs;        /* n = out_files, in the run's arena */

@@ -9,6 +9,7 @@
 
 #include "catalog/catalog.h"
 #include "exec/sort/xsort.h"
+#include "plan/read/scan_read.h"
 #include "ops/compact/compact.h"
 #include "zamboni/budget.h"
 
@@ -47,6 +48,7 @@ typedef struct zb_compact_slice {
     uint64_t sort_memory_bytes;
     /* After the rewrite: */
     uint64_t rows_read, rows_deleted, rows_written, copied_files;
+    unsigned read_workers;         /* compact_rewrite.c read_workers */
     uint64_t sort_runs, sort_spilled_bytes, eq_spilled;
     ice_data_file *outputs;        /* n_outputs, in the unit's arena */
     size_t n_outputs;
@@ -70,6 +72,26 @@ size_t zb_compact__slices(zb_compact_slice *out, zb_compact_group *g,
  * file it wrote is deleted. Counts are checked by
  * zb_compact__finish_group.
  */
+/*
+ * Read-ahead (compact_readahead.c): the tasks' files decoded by n_workers
+ * threads ahead of the caller, the batches handed over in the tasks'
+ * order, the same batches one row stream over them gives. fits: whether
+ * the tasks can take it (more than one, none with delete files).
+ */
+typedef struct zb_readahead zb_readahead;
+
+int zb_compact__readahead_fits(const zb_scan_task *tasks, size_t n);
+int zb_compact__readahead_open(zb_readahead **out, zb_io *io, zb_ctx *ctx,
+                               const zb_rowstream_opts *ro,
+                               const zb_scan_task *tasks, size_t n,
+                               unsigned n_workers);
+/* 1 and a batch (the caller releases it), 0 at the end, or an rc. */
+int zb_compact__readahead_next(zb_readahead *ra, zb_ctx *ctx,
+                               struct ArrowArray *out);
+void zb_compact__readahead_counts(const zb_readahead *ra,
+                                  zb_read_counts *sum);
+void zb_compact__readahead_free(zb_readahead *ra);
+
 int zb_compact__rewrite(zb_compact_slice *sl, zb_arena *arena, zb_io *io,
                         zb_ctx *ctx, const zb_table *table,
                         const zb_compact_opts *o, int64_t target,

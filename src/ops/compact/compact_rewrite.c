@@ -72,6 +72,7 @@ typedef struct rw {
     double ratio;                  /* file size / writer's estimate */
     int lineage;                   /* v3: rows keep _row_id and
                                       _last_updated_sequence_number */
+    unsigned read_workers;         /* > 1: inputs decoded ahead on threads */
     zb_xsort *xs;                  /* sort strategies */
     int32_t stamp;                 /* sort_order_id of outputs, or -1 */
     /* Rows going into another spec: one open output per partition met;
@@ -511,6 +512,40 @@ static int finish_parts(rw *s, int ok)
     return rc;
 }
 
+/* Hands one batch (taken over) to the sort or the writer. */
+static int take_batch(rw *s, struct ArrowArray *batch)
+{
+    if (s->xs != NULL)
+        return zb_xsort_add(s->xs, s->ctx, batch);
+    return write_batch(s, batch);
+}
+
+/* stream_rows with the files decoded on read_workers threads. */
+static int read_ahead(rw *s, const zb_rowstream_opts *ro,
+                      const zb_scan_task *tasks, size_t n)
+{
+    zb_readahead *ra = NULL;
+    zb_read_counts c;
+    struct ArrowArray batch;
+    int rc;
+
+    if ((rc = zb_compact__readahead_open(&ra, s->io, s->ctx, ro, tasks, n,
+                                         s->read_workers)) < 0)
+        return rc;
+    while ((rc = zb_compact__readahead_next(ra, s->ctx, &batch)) == 1)
+        if ((rc = take_batch(s, &batch)) < 0)
+            break;
+    if (rc == 0) {
+        zb_compact__readahead_counts(ra, &c);
+        s->sl->rows_read += c.rows_read;
+        s->sl->rows_deleted += c.deleted_by_position +
+                               c.deleted_by_equality;
+        s->sl->eq_spilled += c.eq_spilled;
+    }
+    zb_compact__readahead_free(ra);
+    return rc < 0 ? rc : ZB_OK;
+}
+
 static int stream_rows(rw *s, const zb_scan_task *tasks, size_t n,
                        size_t batch_rows)
 {
@@ -525,6 +560,8 @@ static int stream_rows(rw *s, const zb_scan_task *tasks, size_t n,
     ro.batch_rows = batch_rows;
     ro.eq_memory_bytes = zb_compact__eq_memory(s->o);
     ro.lineage = s->lineage ? ZB_LINEAGE_REWRITE : 0;
+    if (s->have_schema && s->read_workers > 1)
+        return read_ahead(s, &ro, tasks, n);
     if ((rc = zb_rowstream_open(&rs, s->io, s->ctx, &ro, tasks, n)) < 0)
         return rc;
     if (!s->have_schema) {
@@ -580,6 +617,33 @@ void zb_compact__drop_outputs(zb_compact_group *g, zb_io *io, zb_ctx *ctx)
     for (i = 0; i < g->out_files; i++)
         (void)zb_io_delete(io, ctx, g->outputs[i].file_path);
     zb_err_copy(&ctx->err, &saved);
+}
+
+/*
+ * Threads that decode the inputs ahead of the writer: o->threads when the
+ * inputs can take read-ahead and the budget has room at once for what the
+ * extra readers hold (each an open reader and its queued batches: the
+ * stream estimate's read part, QUEUE + 1 times); else 1.
+ */
+static unsigned read_workers(rw *s, zb_reservation *res,
+                             const zb_scan_task *tasks, size_t n,
+                             size_t batch_rows)
+{
+    zb_scan_estimate est;
+    unsigned w = s->o->threads > 1 ? (unsigned)s->o->threads : 1;
+
+    if (w < 2 || !zb_compact__readahead_fits(tasks, n))
+        return 1;
+    if ((size_t)w > n)
+        w = (unsigned)n;
+    if (res == NULL || res->budget == NULL)
+        return w;
+    (void)zb_scan_estimate_bytes(tasks, n, batch_rows, 0, &est);
+    for (; w > 1; w--)
+        if (zb_budget_try_grow(res, NULL, res->bytes + (uint64_t)w * 3 *
+                                              est.read_bytes) == ZB_OK)
+            return w;
+    return 1;
 }
 
 /* Rows go into spec g->out_spec_id: the partitioner and its names. */
@@ -704,6 +768,10 @@ int zb_compact__rewrite(zb_compact_slice *sl, zb_arena *arena, zb_io *io,
             goto done;
         }
     }
+    s.read_workers = read_workers(&s, res, rest, n_rest,
+                                  sl->in_batch_rows > 0 ? sl->in_batch_rows
+                                                        : batch_rows);
+    sl->read_workers = s.read_workers;
     if ((rc = stream_rows(&s, rest, n_rest,
                           sl->in_batch_rows > 0 ? sl->in_batch_rows
                                                 : batch_rows)) < 0 ||

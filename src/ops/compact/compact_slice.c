@@ -165,6 +165,8 @@ int zb_compact__finish_group(zb_compact_group *g, zb_compact_slice *slices,
         g->rows_read += s->rows_read;
         g->rows_deleted += s->rows_deleted;
         g->copied_files += s->copied_files;
+        if (s->read_workers > g->read_workers)
+            g->read_workers = s->read_workers;
         g->sort_runs += s->sort_runs;
         g->sort_spilled_bytes += s->sort_spilled_bytes;
         g->eq_spilled += s->eq_spilled;

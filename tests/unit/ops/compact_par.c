@@ -246,6 +246,60 @@ static void test_ops_compact_par__same_bytes(void)
     of_close(&e);
 }
 
+/*
+ * (e) One group of one slice, no deletes, inputs too small for a
+ * row-group copy: its files are decoded ahead on 3 threads
+ * (compact_readahead.c), and the file is the one 1 thread writes.
+ */
+static void test_ops_compact_par__read_ahead_same_bytes(void)
+{
+    of_env e;
+    zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
+    zb_compact_result r;
+    uint64_t rows0, h0;
+    int64_t snap0;
+    files one, three;
+    zb_table *t;
+    size_t i;
+
+    of_open(&e, "c-par-ahead");
+    of_make_table(&e, 2, 0, 1, 12, 3000);
+    of_rows(&e, &rows0, &h0);
+    snap0 = of_current_id(&e);
+    o.target_file_bytes = 64 << 20;
+
+    o.threads = 1;
+    ZBT_OK_CTX(ct_compact(&e, &o, &r), &e.ctx);
+    ZBT_EQ_U64(r.plan.n_groups, 1);
+    ZBT_EQ_U64(r.plan.groups[0].n_slices, 1);
+    ZBT_EQ_U64(r.plan.groups[0].copied_files, 0);
+    ZBT_EQ_INT(r.plan.groups[0].read_workers, 1);
+    zb_compact_result_free(&r);
+    same_rows(&e, rows0, h0);
+    files_read(&one, &e);
+
+    t = of_load(&e);
+    of_set_ref(&e, &t, "main", 0, snap0, -1);
+    zb_table_free(t);
+
+    o.threads = 3;
+    ZBT_OK_CTX(ct_compact(&e, &o, &r), &e.ctx);
+    ZBT_EQ_U64(r.groups_committed, 1);
+    ZBT_EQ_INT(r.plan.groups[0].read_workers, 3);
+    zb_compact_result_free(&r);
+    same_rows(&e, rows0, h0);
+    files_read(&three, &e);
+
+    ZBT_EQ_U64(one.n, 1);
+    ZBT_EQ_U64(three.n, one.n);
+    for (i = 0; i < one.n && i < three.n; i++)
+        ZBT_CHECK(three.len[i] == one.len[i] &&
+                  memcmp(three.bytes[i], one.bytes[i], one.len[i]) == 0);
+    files_free(&one);
+    files_free(&three);
+    of_close(&e);
+}
+
 typedef struct run_arg {
     of_env *e;
     zb_compact_opts o;
@@ -413,6 +467,7 @@ static void test_ops_compact_par__one_unit_at_a_time(void)
 
 const zbt_case test_ops_compact_par[] = {
     ZBT_CASE(test_ops_compact_par__same_bytes),
+    ZBT_CASE(test_ops_compact_par__read_ahead_same_bytes),
     ZBT_CASE(test_ops_compact_par__shared_budget),
     ZBT_CASE(test_ops_compact_par__above_budget),
     ZBT_CASE(test_ops_compact_par__one_unit_at_a_time),
