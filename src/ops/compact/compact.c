@@ -117,9 +117,20 @@ typedef struct unit {              /* a slice of a group */
  * thread, outside the budget. They go back to the system before the
  * reservation does.
  */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define ZB_SANITIZED_MALLOC 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define ZB_SANITIZED_MALLOC 1
+#endif
+#endif
+
+/* Under ASan and TSan malloc is theirs: glibc's malloc_trim then walks
+ * arenas that were never set up, and crashes when pool threads call it
+ * at once. */
 static void give_back_memory(void)
 {
-#if defined(__GLIBC__)
+#if defined(__GLIBC__) && !defined(ZB_SANITIZED_MALLOC)
     (void)malloc_trim(0);
 #endif
 }
