@@ -357,10 +357,6 @@ int pq_writer__flush_page(const pq_writer *w, pq_scratch *s, zb_ctx *ctx,
     zb_buf_clear(&l->defs);
     zb_buf_clear(&l->reps);
     zb_buf_clear(&l->values);
-    if (l->gap) {
-        l->values.len = l->gap;
-        l->values.ptr[l->gap] = '\0';
-    }
     zb_buf_clear(&l->indices);
     l->page_levels = 0;
     l->page_values = 0;

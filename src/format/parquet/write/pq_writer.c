@@ -109,8 +109,6 @@ static int new_scratch(pq_writer *w)
     w->n_threads = n;
     for (i = 0; i < n; i++) {
         pq_scratch *s = &w->scratch[i];
-        zb_buf_init(&s->page, (size_t)1 << 31);
-        zb_buf_init(&s->compressed, (size_t)1 << 31);
         zb_buf_init(&s->header, 1 << 20);
         if (zb_codec_state_new(&s->codec) < 0)
             return ZB_ENOMEM;
@@ -276,8 +274,6 @@ static void free_buffers(pq_writer *w)
         pq_dict_free(&w->leaves[i].dict);
     }
     for (i = 0; w->scratch && i < w->n_threads; i++) {
-        zb_buf_free(&w->scratch[i].page);
-        zb_buf_free(&w->scratch[i].compressed);
         zb_buf_free(&w->scratch[i].header);
         zb_codec_state_free(w->scratch[i].codec);
     }

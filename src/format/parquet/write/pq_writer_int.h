@@ -2,6 +2,7 @@
  * format/parquet/write/pq_writer_int.h - the writer's state, shared by its
  * files: pq_writer.c (the file: open, batches, close), pq_write_shred.c
  * (slots to levels and values), pq_write_page.c (data pages),
+ * pq_write_jobs.c (their compression, and when they join the chunk),
  * pq_write_chunk.c (column chunks and row groups), pq_writer_copy.c
  * (row groups copied as they are) and pq_write_par.c (threads).
  */
@@ -96,11 +97,7 @@ typedef struct leaf {
     size_t depth;
     /* current page */
     zb_buf defs, reps;       /* uint16_t each */
-    zb_buf values;           /* PLAIN bytes (booleans: one byte each),
-                                past a gap of gap bytes where a v1 page's
-                                levels go, so that the page is compressed
-                                in place (sized by the pages before) */
-    size_t gap;
+    zb_buf values;           /* PLAIN bytes (booleans: one byte each) */
     zb_buf indices;          /* uint32_t dictionary indices, when use_dict */
     size_t page_levels, page_values;
     uint64_t page_plain_bytes;   /* what PLAIN would take for this page */
@@ -132,12 +129,10 @@ typedef struct leaf {
     zb_buf dict_header, dict_page;
 } leaf;
 
-/* What one thread needs to end a page: the uncompressed body, the
- * compressed bytes, the header, the codec's contexts. One per thread;
- * index 0 is the calling thread's. */
+/* What one thread needs to end a page or a dictionary: the header, the
+ * codec's contexts. One per thread; index 0 is the calling thread's
+ * (the pool's threads take page jobs' codecs from pq_jobs). */
 typedef struct pq_scratch {
-    zb_buf page;
-    zb_buf compressed;
     zb_buf header;
     zb_codec_state *codec;
 } pq_scratch;
@@ -166,7 +161,7 @@ typedef struct pq_jobs {
     int sync_made;           /* mu and cv were initialised */
     pq_page_job *q_head, *q_tail;    /* queued, not started (under mu) */
     zb_codec_state **codecs; /* free codec contexts of the pool threads */
-    size_t n_codecs;         /* of them free (under mu) */
+    size_t n_codecs;         /* how many are unused; under mu */
     pq_page_job *free_list;  /* settled jobs kept with their buffers */
     size_t n_free;
     uint64_t step;           /* the current slice's number */
@@ -215,16 +210,15 @@ static inline void pq_writer__put_le32(uint8_t *p, uint32_t v)
     p[3] = (uint8_t)(v >> 24);
 }
 
-/* The current page's PLAIN values: l->values past its gap (see
- * leaf.gap). */
+/* The current page's PLAIN values. */
 static inline size_t pq_writer__vals_len(const leaf *l)
 {
-    return l->values.len - l->gap;
+    return l->values.len;
 }
 
 static inline const uint8_t *pq_writer__vals_ptr(const leaf *l)
 {
-    return l->values.ptr ? (const uint8_t *)l->values.ptr + l->gap
+    return l->values.ptr ? (const uint8_t *)l->values.ptr
                          : (const uint8_t *)"";
 }
 
