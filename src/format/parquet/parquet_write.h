@@ -60,10 +60,13 @@ typedef struct pq_writer_opts {
     uint64_t dict_bytes;           /* dictionary size that ends its use */
     const char *created_by;
     int page_index;                /* write column and offset indexes */
-    /* Threads that shred, encode and compress the column chunks, leaves
-     * shared out among them (the calling thread is one; a writer with
-     * more owns a pool from open to close); the file is byte-identical
-     * for any value. 0 or 1: the calling thread alone. */
+    /* Threads that compress data pages while the calling thread
+     * shreds and encodes (it compresses too when it must wait), and
+     * share out a row group's dictionaries; a writer with more than one
+     * owns a pool from open to close. A page joins its chunk a fixed
+     * number of row slices after it ends, whatever the threads: the
+     * file is byte-identical for any value. 0 or 1: the calling thread
+     * alone. */
     unsigned threads;
 } pq_writer_opts;
 
@@ -161,7 +164,9 @@ int pq_writer_copy_row_groups(pq_writer *w, zb_ctx *ctx,
 /* Whether src's row groups average at least min_rows rows. */
 int pq_writer_copy_worthwhile(const struct pq_reader *src, uint64_t min_rows);
 
-/* Bytes buffered and written so far: the file's size if closed now, about. */
+/* Bytes buffered and written so far: the file's size if closed now,
+ * about (pages not yet joined to their chunk count uncompressed); the
+ * same after the same batches whatever opts.threads. */
 uint64_t pq_writer_bytes(const pq_writer *w);
 
 /* Writes the footer and publishes the file; frees w in every case. */

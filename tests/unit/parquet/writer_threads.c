@@ -4,7 +4,9 @@
  * over flat columns of every physical type (nulls, NaN, long strings),
  * lists, structs and maps, dictionaries kept and given up, pages v1 and
  * v2, the page index, several row groups, every codec this build writes,
- * an empty file, a one-row batch and row-group copy. A bad value met on
+ * an empty file, a one-row batch and row-group copy, and one dominant
+ * string column in large pages (pages compressed on the pool's threads,
+ * pending pages past their cap). A bad value met on
  * a thread is reported once, the first in leaf order as with one thread,
  * and the file does not appear.
  */
@@ -467,6 +469,230 @@ static void test_parquet_writer_threads__row_group_copy(void)
     zb_io_free(io);
 }
 
+/* ---- one dominant string column (a payload of 100-300 bytes) ---- */
+
+/* id int64, payload string (nullable, most of the bytes), cat string (a
+ * few values): rows of the given payload lengths lo..hi. */
+typedef struct payload_set {
+    int64_t rows;
+    int64_t *id;
+    int32_t *off, *cat_off;
+    char *data, *cat;
+    uint8_t *valid;
+    struct ArrowSchema root, cs[3], *csp[3];
+    struct ArrowArray ca[3], *cap[3];
+    const void *bufs[3][3];
+} payload_set;
+
+static void payload_make(payload_set *p, int64_t rows, size_t lo, size_t hi)
+{
+    static const char *const fmts[3] = { "l", "u", "u" };
+    static const char *const names[3] = { "id", "payload", "cat" };
+    static const char *const words[8] = { "alpha ", "bravo ", "charlie ",
+                                          "delta ", "echo ", "foxtrot ",
+                                          "golf ", "hotel " };
+    unsigned seed = 5;
+    size_t at = 0, cat = 0;
+    int64_t i;
+    int k;
+
+    memset(p, 0, sizeof *p);
+    p->rows = rows;
+    p->id = malloc((size_t)rows * 8);
+    p->off = malloc(((size_t)rows + 1) * 4);
+    p->cat_off = malloc(((size_t)rows + 1) * 4);
+    p->data = malloc((size_t)rows * hi + 16);
+    p->cat = malloc((size_t)rows * 4);
+    p->valid = calloc((size_t)rows / 8 + 1, 1);
+    ZBT_CHECK(p->id && p->off && p->cat_off && p->data && p->cat &&
+              p->valid);
+    for (i = 0; i < rows; i++) {
+        size_t len = lo + (size_t)rand_r(&seed) % (hi - lo + 1), n = 0;
+        p->id[i] = i * 3 + rand_r(&seed) % 3;
+        p->off[i] = (int32_t)at;
+        if (i % 23) {
+            set_bit(p->valid, (size_t)i);
+            while (n < len) {   /* words, then digits: compressible */
+                const char *wd = words[rand_r(&seed) % 8];
+                size_t wl = strlen(wd) < len - n ? strlen(wd) : len - n;
+                memcpy(p->data + at + n, wd, wl);
+                n += wl;
+                if (n < len)
+                    p->data[at + n++] = (char)('0' + rand_r(&seed) % 10);
+            }
+            at += len;
+        }
+        p->cat_off[i] = (int32_t)cat;
+        cat += (size_t)snprintf(p->cat + cat, 4, "c%d", (int)(i % 7));
+    }
+    p->off[rows] = (int32_t)at;
+    p->cat_off[rows] = (int32_t)cat;
+    schema_field(&p->root, "+s", "", 0);
+    p->root.n_children = 3;
+    p->root.children = p->csp;
+    p->bufs[0][1] = p->id;
+    p->bufs[1][0] = p->valid;
+    p->bufs[1][1] = p->off;
+    p->bufs[1][2] = p->data;
+    p->bufs[2][1] = p->cat_off;
+    p->bufs[2][2] = p->cat;
+    for (k = 0; k < 3; k++) {
+        schema_field(&p->cs[k], fmts[k], names[k], k == 1 ? 2 : 0);
+        p->csp[k] = &p->cs[k];
+        array_of(&p->ca[k], rows, k == 1 ? -1 : 0, k == 0 ? 2 : 3,
+                 p->bufs[k]);
+        p->cap[k] = &p->ca[k];
+    }
+}
+
+static void payload_free(payload_set *p)
+{
+    free(p->id);
+    free(p->off);
+    free(p->cat_off);
+    free(p->data);
+    free(p->cat);
+    free(p->valid);
+}
+
+/* Writes the set in batches of 1, 5000, 20000 rows, then the rest;
+ * *bytes_after: pq_writer_bytes after each batch (the caller's file-roll
+ * figure), which must not depend on the threads either. */
+static int payload_write(zb_io *io, zb_ctx *ctx, const char *path,
+                         payload_set *p, const pq_writer_opts *base,
+                         unsigned threads, uint64_t bytes_after[4],
+                         pq_write_result *res)
+{
+    static const int64_t lens[3] = { 1, 5000, 20000 };
+    static const void *rbufs[1] = { NULL };
+    pq_writer_opts o = *base;
+    struct ArrowArray b;
+    pq_writer *w = NULL;
+    int64_t at = 0;
+    size_t c = 0;
+    int rc;
+
+    o.threads = threads;
+    if ((rc = pq_writer_open(&w, io, ctx, path, &p->root, &o)) < 0)
+        return rc;
+    while (at < p->rows) {
+        int64_t len = c < 3 ? lens[c] : p->rows - at;
+        if (len > p->rows - at)
+            len = p->rows - at;
+        array_of(&b, len, 0, 1, rbufs);
+        b.offset = at;
+        b.n_children = 3;
+        b.children = p->cap;
+        if ((rc = pq_writer_write(w, ctx, &b)) < 0) {
+            pq_writer_abort(w);
+            return rc;
+        }
+        bytes_after[c < 3 ? c : 3] = pq_writer_bytes(w);
+        at += len;
+        c++;
+    }
+    return pq_writer_close(w, ctx, res);
+}
+
+/* The payload set with 1..4 threads: the same bytes, row groups and
+ * pq_writer_bytes after each batch; returns the row groups. */
+static size_t payload_same(zb_io *io, zb_ctx *ctx, const char *tag,
+                           payload_set *p, const pq_writer_opts *o)
+{
+    char path[4200];
+    uint8_t *first = NULL;
+    size_t first_len = 0, groups = 0;
+    uint64_t first_bytes[4] = { 0 };
+    unsigned t;
+
+    for (t = 1; t <= 4; t++) {
+        uint64_t bytes[4] = { 0 };
+        pq_write_result res;
+        uint8_t *f;
+        size_t len;
+        snprintf(path, sizeof path, "%s/%s-t%u.parquet", zbt_tmpdir(), tag,
+                 t);
+        ZBT_OK_CTX(payload_write(io, ctx, path, p, o, t, bytes, &res), ctx);
+        f = slurp(path, &len);
+        ZBT_CHECK(f != NULL && len == res.file_bytes);
+        if (t == 1) {
+            first = f;
+            first_len = len;
+            groups = res.row_groups;
+            memcpy(first_bytes, bytes, sizeof bytes);
+            ZBT_EQ_U64(rows_in(io, ctx, path), (uint64_t)p->rows);
+        } else {
+            if (len != first_len || memcmp(f, first, len) != 0)
+                zbt__fail(__FILE__, __LINE__, "%s: %u threads wrote other "
+                          "bytes than one (%zu, %zu bytes)", tag, t, len,
+                          first_len);
+            ZBT_EQ_U64(res.row_groups, groups);
+            ZBT_CHECK(memcmp(bytes, first_bytes, sizeof bytes) == 0);
+            free(f);
+        }
+        pq_write_result_free(&res);
+    }
+    free(first);
+    return groups;
+}
+
+/* Large pages of one dominant string column: a leaf's consecutive pages
+ * compress at once on the pool's threads, and the file is the same. */
+static void test_parquet_writer_threads__dominant_string(void)
+{
+    payload_set p;
+    zb_io *io = NULL;
+    zb_ctx ctx;
+
+    zb_ctx_init(&ctx);
+    ZBT_OK_CTX(zb_io_new(&io, &ctx), &ctx);
+    payload_make(&p, 60000, 100, 300);
+    {   /* default pages (1 MiB), the page index, several row groups */
+        pq_writer_opts o = PQ_WRITER_OPTS_INIT;
+        o.page_index = 1;
+        o.row_group_bytes = 3u << 20;
+        ZBT_CHECK(payload_same(io, &ctx, "payload", &p, &o) > 2);
+    }
+    {   /* v2 pages of 128 KiB, no dictionary, gzip */
+        pq_writer_opts o = PQ_WRITER_OPTS_INIT;
+        o.page_v2 = 1;
+        o.page_bytes = 128u << 10;
+        o.dictionary = 0;
+        o.codec = PQ_CODEC_GZIP;
+        o.codec_level = 1;
+        o.row_group_bytes = 5u << 20;
+        ZBT_CHECK(payload_same(io, &ctx, "payload-v2", &p, &o) > 1);
+    }
+    {   /* one row group: every page pending at once until close */
+        pq_writer_opts o = PQ_WRITER_OPTS_INIT;
+        o.page_bytes = 64u << 10;
+        ZBT_EQ_U64(payload_same(io, &ctx, "payload-one", &p, &o), 1);
+    }
+    payload_free(&p);
+    zb_io_free(io);
+}
+
+/* Values of about 2.5 KB: the pages pending after a slice pass
+ * PQ_PENDING_CAP_BYTES (64 MiB) within the lag, and the oldest are
+ * settled early, by the same rule with any threads. */
+static void test_parquet_writer_threads__pending_cap(void)
+{
+    payload_set p;
+    zb_io *io = NULL;
+    zb_ctx ctx;
+    pq_writer_opts o = PQ_WRITER_OPTS_INIT;
+
+    zb_ctx_init(&ctx);
+    ZBT_OK_CTX(zb_io_new(&io, &ctx), &ctx);
+    /* 9 slices of 4096 rows, about 10 MB each */
+    payload_make(&p, 9 * 4096, 2300, 2700);
+    o.codec_level = 1;
+    o.row_group_bytes = 256u << 20;
+    ZBT_EQ_U64(payload_same(io, &ctx, "payload-cap", &p, &o), 1);
+    payload_free(&p);
+    zb_io_free(io);
+}
+
 /* A bad value on a thread: one error, the first leaf's as with one
  * thread; the writer is freed whole and no file appears. */
 static void test_parquet_writer_threads__error_reported_once(void)
@@ -523,6 +749,8 @@ static const zbt_case test_parquet_writer_threads[] = {
     ZBT_CASE(test_parquet_writer_threads__same_bytes),
     ZBT_CASE(test_parquet_writer_threads__every_codec),
     ZBT_CASE(test_parquet_writer_threads__row_group_copy),
+    ZBT_CASE(test_parquet_writer_threads__dominant_string),
+    ZBT_CASE(test_parquet_writer_threads__pending_cap),
     ZBT_CASE(test_parquet_writer_threads__error_reported_once),
     ZBT_END
 };

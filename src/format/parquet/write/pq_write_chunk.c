@@ -4,7 +4,7 @@
  *
  * A leaf's finished pages wait in its spool, blocks that never move,
  * until the row group ends; pq_writer__flush_row_group then flushes each
- * leaf's last page and writes, leaf after leaf, the dictionary page, the
+ * leaf's last page, settles the pending ones (pq_write_jobs.c) and writes, leaf after leaf, the dictionary page, the
  * spooled data pages and the chunk's footer entry (statistics kept in the
  * arena), encoding the chunk's column and offset index for close.
  */
@@ -138,17 +138,15 @@ pq_row_group *pq_writer__new_row_group(pq_writer *w, zb_ctx *ctx)
     return &w->groups[w->n_groups];
 }
 
-/* The leaf's part of a row group's end, on any thread: its last page,
- * and its dictionary page compressed into l->dict_header and
- * l->dict_page for write_dictionary. */
+/* The leaf's part of a row group's end, on any thread, after its last
+ * page was flushed and settled: its dictionary page compressed into
+ * l->dict_header and l->dict_page for write_dictionary. */
 int pq_writer__finish_chunk(const pq_writer *w, pq_scratch *s, zb_ctx *ctx,
                             leaf *l)
 {
     pq_page_header h;
     int rc;
 
-    if ((rc = pq_writer__flush_page(w, s, ctx, l)) < 0)
-        return rc;
     if (l->dict_pages == 0)
         return ZB_OK;
     if ((rc = pq_writer__compress_page(w, s->codec, ctx, l->node->name,
@@ -331,9 +329,17 @@ int pq_writer__flush_row_group(pq_writer *w, zb_ctx *ctx)
     g->has_total_compressed_size = 1;
     g->has_ordinal = 1;
     g->ordinal = (int16_t)w->n_groups;
-    /* Threads end every leaf's chunk at once (the pages are compressed
-     * there); one thread ends each just before writing it. The chunks
-     * are then written in leaf order either way. */
+    /* Every leaf's last page, then every pending page settled (the
+     * pages compress at once on the pool's threads). Threads then
+     * compress every leaf's dictionary at once; one thread each just
+     * before writing it. The chunks are written in leaf order either
+     * way. */
+    for (i = 0; i < w->schema.n_leaves; i++)
+        if ((rc = pq_writer__flush_page(w, &w->scratch[0], ctx,
+                                        &w->leaves[i])) < 0)
+            return rc;
+    if ((rc = pq_writer__settle_all(w, ctx)) < 0)
+        return rc;
     if (w->n_threads > 1 &&
         (rc = pq_writer__par_leaves(w, ctx, finish_chunk_step, NULL)) < 0)
         return rc;

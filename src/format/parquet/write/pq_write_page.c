@@ -2,13 +2,13 @@
  * format/parquet/write/pq_write_page.c - a leaf's current page to a
  * finished, compressed data page in its column chunk (see pq_writer.c).
  *
- * pq_writer__flush_page encodes the page's levels (RLE), puts PLAIN
- * values behind them (compressed where they were gathered, v1's levels
- * put in the gap kept in front of them) or bit-packed booleans or
- * dictionary indices, compresses, takes the page's statistics, writes
- * the page header, keeps what the page index needs and appends it all
- * to the chunk's spool. After the first dictionary page it judges
- * whether the dictionary pays.
+ * pq_writer__flush_page encodes the page's levels (RLE) into a page job
+ * of its own, puts PLAIN values behind them (copied: the leaf's buffer
+ * is reused) or bit-packed booleans or dictionary indices, takes the
+ * page's statistics and what the page index needs, and hands the job
+ * over (pq_write_jobs.c: compression, then header and spool at a fixed
+ * later step). After the first dictionary page it judges whether the
+ * dictionary pays, on uncompressed sizes.
  */
 #define ZB_MODULE "parquet"
 
@@ -134,13 +134,12 @@ static void bool_bounds(leaf *l)
 }
 
 /*
- * The statistics of the page being flushed. PLAIN pages gathered them
- * value by value; a dictionary page takes min and max over the distinct
- * dictionary entries its indices use. ps borrows l's bytes.
+ * The statistics of the page being flushed, into l->pst. PLAIN pages
+ * gathered them value by value; a dictionary page takes min and max over
+ * the distinct dictionary entries its indices use.
  */
-static int page_statistics(pq_statistics *ps, zb_ctx *ctx, leaf *l)
+static int page_statistics(zb_ctx *ctx, leaf *l)
 {
-    memset(ps, 0, sizeof *ps);
     if (page_is_dict(l)) {
         const uint32_t *idx = (const uint32_t *)(const void *)l->indices.ptr;
         uint8_t *seen = zb_calloc(l->dict.n / 8 + 1, 1);
@@ -175,15 +174,6 @@ static int page_statistics(pq_statistics *ps, zb_ctx *ctx, leaf *l)
                    (size_t)pq_write_stats_fixed_width(l->node->order));
         pq_write_stats_scan(&l->pst, l->node->order, pq_writer__vals_ptr(l),
                             l->page_values);
-    }
-    ps->has_null_count = 1;
-    ps->null_count = l->pst.nulls;
-    if (l->pst.has && !l->pst.skip_bounds) {
-        ps->has_min_value = ps->has_max_value = 1;
-        ps->min_value = l->pst.min;
-        ps->max_value = l->pst.max;
-        ps->min_value_len = l->pst.min_len;
-        ps->max_value_len = l->pst.max_len;
     }
     return ZB_OK;
 }
@@ -240,144 +230,119 @@ static void long_bounds(page_rec *r, const leaf *l)
 }
 
 /*
- * Keeps what the page index needs of the page being flushed (size bytes
- * with its header, which go to the chunk next): called after
+ * What the page index needs of the page being flushed, but where it
+ * lands and its size (known when it is settled): called after
  * page_statistics, before the page's statistics are cleared.
  */
-static int record_page(leaf *l, zb_ctx *ctx, size_t size)
+static void make_page_rec(page_rec *r, leaf *l)
 {
-    page_rec r;
-
-    memset(&r, 0, sizeof r);
-    r.off = l->chunk.len;
-    r.size = (uint32_t)size;
-    r.first_row = l->chunk_rows;
-    r.nulls = l->pst.nulls;
-    r.null_page = l->page_values == 0;
+    memset(r, 0, sizeof *r);
+    r->first_row = l->chunk_rows;
+    r->nulls = l->pst.nulls;
+    r->null_page = l->page_values == 0;
     if (l->pst.has && !l->pst.skip_bounds && l->pst.min_len <= 255 &&
         l->pst.max_len <= 255) {
-        r.has_bounds = 1;
-        r.min_len = (uint8_t)l->pst.min_len;
-        r.max_len = (uint8_t)l->pst.max_len;
-        memcpy(r.min, l->pst.min, l->pst.min_len);
-        memcpy(r.max, l->pst.max, l->pst.max_len);
+        r->has_bounds = 1;
+        r->min_len = (uint8_t)l->pst.min_len;
+        r->max_len = (uint8_t)l->pst.max_len;
+        memcpy(r->min, l->pst.min, l->pst.min_len);
+        memcpy(r->max, l->pst.max, l->pst.max_len);
     }
-    if (!r.has_bounds && l->page_values > 0 &&
+    if (!r->has_bounds && l->page_values > 0 &&
         l->node->order == PW_ORDER_BYTES)
-        long_bounds(&r, l);
-    if (zb_buf_append(&l->pages, &r, sizeof r) < 0)
-        return zb_fail(ctx, ZB_ENOMEM, "column %s: page index too large",
-                       l->node->name);
-    l->chunk_rows += (int64_t)page_rows(l);
-    return ZB_OK;
+        long_bounds(r, l);
 }
 
-/* Long: one page's steps in order (levels, values, compression, header,
- * statistics, page index, spool, the dictionary decision), sharing the
- * page's lengths. */
+/* The page's body (levels, then values) into j->body; where its
+ * compressed part starts in j->in_off, the repetition levels' bytes in
+ * *rep_len. */
+static int build_body(const pq_writer *w, leaf *l, pq_page_job *j,
+                      size_t *rep_len)
+{
+    const pw_node *n = l->node;
+    int v2 = w->opts.page_v2;
+
+    if (n->max_rep > 0 &&
+        put_level_run(&j->body, &l->reps, l->page_levels, n->max_rep,
+                      !v2) < 0)
+        return ZB_ENOMEM;
+    *rep_len = j->body.len;
+    if (n->max_def > 0 &&
+        put_level_run(&j->body, &l->defs, l->page_levels, n->max_def,
+                      !v2) < 0)
+        return ZB_ENOMEM;
+    j->in_off = v2 ? j->body.len : 0;
+    if (!page_is_dict(l) && n->conv != PW_BOOL)
+        return zb_buf_append(&j->body, pq_writer__vals_ptr(l),
+                             pq_writer__vals_len(l));
+    return put_page_values(&j->body, l);
+}
+
+/* The page's header but its compressed size (rep_len: the repetition
+ * levels' bytes, v2). */
+static void page_header(const pq_writer *w, const leaf *l, pq_page_job *j,
+                        size_t rep_len)
+{
+    pq_page_header *h = &j->h;
+
+    memset(h, 0, sizeof *h);
+    h->uncompressed_page_size = (int32_t)j->body.len;
+    if (!w->opts.page_v2) {
+        h->type = PQ_DATA_PAGE;
+        h->data.num_values = (int32_t)l->page_levels;
+        h->data.encoding = page_is_dict(l) ? PQ_ENC_RLE_DICTIONARY
+                                           : PQ_ENC_PLAIN;
+        h->data.definition_level_encoding = PQ_ENC_RLE;
+        h->data.repetition_level_encoding = PQ_ENC_RLE;
+    } else {
+        h->type = PQ_DATA_PAGE_V2;
+        h->v2.num_values = (int32_t)l->page_levels;
+        h->v2.num_nulls = (int32_t)(l->page_levels - l->page_values);
+        h->v2.num_rows = (int32_t)page_rows(l);
+        h->v2.encoding = page_is_dict(l) ? PQ_ENC_RLE_DICTIONARY
+                                         : PQ_ENC_PLAIN;
+        h->v2.repetition_levels_byte_length = (int32_t)rep_len;
+        h->v2.definition_levels_byte_length =
+            (int32_t)(j->in_off - rep_len);
+        h->v2.is_compressed = 1;
+    }
+}
+
+/* One page's steps in order (body, header, statistics, page index, the
+ * dictionary decision), then its compression handed to a job and its
+ * leaf's buffers emptied; the job is settled later (pq_write_jobs.c). */
 int pq_writer__flush_page(const pq_writer *w, pq_scratch *s, zb_ctx *ctx,
                           leaf *l)
 {
     const pw_node *n = l->node;
-    pq_statistics ps;
-    pq_page_header h;
-    size_t clen, rep_len, levels_len, body_len, in_len, gap_want = 0;
-    const uint8_t *in;
-    int rc, v2;
+    pq_page_job *j;
+    size_t rep_len = 0;
+    int rc;
 
     if (l->page_levels == 0)
         return ZB_OK;
-    v2 = w->opts.page_v2;
-    zb_buf_clear(&s->page);
-    if (n->max_rep > 0 &&
-        (rc = put_level_run(&s->page, &l->reps, l->page_levels, n->max_rep,
-                            !v2)) < 0)
+    if ((j = pq_writer__job_get(w)) == NULL)
+        return zb_fail_oom(ctx);
+    if (build_body(w, l, j, &rep_len) < 0) {
+        pq_writer__job_put(w, j);
         return zb_fail(ctx, ZB_ENOMEM, "column %s: page too large", n->name);
-    rep_len = s->page.len;
-    if (n->max_def > 0 &&
-        (rc = put_level_run(&s->page, &l->defs, l->page_levels, n->max_def,
-                            !v2)) < 0)
-        return zb_fail(ctx, ZB_ENOMEM, "column %s: page too large", n->name);
-    levels_len = s->page.len;
-    if (!page_is_dict(l) && n->conv != PW_BOOL) {
-        /* PLAIN values are compressed where they are, not copied behind
-         * the levels: v1's levels go into the gap in front of them, v2's
-         * stay apart, uncompressed. */
-        body_len = levels_len + pq_writer__vals_len(l);
-        if (v2) {
-            in = pq_writer__vals_ptr(l);
-            in_len = pq_writer__vals_len(l);
-        } else if (l->values.ptr && levels_len <= l->gap) {
-            uint8_t *at = (uint8_t *)l->values.ptr + l->gap - levels_len;
-            if (levels_len)
-                memcpy(at, s->page.ptr, levels_len);
-            in = at;
-            in_len = body_len;
-        } else {
-            if (zb_buf_append(&s->page, pq_writer__vals_ptr(l),
-                              pq_writer__vals_len(l)) < 0)
-                return zb_fail(ctx, ZB_ENOMEM, "column %s: page too large",
-                               n->name);
-            in = (const uint8_t *)s->page.ptr;
-            in_len = body_len;
-            gap_want = levels_len + levels_len / 4 + 64;
-        }
-    } else {
-        if ((rc = put_page_values(&s->page, l)) < 0)
-            return zb_fail(ctx, ZB_ENOMEM, "column %s: page too large",
-                           n->name);
-        body_len = s->page.len;
-        in = (const uint8_t *)s->page.ptr + (v2 ? levels_len : 0);
-        in_len = body_len - (v2 ? levels_len : 0);
     }
-    if ((rc = pq_writer__compress_page(w, s->codec, ctx, n->name, in, in_len,
-                                        &s->compressed)) < 0)
+    page_header(w, l, j, rep_len);
+    if ((rc = page_statistics(ctx, l)) < 0) {
+        pq_writer__job_put(w, j);
         return rc;
-    clen = s->compressed.len;
-    memset(&h, 0, sizeof h);
-    h.uncompressed_page_size = (int32_t)body_len;
-    if (!v2) {
-        h.type = PQ_DATA_PAGE;
-        h.compressed_page_size = (int32_t)clen;
-        h.data.num_values = (int32_t)l->page_levels;
-        h.data.encoding = page_is_dict(l) ? PQ_ENC_RLE_DICTIONARY
-                                          : PQ_ENC_PLAIN;
-        h.data.definition_level_encoding = PQ_ENC_RLE;
-        h.data.repetition_level_encoding = PQ_ENC_RLE;
-    } else {
-        h.type = PQ_DATA_PAGE_V2;
-        h.compressed_page_size = (int32_t)(levels_len + clen);
-        h.v2.num_values = (int32_t)l->page_levels;
-        h.v2.num_nulls = (int32_t)(l->page_levels - l->page_values);
-        h.v2.num_rows = (int32_t)page_rows(l);
-        h.v2.encoding = page_is_dict(l) ? PQ_ENC_RLE_DICTIONARY
-                                        : PQ_ENC_PLAIN;
-        h.v2.repetition_levels_byte_length = (int32_t)rep_len;
-        h.v2.definition_levels_byte_length = (int32_t)(levels_len - rep_len);
-        h.v2.is_compressed = 1;
     }
-    if ((rc = page_statistics(&ps, ctx, l)) < 0)
-        return rc;
-    zb_buf_clear(&s->header);
-    if ((rc = pq_page_header_write(&s->header, ctx, &h, &ps)) < 0)
-        return rc;
-    if (w->opts.page_index &&
-        (rc = record_page(l, ctx, s->header.len + (v2 ? levels_len : 0) +
-                                      clen)) < 0)
-        return rc;
+    j->pst = l->pst;
+    if (w->opts.page_index) {
+        make_page_rec(&j->rec, l);
+        l->chunk_rows += (int64_t)page_rows(l);
+    }
     /* A value is compared once, for its page; the chunk takes the
      * page's bounds (its null count is kept as levels arrive). */
     pq_write_stats_merge(&l->st, &l->pst, n->order);
     pq_write_metrics__page(l, &l->pst);
     memset(&l->pst, 0, sizeof l->pst);
     l->pext_has = l->pext_long = 0;
-    if (pq_writer__spool_append(&l->chunk, s->header.ptr, s->header.len) < 0 ||
-        (v2 &&
-         pq_writer__spool_append(&l->chunk, s->page.ptr, levels_len) < 0) ||
-        pq_writer__spool_append(&l->chunk, s->compressed.ptr, clen) < 0)
-        return zb_fail(ctx, ZB_ENOMEM, "column %s: column chunk larger than "
-                       "its cap", n->name);
-    l->chunk_uncompressed += s->header.len + body_len;
     l->chunk_values += (int64_t)l->page_levels;
     if (page_is_dict(l)) {
         l->dict_pages++;
@@ -385,18 +350,13 @@ int pq_writer__flush_page(const pq_writer *w, pq_scratch *s, zb_ctx *ctx,
          * so, or when after the first page it does not beat PLAIN. */
         if (pq_writer__dictionary_done(w, l) ||
             (l->dict_pages == 1 &&
-             l->dict.plain.len + body_len >= l->page_plain_bytes))
+             l->dict.plain.len + j->body.len >= l->page_plain_bytes))
             l->use_dict = 0;
     }
+    pq_writer__job_submit(w, s, l, j);
     zb_buf_clear(&l->defs);
     zb_buf_clear(&l->reps);
     zb_buf_clear(&l->values);
-    if (gap_want > l->gap && zb_buf_reserve(&l->values, gap_want) == ZB_OK)
-        l->gap = gap_want;
-    if (l->gap) {
-        l->values.len = l->gap;
-        l->values.ptr[l->gap] = '\0';
-    }
     zb_buf_clear(&l->indices);
     l->page_levels = 0;
     l->page_values = 0;

@@ -1,16 +1,17 @@
 /*
  * format/parquet/write/pq_write_par.c - a writer's threads
- * (pq_writer_opts.threads > 1).
+ * (pq_writer_opts.threads > 1): the pool, and a row group's per-leaf
+ * work shared out among them (the dictionary pages; data pages are page
+ * jobs, pq_write_jobs.c).
  *
- * The work of a step (a slice of rows, or a row group's end) is per leaf
- * and touches only that leaf and one pq_scratch: leaves are handed out in
- * leaf order to one job per thread (the pool's threads - 1 and the
- * calling thread), and the step returns when every leaf is done. So
- * every decision that shapes the file (pages, the dictionary, the row
- * group's end, the order of the chunks) is taken on the same state as
- * with one thread, and the file is the same byte for byte. Each job has
- * a zb_ctx of its own (a zb_ctx is not shared between threads); the
- * error of the first failing leaf, in leaf order, is copied back.
+ * The work of such a step touches only one leaf and one pq_scratch:
+ * leaves are handed out in leaf order to one job per thread (the pool's
+ * threads - 1 and the calling thread), and the step returns when every
+ * leaf is done. So every decision that shapes the file is taken on the
+ * same state as with one thread, and the file is the same byte for byte.
+ * Each job has a zb_ctx of its own (a zb_ctx is not shared between
+ * threads); the error of the first failing leaf, in leaf order, is
+ * copied back.
  */
 #define ZB_MODULE "parquet"
 

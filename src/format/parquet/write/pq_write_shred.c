@@ -268,8 +268,8 @@ int pq_writer__shred(leaf *l, zb_ctx *ctx, size_t k,
     return ZB_OK;
 }
 
-/* After a flush within a slice: the page's gap may have grown, so the
- * room reserved for the slice's values is reserved again. */
+/* After a flush within a slice: the room reserved for the slice's
+ * values is reserved again. */
 static int rereserve(zb_ctx *ctx, leaf *l, size_t room)
 {
     if (zb_buf_reserve(&l->values, room) < 0)

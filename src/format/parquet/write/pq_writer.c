@@ -9,9 +9,10 @@
  * (pq_write_page.c). A row group ends when the buffered bytes pass the
  * row-group size, and its column chunks are then written one after the
  * other (pq_write_chunk.c). Closing writes the page index and the footer.
- * With opts.threads > 1, a slice's leaves and a row group's last pages
- * are shared out among threads (pq_write_par.c), each step ending before
- * the buffered bytes are looked at, so the file does not change.
+ * With opts.threads > 1, pages compress on a pool's threads while the
+ * writer goes on, and are put into their chunks at steps fixed by the
+ * rows alone (pq_write_jobs.c); a row group's dictionaries are shared out
+ * among the threads (pq_write_par.c): the file does not change.
  * The file is written through a FileIO writer that publishes it only on
  * close, and never over an existing file.
  */
@@ -108,8 +109,6 @@ static int new_scratch(pq_writer *w)
     w->n_threads = n;
     for (i = 0; i < n; i++) {
         pq_scratch *s = &w->scratch[i];
-        zb_buf_init(&s->page, (size_t)1 << 31);
-        zb_buf_init(&s->compressed, (size_t)1 << 31);
         zb_buf_init(&s->header, 1 << 20);
         if (zb_codec_state_new(&s->codec) < 0)
             return ZB_ENOMEM;
@@ -153,6 +152,7 @@ int pq_writer_open(pq_writer **out, zb_io *io, zb_ctx *ctx, const char *uri,
     if ((rc = pw_schema_build(&w->schema, w->arena, ctx, schema)) < 0 ||
         (rc = make_paths(w, ctx)) < 0 ||
         (rc = pq_writer__par_open(w, ctx)) < 0 ||
+        (rc = pq_writer__jobs_open(w, ctx)) < 0 ||
         (rc = zb_io_writer_open(&w->out, io, ctx, uri)) < 0 ||
         (rc = pq_writer__write_bytes(w, ctx, "PAR1", 4)) < 0) {
         zb_err_prefix(ctx, "%s", uri);
@@ -165,14 +165,16 @@ int pq_writer_open(pq_writer **out, zb_io *io, zb_ctx *ctx, const char *uri,
 
 uint64_t pq_writer_bytes(const pq_writer *w)
 {
-    /* The page index waiting for close counts: it goes to the file. */
+    /* The page index waiting for close counts: it goes to the file.
+     * Pending pages count uncompressed (see PQ_PAGE_LAG). */
     uint64_t n = w->file_pos + w->col_index.len + w->off_index.len;
     size_t i;
 
     for (i = 0; i < w->schema.n_leaves; i++)
         n += w->leaves[i].chunk.len + pq_writer__vals_len(&w->leaves[i]) +
              w->leaves[i].dict.plain.len + w->leaves[i].indices.len / 4 +
-             w->leaves[i].defs.len / 4 + w->leaves[i].reps.len / 4;
+             w->leaves[i].defs.len / 4 + w->leaves[i].reps.len / 4 +
+             w->leaves[i].pend_bytes;
     return n;
 }
 
@@ -230,22 +232,19 @@ int pq_writer_write(pq_writer *w, zb_ctx *ctx, const struct ArrowArray *batch)
                        w->schema.root->n_children);
     sl.batch = batch;
     /* Column by column within slices of rows: one column's values stay
-     * in cache, and a row group can still end every slice. With threads,
-     * the leaves of a slice are shared out and every leaf has ended the
-     * slice before the buffered bytes are looked at: the row group ends
-     * after the same slice as with one. */
+     * in cache, and a row group can still end every slice. Pages flushed
+     * in a slice compress on the pool's threads meanwhile, and are
+     * settled a fixed number of slices later (pq_writer__slice_done),
+     * so the buffered bytes looked at are the same with any threads. */
     for (sl.start = 0; sl.start < batch->length; sl.start += SLICE_ROWS) {
         sl.end = batch->length - sl.start < SLICE_ROWS
                      ? batch->length : sl.start + SLICE_ROWS;
-        if (w->n_threads > 1) {
-            if ((rc = pq_writer__par_leaves(w, ctx, shred_slice, &sl)) < 0)
+        for (i = 0; i < w->schema.n_leaves; i++)
+            if ((rc = shred_slice(w, &w->scratch[0], ctx, &w->leaves[i],
+                                  &sl)) < 0)
                 return zb_err_prefix(ctx, "%s", w->uri);
-        } else {
-            for (i = 0; i < w->schema.n_leaves; i++)
-                if ((rc = shred_slice(w, &w->scratch[0], ctx, &w->leaves[i],
-                                      &sl)) < 0)
-                    return zb_err_prefix(ctx, "%s", w->uri);
-        }
+        if ((rc = pq_writer__slice_done(w, ctx)) < 0)
+            return zb_err_prefix(ctx, "%s", w->uri);
         w->rows_in_group += (uint64_t)(sl.end - sl.start);
         w->rows_total += (uint64_t)(sl.end - sl.start);
         if (sl.end < batch->length &&
@@ -275,8 +274,6 @@ static void free_buffers(pq_writer *w)
         pq_dict_free(&w->leaves[i].dict);
     }
     for (i = 0; w->scratch && i < w->n_threads; i++) {
-        zb_buf_free(&w->scratch[i].page);
-        zb_buf_free(&w->scratch[i].compressed);
         zb_buf_free(&w->scratch[i].header);
         zb_codec_state_free(w->scratch[i].codec);
     }
@@ -290,7 +287,9 @@ void pq_writer_abort(pq_writer *w)
 {
     if (w == NULL)
         return;
-    pq_writer__par_free(w);   /* no job runs past this */
+    pq_writer__jobs_cancel(w);   /* queued pages are not compressed */
+    pq_writer__par_free(w);      /* no job runs past this */
+    pq_writer__jobs_free(w);
     zb_io_writer_abort(w->out);
     free_buffers(w);
     zb_arena_free(w->arena);

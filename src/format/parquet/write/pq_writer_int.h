@@ -2,12 +2,14 @@
  * format/parquet/write/pq_writer_int.h - the writer's state, shared by its
  * files: pq_writer.c (the file: open, batches, close), pq_write_shred.c
  * (slots to levels and values), pq_write_page.c (data pages),
+ * pq_write_jobs.c (their compression, and when they join the chunk),
  * pq_write_chunk.c (column chunks and row groups), pq_writer_copy.c
  * (row groups copied as they are) and pq_write_par.c (threads).
  */
 #ifndef ZB_FORMAT_PARQUET_PQ_WRITER_INT_H
 #define ZB_FORMAT_PARQUET_PQ_WRITER_INT_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 
 #include "exec/pool.h"
@@ -66,6 +68,28 @@ typedef struct spool {
     size_t len;                  /* bytes in all blocks */
 } spool;
 
+/*
+ * A data page flushed but not yet settled (pq_write_jobs.c): its body
+ * uncompressed, owned here (the leaf's buffers are reused), compressed
+ * by a pool thread or inline, and put into the chunk LAG slices later.
+ */
+typedef struct pq_page_job {
+    struct pq_page_job *next;        /* the leaf's pending, or free list */
+    struct pq_page_job *qprev, *qnext;   /* the queue of jobs not started */
+    const char *column;
+    uint64_t step;           /* the slice it was flushed in */
+    zb_buf body;             /* levels and values, uncompressed */
+    size_t in_off;           /* where the compressed part starts (v2:
+                                after the levels, which stay as they are) */
+    zb_buf compressed;
+    pq_page_header h;        /* all but compressed_page_size */
+    stats pst;               /* the page's statistics, for its header */
+    page_rec rec;            /* page_index: all but off and size */
+    int state;               /* PQ_JOB_*: under pq_jobs.mu */
+    int rc;                  /* the compression's */
+    zb_err err;
+} pq_page_job;
+
 typedef struct leaf {
     const pw_node *node;
     const pw_node **path;    /* root's child .. the leaf */
@@ -73,11 +97,7 @@ typedef struct leaf {
     size_t depth;
     /* current page */
     zb_buf defs, reps;       /* uint16_t each */
-    zb_buf values;           /* PLAIN bytes (booleans: one byte each),
-                                past a gap of gap bytes where a v1 page's
-                                levels go, so that the page is compressed
-                                in place (sized by the pages before) */
-    size_t gap;
+    zb_buf values;           /* PLAIN bytes (booleans: one byte each) */
     zb_buf indices;          /* uint32_t dictionary indices, when use_dict */
     size_t page_levels, page_values;
     uint64_t page_plain_bytes;   /* what PLAIN would take for this page */
@@ -91,6 +111,9 @@ typedef struct leaf {
     int64_t chunk_values;
     int64_t chunk_rows;      /* rows that start in its finished pages */
     zb_buf pages;            /* page_rec each, when page_index is on */
+    pq_page_job *pend, *pend_tail;   /* flushed pages not settled, oldest
+                                        first (pq_write_jobs.c) */
+    uint64_t pend_bytes;     /* their bodies + PQ_PENDING_HEADER_BYTES each */
     /* PLAIN values of a byte-ordered leaf (PW_ORDER_BYTES): where the
      * page's least and greatest value sit in values, so that the page's
      * and the file's bounds take those two at flush instead of every
@@ -106,12 +129,10 @@ typedef struct leaf {
     zb_buf dict_header, dict_page;
 } leaf;
 
-/* What one thread needs to end a page: the uncompressed body, the
- * compressed bytes, the header, the codec's contexts. One per thread;
- * index 0 is the calling thread's. */
+/* What one thread needs to end a page or a dictionary: the header, the
+ * codec's contexts. One per thread; index 0 is the calling thread's
+ * (the pool's threads take page jobs' codecs from pq_jobs). */
 typedef struct pq_scratch {
-    zb_buf page;
-    zb_buf compressed;
     zb_buf header;
     zb_codec_state *codec;
 } pq_scratch;
@@ -130,6 +151,21 @@ typedef struct pq_par_job {
     size_t failed_leaf;      /* the leaf that failed; SIZE_MAX: none */
     int rc;
 } pq_par_job;
+
+/* The page jobs' shared state (pq_write_jobs.c); a pointer from the
+ * writer so that the page flush, which gets a const writer, can queue. */
+typedef struct pq_jobs {
+    const struct pq_writer *w;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;       /* a job ended */
+    int sync_made;           /* mu and cv were initialised */
+    pq_page_job *q_head, *q_tail;    /* queued, not started (under mu) */
+    zb_codec_state **codecs; /* free codec contexts of the pool threads */
+    size_t n_codecs;         /* how many are unused; under mu */
+    pq_page_job *free_list;  /* settled jobs kept with their buffers */
+    size_t n_free;
+    uint64_t step;           /* the current slice's number */
+} pq_jobs;
 
 struct pq_writer {
     zb_arena *arena;
@@ -154,6 +190,7 @@ struct pq_writer {
     void *par_arg;
     atomic_size_t next_leaf;
     atomic_int par_failed;   /* a job failed: the others take no more */
+    pq_jobs *pj;             /* page jobs (pq_write_jobs.c) */
     /* page_index: the ColumnIndex and OffsetIndex structs of every chunk
      * written so far, encoded; the footer's offsets into them are made
      * file offsets at close, where they are written before the footer */
@@ -173,16 +210,15 @@ static inline void pq_writer__put_le32(uint8_t *p, uint32_t v)
     p[3] = (uint8_t)(v >> 24);
 }
 
-/* The current page's PLAIN values: l->values past its gap (see
- * leaf.gap). */
+/* The current page's PLAIN values. */
 static inline size_t pq_writer__vals_len(const leaf *l)
 {
-    return l->values.len - l->gap;
+    return l->values.len;
 }
 
 static inline const uint8_t *pq_writer__vals_ptr(const leaf *l)
 {
-    return l->values.ptr ? (const uint8_t *)l->values.ptr + l->gap
+    return l->values.ptr ? (const uint8_t *)l->values.ptr
                          : (const uint8_t *)"";
 }
 
@@ -231,6 +267,51 @@ int pq_writer__flush_page(const pq_writer *w, pq_scratch *s, zb_ctx *ctx,
 int pq_writer__compress_page(const pq_writer *w, zb_codec_state *codec,
                              zb_ctx *ctx, const char *column,
                              const uint8_t *in, size_t in_len, zb_buf *out);
+
+/* ---- page jobs (pq_write_jobs.c) ---- */
+
+/*
+ * The deterministic lag: a page flushed in slice k is settled (header,
+ * spool, page index) at the end of slice k + PQ_PAGE_LAG, or at the row
+ * group's end, never at another time; until then buffered bytes count
+ * its uncompressed body plus PQ_PENDING_HEADER_BYTES. When the pending
+ * bytes of all leaves pass PQ_PENDING_CAP_BYTES after a slice, the
+ * oldest slices are settled until they do not: a rule on uncompressed
+ * sizes, so the file is the same whatever the threads.
+ */
+#define PQ_PAGE_LAG 8
+#define PQ_PENDING_HEADER_BYTES 32
+#define PQ_PENDING_CAP_BYTES ((uint64_t)64 << 20)
+
+enum { PQ_JOB_QUEUED, PQ_JOB_RUNNING, PQ_JOB_DONE };
+
+/* Makes w->pj (after the pool is made); ZB_OK or an error in ctx. */
+int pq_writer__jobs_open(pq_writer *w, zb_ctx *ctx);
+
+/* Drops queued jobs, waits for running ones (via the pool, which must be
+ * freed right after), frees every job. NULL pj is fine. */
+void pq_writer__jobs_cancel(pq_writer *w);
+void pq_writer__jobs_free(pq_writer *w);
+
+/* A job for a new page (body empty); NULL on ENOMEM. */
+pq_page_job *pq_writer__job_get(const pq_writer *w);
+
+/* Gives back a job that was not submitted. */
+void pq_writer__job_put(const pq_writer *w, pq_page_job *j);
+
+/* Queues j's compression (inline with s's codec without a pool) and
+ * appends it to l's pending pages. */
+void pq_writer__job_submit(const pq_writer *w, pq_scratch *s, leaf *l,
+                           pq_page_job *j);
+
+/* Settles every pending page of every leaf (row group end). */
+int pq_writer__settle_all(pq_writer *w, zb_ctx *ctx);
+
+/* Ends a slice: settles what the lag and the cap say, and counts it. */
+int pq_writer__slice_done(pq_writer *w, zb_ctx *ctx);
+
+/* A page header's statistics from st (borrowing its bytes). */
+void pq_writer__header_stats(pq_statistics *ps, const stats *st);
 
 /* ---- column chunks (pq_write_chunk.c) ---- */
 
