@@ -474,6 +474,20 @@ static int page_buffer(pq_column *c, zb_ctx *ctx, size_t n)
     return ZB_OK;
 }
 
+/* A PLAIN dictionary spends at least a bit (BOOLEAN), four bytes (a
+ * BYTE_ARRAY's length) or the type's width a value: a count past that is
+ * corrupt, and would size the value arrays from a lie. */
+static int dict_overclaims(const pq_column *c, uint64_t n, size_t ulen)
+{
+    size_t pw = physical_width(c->leaf);
+
+    if (c->leaf->conv == PQ_CONV_BOOL)
+        return n / 8 > ulen;
+    if (c->leaf->elem->type == PQ_BYTE_ARRAY)
+        return n > ulen / 4;
+    return pw > 0 && n > ulen / pw;
+}
+
 static int load_dictionary(pq_column *c, zb_ctx *ctx, const pq_page_header *h,
                            const uint8_t *body)
 {
@@ -484,6 +498,9 @@ static int load_dictionary(pq_column *c, zb_ctx *ctx, const pq_page_header *h,
         return corrupt(c, ctx, "negative dictionary size");
     if (ulen > c->max_page_bytes)
         return corrupt(c, ctx, "dictionary larger than the page size cap");
+    if (dict_overclaims(c, (uint64_t)h->dict.num_values, ulen))
+        return corrupt(c, ctx, "dictionary claims more values than its "
+                       "bytes can hold");
     zb_free(c->dict_page);
     zb_free(c->dict_views);
     c->dict_views = NULL;
