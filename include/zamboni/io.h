@@ -58,6 +58,21 @@ int zb_io_file_read(zb_io_file *f, zb_ctx *ctx, uint64_t offset, void *dst,
                     size_t len);
 void zb_io_file_close(zb_io_file *f);
 
+/* One range of a vectored read: len bytes at offset into dst. */
+typedef struct zb_io_range {
+    uint64_t offset;
+    size_t len;
+    void *dst;
+} zb_io_range;
+
+/*
+ * Reads every range (in any order, possibly at once; ranges may be
+ * unsorted but must not overlap in dst). Same errors as zb_io_file_read.
+ * On object stores near ranges are coalesced into one request.
+ */
+int zb_io_file_read_vec(zb_io_file *f, zb_ctx *ctx,
+                        const zb_io_range *ranges, size_t n);
+
 /* One ranged read without keeping the file open. */
 int zb_io_read_range(zb_io *io, zb_ctx *ctx, const char *uri,
                      uint64_t offset, void *dst, size_t len);

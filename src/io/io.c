@@ -173,6 +173,31 @@ int zb_io_file_read(zb_io_file *f, zb_ctx *ctx, uint64_t offset, void *dst,
     return f->backend->pread(f->impl, ctx, offset, dst, len);
 }
 
+int zb_io_file_read_vec(zb_io_file *f, zb_ctx *ctx,
+                        const zb_io_range *ranges, size_t n)
+{
+    size_t i;
+    int rc;
+
+    ZB_ASSERT_ARG(f && ctx && (ranges || n == 0));
+    for (i = 0; i < n; i++)
+        if (ranges[i].offset > f->size ||
+            ranges[i].len > f->size - ranges[i].offset)
+            return zb_fail(ctx, ZB_EIO,
+                           "read of %zu bytes at offset %llu passes the end "
+                           "of a %llu-byte file", ranges[i].len,
+                           (unsigned long long)ranges[i].offset,
+                           (unsigned long long)f->size);
+    if (f->backend->pread_vec != NULL)
+        return f->backend->pread_vec(f->impl, ctx, ranges, n);
+    for (i = 0; i < n; i++)
+        if (ranges[i].len > 0 &&
+            (rc = f->backend->pread(f->impl, ctx, ranges[i].offset,
+                                    ranges[i].dst, ranges[i].len)) < 0)
+            return rc;
+    return ZB_OK;
+}
+
 void zb_io_file_close(zb_io_file *f)
 {
     if (f == NULL)
@@ -310,19 +335,51 @@ int zb_io_delete(zb_io *io, zb_ctx *ctx, const char *uri)
     return s->backend->remove(s->state, ctx, uri);
 }
 
+/* Deletes uris[0..n), which all route to s, each result into rcs. */
+static void delete_run(const slot *s, zb_ctx *ctx, const char *const *uris,
+                       size_t n, int *rcs)
+{
+    size_t i;
+
+    if (s->backend->remove_batch != NULL) {
+        if (s->backend->remove_batch(s->state, ctx, uris, n, rcs) < 0)
+            for (i = 0; i < n; i++)
+                if (rcs[i] == ZB_OK)
+                    rcs[i] = ZB_EIO;     /* never reported deleted */
+        return;
+    }
+    for (i = 0; i < n; i++)
+        rcs[i] = s->backend->remove(s->state, ctx, uris[i]);
+}
+
 int zb_io_delete_batch(zb_io *io, zb_ctx *ctx, const char *const *uris,
                        size_t n, int *rcs, size_t *failed_out)
 {
-    size_t i, failed = 0;
+    int *own = NULL;
+    size_t i = 0, failed = 0;
 
     ZB_ASSERT_ARG(io && ctx && (uris || n == 0) && failed_out);
-    for (i = 0; i < n; i++) {
-        int rc = zb_io_delete(io, ctx, uris[i]);
-        if (rcs)
-            rcs[i] = rc;
-        if (rc < 0)
-            failed++;
+    if (rcs == NULL && n > 0 && (rcs = own = zb_calloc(n, sizeof *rcs)) == NULL)
+        return zb_fail_oom(ctx);
+    /* Runs of URIs that go to one backend are handed over together, so
+     * that a store with a batch delete sends one request per run. */
+    while (i < n) {
+        const slot *s;
+        size_t j = i + 1;
+
+        if ((rcs[i] = route(&s, io, ctx, uris[i])) < 0) {
+            i++;
+            continue;
+        }
+        while (j < n && s->backend->accepts(uris[j]))
+            j++;
+        delete_run(s, ctx, uris + i, j - i, rcs + i);
+        i = j;
     }
+    for (i = 0; i < n; i++)
+        if (rcs[i] < 0)
+            failed++;
+    zb_free(own);
     *failed_out = failed;
     return ZB_OK;
 }

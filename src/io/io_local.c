@@ -523,4 +523,6 @@ const zb_io_backend zb_io_local = {
     local_list_open,
     local_list_next,
     local_list_close,
+    NULL,
+    NULL,
 };

@@ -18,7 +18,7 @@
 extern "C" {
 #endif
 
-#define ZB_IO_BACKEND_VERSION 1
+#define ZB_IO_BACKEND_VERSION 2
 
 typedef struct zb_io_backend {
     unsigned version;          /* ZB_IO_BACKEND_VERSION */
@@ -49,6 +49,16 @@ typedef struct zb_io_backend {
                      const char *uri);
     int (*list_next)(void *lister, zb_ctx *ctx, zb_io_entry *entry);
     void (*list_close)(void *lister);
+
+    /* Optional (NULL: zb_io loops over pread). Reads every range; a store
+     * with latency fetches them at once and coalesces near ones. */
+    int (*pread_vec)(void *file, zb_ctx *ctx, const zb_io_range *ranges,
+                     size_t n);
+    /* Optional (NULL: zb_io loops over remove). Deletes n files, each
+     * one's result in rcs[i] (ZB_OK, ZB_ENOTFOUND or a failure); returns
+     * ZB_OK when each was attempted. */
+    int (*remove_batch)(void *state, zb_ctx *ctx, const char *const *uris,
+                        size_t n, int *rcs);
 } zb_io_backend;
 
 /* The local filesystem backend. */
