@@ -11,6 +11,8 @@ debs=(
     build-essential cmake pkg-config ninja-build clang
     libjansson-dev      # JSON: table metadata, REST catalog
     libcurl4-openssl-dev # HTTP: REST catalog, S3
+    libssl-dev          # S3: Content-MD5 of DeleteObjects (OpenSSL, as libcurl's TLS)
+    libexpat1-dev       # S3: streaming XML of listings, errors, STS replies
     libsqlite3-dev      # embedded SQL catalog and queue
     libpq-dev postgresql # PostgreSQL catalog and queue; server for integration tests
     libyaml-dev         # zamboni.yml
