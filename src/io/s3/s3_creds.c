@@ -4,6 +4,7 @@
  * This first version knows the static keys of zb_s3_config and the AWS
  * environment variables; the other sources of s3_creds.h come next.
  */
+#define _DEFAULT_SOURCE /* explicit_bzero */
 #define ZB_MODULE "io"
 
 #include "io/s3/s3_creds.h"
