@@ -4,7 +4,6 @@
  * This first version knows the static keys of zb_s3_config and the AWS
  * environment variables; the other sources of s3_creds.h come next.
  */
-#define _DEFAULT_SOURCE /* explicit_bzero */
 #define ZB_MODULE "io"
 
 #include "io/s3/s3_creds.h"
@@ -71,12 +70,21 @@ int zb_s3_creds_provider_new(zb_s3_creds_provider **out, zb_ctx *ctx,
     return ZB_OK;
 }
 
+/* Clears secrets through a volatile pointer, so the stores are kept. */
+static void wipe(void *p, size_t n)
+{
+    volatile unsigned char *v = p;
+
+    while (n--)
+        *v++ = 0;
+}
+
 void zb_s3_creds_provider_free(zb_s3_creds_provider *p)
 {
     if (p == NULL)
         return;
     pthread_mutex_destroy(&p->lock);
-    explicit_bzero(&p->fixed, sizeof p->fixed);
+    wipe(&p->fixed, sizeof p->fixed);
     zb_free(p);
 }
 
