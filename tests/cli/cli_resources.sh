@@ -128,6 +128,18 @@ assert isinstance(b["oversized"], int) and b["oversized"] >= 0
 assert d["exit"] == 0' "$out" \
         && ok maintenance_json_budget || bad maintenance_json_budget "not the object"
 fi
+# a run that rewrites: compaction reserved from the budget, so its peak
+# is above zero (a preview may reserve nothing)
+t2=$tmp/t2
+copy impala-v2-pos-partitioned "$t2"
+expect maintenance_json_real 0 '"budget"' '' -- maintenance --json --memory-budget-bytes 100000000 "$t2"
+if [ $have_python = 1 ]; then
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); b=d["budget"]
+assert b["peak_reserved_bytes"] > 0, b
+assert b["oversized"] > 0 or b["peak_reserved_bytes"] <= b["limit_bytes"], b
+assert d["exit"] == 0' "$out" \
+        && ok maintenance_json_peak || bad maintenance_json_peak "peak not above zero"
+fi
 expect maintenance_json_zero 0 '"limit_bytes": 0' '' -- maintenance --dry-run --json --memory-budget-bytes 0 "$t"
 [ "$(snapshot "$t")" = "$before" ] && ok previews_untouched || bad previews_untouched "bytes changed"
 
