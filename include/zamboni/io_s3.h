@@ -28,8 +28,8 @@ typedef struct zb_s3_config {
     int path_style;                  /* 1 endpoint/bucket/key, 0 virtual-
                                       * hosted, -1 auto: path style for an
                                       * IP or localhost endpoint */
-    /* Static credentials (catalog-vended, ZAMBONI_S3_*); NULL access key:
-     * the chain (AWS environment, profile, web identity, container,
+    /* Static credentials (catalog-vended, or ZAMBONI_S3_ACCESS_KEY_ID
+     * with its secret); NULL access key: the chain (AWS environment, profile, web identity, container,
      * instance metadata). The source is a name for doctor, never a secret. */
     const char *access_key_id;
     const char *secret_access_key;

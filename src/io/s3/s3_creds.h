@@ -2,7 +2,8 @@
  * io/s3/s3_creds.h - where the S3 backend's credentials come from.
  *
  * The first source that has credentials wins, in this order:
- *   1. static keys given in zb_s3_config (catalog-vended, ZAMBONI_S3_*);
+ *   1. static keys given in zb_s3_config (catalog-vended, or
+ *      ZAMBONI_S3_ACCESS_KEY_ID with its secret);
  *   2. AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN;
  *   3. AWS_PROFILE (else "default") in AWS_SHARED_CREDENTIALS_FILE (else
  *      ~/.aws/credentials) and AWS_CONFIG_FILE (else ~/.aws/config);
