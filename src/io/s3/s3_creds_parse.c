@@ -257,6 +257,7 @@ int zb_s3_creds__parse_sts(zb_s3_creds *out, zb_ctx *ctx, const char *what,
         return zb_fail(ctx, ZB_ECORRUPT, "%s: reply too large", what);
     if ((st = zb_calloc(1, sizeof *st)) == NULL)
         return zb_fail_oom(ctx);
+    memset(out, 0, sizeof *out);
     st->out = out;
     if ((xp = XML_ParserCreate("UTF-8")) == NULL) {
         zb_free(st);
@@ -335,6 +336,7 @@ int zb_s3_creds__parse_json(zb_s3_creds *out, zb_ctx *ctx, const char *what,
 
     if (len > ZB_S3_CREDS_MAX_REPLY)
         return zb_fail(ctx, ZB_ECORRUPT, "%s: reply too large", what);
+    memset(out, 0, sizeof *out);
     if ((root = json_loadb(body, len, JSON_REJECT_DUPLICATES, &jerr)) ==
         NULL)
         return zb_fail(ctx, ZB_ECORRUPT,
