@@ -156,8 +156,9 @@ static int resolve(zb_s3_creds *out, zb_ctx *ctx)
         (rc = zb_s3_creds__from_imds(out, ctx, &tried)) == 0)
         rc = zb_fail(ctx, ZB_ENOTFOUND,
                      "no S3 credentials: tried %s; set AWS_ACCESS_KEY_ID "
-                     "and AWS_SECRET_ACCESS_KEY (or ZAMBONI_S3_*), or "
-                     "AWS_PROFILE with ~/.aws/credentials",
+                     "and AWS_SECRET_ACCESS_KEY (or ZAMBONI_S3_ACCESS_KEY_ID "
+                     "and ZAMBONI_S3_SECRET_ACCESS_KEY), or AWS_PROFILE "
+                     "with ~/.aws/credentials",
                      tried.ptr ? tried.ptr : "");
     zb_buf_free(&tried);
     if (rc < 0)
