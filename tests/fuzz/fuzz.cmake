@@ -123,6 +123,7 @@ zb_fuzz_target(fuzz_table_config LINK zb_ops_table_config
 # profile files. Seeds: hand-written replies in the shapes AWS documents
 # and files in the shapes of ~/.aws/credentials and ~/.aws/config, with
 # truncated, HTML and misshapen ones.
+pkg_check_modules(EXPAT REQUIRED IMPORTED_TARGET expat)
 zb_fuzz_target(fuzz_s3_creds_reply LINK zb_io_s3_creds_parse
   INSTRUMENT zb_io_s3_creds_parse zb_util
   EXTERNAL PkgConfig::EXPAT PkgConfig::JANSSON)
