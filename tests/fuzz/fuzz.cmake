@@ -117,3 +117,16 @@ zb_fuzz_target(fuzz_dotenv LINK zb_config
   INSTRUMENT zb_config zb_util EXTERNAL PkgConfig::YAML PkgConfig::JANSSON)
 zb_fuzz_target(fuzz_table_config LINK zb_ops_table_config
   INSTRUMENT zb_ops_table_config zb_util EXTERNAL PkgConfig::JANSSON)
+
+# The S3 credentials chain (src/io/s3/s3_creds_parse.c and
+# s3_creds_profile.c): STS's XML, the container / IMDS JSON, and the AWS
+# profile files. Seeds: hand-written replies in the shapes AWS documents
+# and files in the shapes of ~/.aws/credentials and ~/.aws/config, with
+# truncated, HTML and misshapen ones.
+pkg_check_modules(EXPAT REQUIRED IMPORTED_TARGET expat)
+zb_fuzz_target(fuzz_s3_creds_reply LINK zb_io_s3_creds_parse
+  INSTRUMENT zb_io_s3_creds_parse zb_util
+  EXTERNAL PkgConfig::EXPAT PkgConfig::JANSSON)
+zb_fuzz_target(fuzz_s3_creds_profile LINK zb_io_s3_creds_parse
+  INSTRUMENT zb_io_s3_creds_parse zb_util
+  EXTERNAL PkgConfig::EXPAT PkgConfig::JANSSON)
