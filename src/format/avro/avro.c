@@ -34,6 +34,10 @@
  * checked against its size divided by the least size of a record, and
  * after its last record a block must be used up exactly.
  *
+ * Every read of the file goes through a read-ahead window (fetch): a
+ * file up to 8 MiB is read whole, a larger one in 1 MiB pieces, so that
+ * on an object store a manifest costs one or two requests.
+ *
  * Decoding follows the schema graph depth-first with the nesting bounded
  * (ZB_AVRO_MAX_DEPTH); array and map blocks are checked the same way as
  * file blocks. On error each record level puts "record R field F" in
@@ -50,6 +54,10 @@
 #include "util/err.h"
 
 /* A record type whose datum may take no bytes: bound its count anyway. */
+/* Read-ahead (fill_window): files up to this size are read whole... */
+#define WINDOW_WHOLE_FILE_BYTES ((uint64_t)8 << 20)
+/* ...larger ones in pieces of this size. */
+#define WINDOW_PIECE_BYTES ((size_t)1 << 20)
 #define MAX_EMPTY_RECORDS ((int64_t)1 << 24)
 
 typedef struct meta_kv {
@@ -74,6 +82,8 @@ struct zb_avro_reader {
     uint64_t block_off;         /* file offset of the current block */
     uint64_t data_off;          /* file offset of its data */
     uint64_t block_index;       /* counts from 1 once a block is loaded */
+    zb_buf window;              /* read-ahead: bytes at window_off */
+    uint64_t window_off;
     zb_buf raw;                 /* compressed bytes of the block */
     zb_buf data;                /* its records */
     const uint8_t *blk;
@@ -345,8 +355,49 @@ static int decode(cur *c, const zb_avro_node *node, zb_avro_value *v)
 }
 
 /*
+ * Refills the read-ahead window so that it holds [off, off+len): the
+ * whole file when it is small, else len and WINDOW_PIECE_BYTES more from
+ * off, within the window's cap. Each file read is a request on an object store,
+ * so a manifest costs one or two of them instead of three per block.
+ */
+static int fill_window(zb_avro_reader *r, zb_ctx *ctx, uint64_t off,
+                       size_t len)
+{
+    uint64_t want;
+    int rc;
+
+    if (r->size <= WINDOW_WHOLE_FILE_BYTES) {
+        off = 0;
+        want = r->size;
+    } else {
+        /* What is asked and a piece beyond it: a block's 20-byte header
+         * then brings most of the block, and a block the next one's
+         * header, so blocks of about a piece cost a read each. */
+        want = (uint64_t)len + WINDOW_PIECE_BYTES;
+        if (want > r->window.max_bytes)
+            want = len > r->window.max_bytes ? len : r->window.max_bytes;
+        if (want > r->size - off)
+            want = r->size - off;
+    }
+    zb_buf_clear(&r->window);
+    r->window_off = off;
+    if (zb_buf_reserve(&r->window, (size_t)want) < 0)
+        return zb_fail(ctx, ZB_ENOMEM, "offset %llu: %llu bytes do not fit "
+                       "in the read-ahead cap of %zu",
+                       (unsigned long long)off, (unsigned long long)want,
+                       r->window.max_bytes);
+    if ((rc = zb_io_file_read(r->file, ctx, off, r->window.ptr,
+                              (size_t)want)) < 0)
+        return rc;
+    r->window.len = (size_t)want;
+    return ZB_OK;
+}
+
+/*
  * Makes bytes [off, off+len) of the file available at *out: a pointer
- * into the caller's memory, or read into buf (whose cap applies).
+ * into the caller's memory or into the read-ahead window, valid until
+ * the next fetch. buf's cap bounds len as it did when each fetch read
+ * into buf.
  */
 static int fetch(zb_avro_reader *r, zb_ctx *ctx, uint64_t off, size_t len,
                  zb_buf *buf, const uint8_t **out)
@@ -360,15 +411,16 @@ static int fetch(zb_avro_reader *r, zb_ctx *ctx, uint64_t off, size_t len,
         *out = r->mem + off;
         return ZB_OK;
     }
-    zb_buf_clear(buf);
-    if (zb_buf_reserve(buf, len) < 0)
+    if (len > buf->max_bytes)
         return zb_fail(ctx, ZB_ENOMEM, "offset %llu: %zu bytes do not fit "
                        "in the cap of %zu", (unsigned long long)off, len,
                        buf->max_bytes);
-    if ((rc = zb_io_file_read(r->file, ctx, off, buf->ptr, len)) < 0)
-        return rc;
-    buf->len = len;
-    *out = (const uint8_t *)buf->ptr;
+    if (r->window.ptr == NULL || off < r->window_off ||
+        off - r->window_off > r->window.len ||
+        len > r->window.len - (off - r->window_off))
+        if ((rc = fill_window(r, ctx, off, len)) < 0)
+            return rc;
+    *out = (const uint8_t *)r->window.ptr + (off - r->window_off);
     return ZB_OK;
 }
 
@@ -493,6 +545,18 @@ static int read_header(zb_avro_reader *r, zb_ctx *ctx)
     return rc;
 }
 
+/* The window holds a whole small file, or one header or block at most. */
+static size_t read_ahead_cap(const zb_avro_reader_opts *o)
+{
+    size_t cap = (size_t)WINDOW_WHOLE_FILE_BYTES;
+
+    if (o->max_block_bytes + 16 > cap)
+        cap = o->max_block_bytes + 16;
+    if (o->max_header_bytes > cap)
+        cap = o->max_header_bytes;
+    return cap;
+}
+
 static int reader_init(zb_avro_reader **out, zb_ctx *ctx, const char *name,
                        const zb_avro_reader_opts *opts, zb_avro_reader **rp)
 {
@@ -508,6 +572,7 @@ static int reader_init(zb_avro_reader **out, zb_ctx *ctx, const char *name,
         zb_arena_new(&r->meta_arena, r->opts.max_header_bytes * 2 + 4096) < 0
         || zb_arena_new(&r->arena, r->opts.max_record_bytes) < 0)
         return zb_fail_oom(ctx);
+    zb_buf_init(&r->window, read_ahead_cap(&r->opts));
     zb_buf_init(&r->raw, r->opts.max_block_bytes + 16);
     zb_buf_init(&r->data, r->opts.max_block_bytes);
     return ZB_OK;
@@ -743,6 +808,7 @@ void zb_avro_reader_free(zb_avro_reader *r)
     zb_avro_schema_free(r->schema);
     zb_arena_free(r->meta_arena);
     zb_arena_free(r->arena);
+    zb_buf_free(&r->window);
     zb_buf_free(&r->raw);
     zb_buf_free(&r->data);
     zb_free(r->name);

@@ -2,14 +2,14 @@
  * format/parquet/read/pq_reader.c - a Parquet file as Arrow batches (see
  * parquet.h).
  *
- * Open: check the magic at both ends, read and decode the footer, build
- * the schema tree, choose the projected top-level columns and so the leaf
- * columns to read. Next: when no row group is loaded, move to the next one
- * the filter accepts, reserve its memory from the budget, read each
- * projected column chunk whole and open a pq_column on it. Then every leaf
- * column yields the same number of rows into its leaf batch and record
- * assembly turns them into one struct array. A batch never spans two row
- * groups.
+ * Open: read the file's tail (one read, see read_footer), check the
+ * magic, decode the footer, build the schema tree, choose the projected
+ * top-level columns and so the leaf columns to read. Next: when no row
+ * group is loaded, move to the next one the filter accepts, reserve its
+ * memory from the budget, read every projected column chunk whole in one
+ * vectored read and open a pq_column on each. Then every leaf column
+ * yields the same number of rows into its leaf batch and record assembly
+ * turns them into one struct array. A batch never spans two row groups.
  */
 #define ZB_MODULE "parquet"
 
@@ -22,12 +22,15 @@
 #include "zamboni/budget.h"
 
 #define FOOTER_MAX_BYTES (256u << 20)
+/* One speculative read at the end of the file: the footer and its length. */
+#define TAIL_READ_BYTES ((size_t)64 << 10)
 
 struct pq_reader {
     zb_arena *arena;
     zb_io_file *file;
     char *uri;
     uint64_t file_size;
+    int head_unchecked;             /* "PAR1" at offset 0 not yet seen */
     pq_file_meta meta;
     pq_schema schema;
     pq_reader_opts opts;
@@ -52,10 +55,18 @@ static uint32_t le32(const uint8_t *p)
            (uint32_t)p[3] << 24;
 }
 
+/*
+ * The footer costs one read: the last TAIL_READ_BYTES of the file (all of
+ * a small file) hold the length, the magic and, nearly always, the whole
+ * footer; a longer footer costs one more read for the part before the
+ * tail. On an object store each read is a round trip, and the S3
+ * backend's open() already fetched this tail, so this read is free there.
+ */
 static int read_footer(pq_reader *r, zb_ctx *ctx)
 {
-    uint8_t tail[8], head[4];
-    uint8_t *footer = NULL;
+    uint8_t *tail, *footer, *end;
+    uint64_t tail_off;
+    size_t tail_len, have;
     uint32_t len;
     int rc;
 
@@ -63,33 +74,68 @@ static int read_footer(pq_reader *r, zb_ctx *ctx)
         return zb_fail(ctx, ZB_ECORRUPT, "%s: %llu bytes is too short for a "
                        "Parquet file", r->uri,
                        (unsigned long long)r->file_size);
-    if ((rc = zb_io_file_read(r->file, ctx, r->file_size - 8, tail, 8)) < 0 ||
-        (rc = zb_io_file_read(r->file, ctx, 0, head, 4)) < 0)
+    tail_len = r->file_size < TAIL_READ_BYTES ? (size_t)r->file_size
+                                              : TAIL_READ_BYTES;
+    tail_off = r->file_size - tail_len;
+    if ((tail = zb_malloc(tail_len)) == NULL)
+        return zb_fail_oom(ctx);
+    if ((rc = zb_io_file_read(r->file, ctx, tail_off, tail, tail_len)) < 0) {
+        zb_free(tail);
         return zb_err_prefix(ctx, "%s", r->uri);
-    if (memcmp(tail + 4, "PARE", 4) == 0)
+    }
+    end = tail + tail_len - 8;           /* footer length, then magic */
+    /*
+     * The head magic is in the tail buffer when the file is that small.
+     * For a larger file, checking it here would cost a round trip of its
+     * own on an object store; it is checked instead with the first row
+     * group's read (check_head), where its 4 bytes sit just before the
+     * first chunk and are coalesced into the same request. The footer's
+     * magic and a footer that decodes are the stronger checks anyway.
+     */
+    r->head_unchecked = tail_off != 0;
+    if (memcmp(end + 4, "PARE", 4) == 0) {
+        zb_free(tail);
         return zb_fail(ctx, ZB_EUNSUPPORTED, "%s: encrypted Parquet footers "
                        "are not supported", r->uri);
-    if (memcmp(tail + 4, "PAR1", 4) != 0 || memcmp(head, "PAR1", 4) != 0)
+    }
+    if (memcmp(end + 4, "PAR1", 4) != 0 ||
+        (tail_off == 0 && memcmp(tail, "PAR1", 4) != 0)) {
+        int bad_head = tail_off == 0 && memcmp(tail, "PAR1", 4) != 0;
+        zb_free(tail);
         return zb_fail(ctx, ZB_ECORRUPT, "%s: not a Parquet file (no PAR1 "
                        "magic at offset %llu)", r->uri,
-                       memcmp(head, "PAR1", 4) != 0
-                           ? 0ULL
-                           : (unsigned long long)(r->file_size - 4));
-    len = le32(tail);
-    if ((uint64_t)len > r->file_size - 12 || len > FOOTER_MAX_BYTES)
+                       bad_head ? 0ULL
+                                : (unsigned long long)(r->file_size - 4));
+    }
+    len = le32(end);
+    if ((uint64_t)len > r->file_size - 12 || len > FOOTER_MAX_BYTES) {
+        zb_free(tail);
         return zb_fail(ctx, ZB_ECORRUPT, "%s: footer length %u at offset "
                        "%llu does not fit the %llu-byte file", r->uri, len,
                        (unsigned long long)(r->file_size - 8),
                        (unsigned long long)r->file_size);
-    if ((footer = zb_malloc(len ? len : 1)) == NULL)
-        return zb_fail_oom(ctx);
-    if ((rc = zb_io_file_read(r->file, ctx, r->file_size - 8 - len, footer,
-                              len)) < 0) {
-        zb_free(footer);
-        return zb_err_prefix(ctx, "%s", r->uri);
+    }
+    have = tail_len - 8;
+    if (len <= have) {
+        footer = end - len;
+    } else {
+        /* The footer starts before the tail: read only what is missing. */
+        if ((footer = zb_malloc(len)) == NULL) {
+            zb_free(tail);
+            return zb_fail_oom(ctx);
+        }
+        memcpy(footer + (len - have), tail, have);
+        rc = zb_io_file_read(r->file, ctx, r->file_size - 8 - len, footer,
+                             len - have);
+        zb_free(tail);
+        tail = footer;
+        if (rc < 0) {
+            zb_free(tail);
+            return zb_err_prefix(ctx, "%s", r->uri);
+        }
     }
     rc = pq_meta_parse(&r->meta, r->arena, ctx, footer, len);
-    zb_free(footer);
+    zb_free(tail);
     if (rc < 0)
         return zb_err_prefix(ctx, "%s: footer at offset %llu", r->uri,
                              (unsigned long long)(r->file_size - 8 - len));
@@ -257,6 +303,16 @@ int pq_reader_arrow_schema(struct ArrowSchema *out, pq_reader *r, zb_ctx *ctx)
     return ZB_OK;
 }
 
+/* The head magic a large file's footer read left unchecked (read_footer). */
+static int check_head(pq_reader *r, zb_ctx *ctx, const uint8_t head[4])
+{
+    if (memcmp(head, "PAR1", 4) != 0)
+        return zb_fail(ctx, ZB_ECORRUPT, "%s: not a Parquet file (no PAR1 "
+                       "magic at offset 0)", r->uri);
+    r->head_unchecked = 0;
+    return ZB_OK;
+}
+
 /* Where a column chunk's bytes are: its first page and its length. */
 static int chunk_range(pq_reader *r, zb_ctx *ctx, const pq_column_chunk *cc,
                        const char *path, uint64_t *start, uint64_t *len)
@@ -290,6 +346,8 @@ static int chunk_range(pq_reader *r, zb_ctx *ctx, const pq_column_chunk *cc,
 int pq_reader_read_chunk(pq_reader *r, zb_ctx *ctx, size_t rg, size_t col,
                          uint8_t **bytes, uint64_t *start, uint64_t *len)
 {
+    zb_io_range ranges[2];
+    uint8_t head[4];
     char path[256];
     int rc;
 
@@ -303,39 +361,66 @@ int pq_reader_read_chunk(pq_reader *r, zb_ctx *ctx, size_t rg, size_t col,
         return rc;
     if ((*bytes = zb_malloc(*len ? (size_t)*len : 1)) == NULL)
         return zb_fail_oom(ctx);
-    if ((rc = zb_io_file_read(r->file, ctx, *start, *bytes,
-                              (size_t)*len)) < 0) {
+    ranges[0].offset = *start;
+    ranges[0].len = (size_t)*len;
+    ranges[0].dst = *bytes;
+    ranges[1].offset = 0;
+    ranges[1].len = sizeof head;
+    ranges[1].dst = head;
+    if ((rc = zb_io_file_read_vec(r->file, ctx, ranges + (*len == 0),
+                                  (*len > 0) + (r->head_unchecked != 0))) <
+        0) {
+        zb_err_prefix(ctx, "%s: column %s", r->uri, path);
+    } else if (r->head_unchecked) {
+        rc = check_head(r, ctx, head);
+    }
+    if (rc < 0) {
         zb_free(*bytes);
         *bytes = NULL;
-        return zb_err_prefix(ctx, "%s: column %s", r->uri, path);
     }
-    return ZB_OK;
+    return rc;
 }
 
+/*
+ * Reads every selected column chunk of row group r->rg with one vectored
+ * read (so one round trip on an object store, near chunks coalesced) and
+ * opens a pq_column on each. The chunks are held whole while the row
+ * group is loaded, as they were when read one by one, so the budget
+ * reservation covers the same bytes.
+ */
 static int load_row_group(pq_reader *r, zb_ctx *ctx)
 {
     const pq_row_group *g = &r->meta.row_groups[r->rg];
+    zb_io_range *ranges = NULL;
+    size_t *leaf_of = NULL;
+    uint8_t head[4];
     uint64_t need = 0;
-    size_t i;
+    size_t i, k, m, n = 0;
     int rc;
 
     for (i = 0; i < r->schema.n_leaves; i++) {
-        const pq_column_meta *m = &g->columns[i].meta_data;
+        const pq_column_meta *cm = &g->columns[i].meta_data;
         if (r->leaf_used[i] && g->columns[i].has_meta_data)
-            need += (uint64_t)(m->total_compressed_size > 0
-                                   ? m->total_compressed_size : 0) +
-                    (uint64_t)(m->total_uncompressed_size > 0
-                                   ? m->total_uncompressed_size : 0);
+            need += (uint64_t)(cm->total_compressed_size > 0
+                                   ? cm->total_compressed_size : 0) +
+                    (uint64_t)(cm->total_uncompressed_size > 0
+                                   ? cm->total_uncompressed_size : 0);
     }
     if (ctx->budget &&
         (rc = zb_budget_reserve(&r->reservation, ctx->budget, need,
                                 ctx->stop)) < 0)
         return zb_fail(ctx, rc, "%s: stopped while waiting for %llu bytes of "
                        "memory", r->uri, (unsigned long long)need);
+    if ((ranges = zb_calloc(2 * r->schema.n_leaves + 2, sizeof *ranges)) ==
+            NULL ||
+        (leaf_of = zb_calloc(r->schema.n_leaves + 1, sizeof *leaf_of)) ==
+            NULL) {
+        rc = zb_fail_oom(ctx);
+        goto fail;
+    }
     for (i = 0; i < r->schema.n_leaves; i++) {
         const pq_column_chunk *cc = &g->columns[i];
         uint64_t start = 0, len = 0;
-        uint8_t *chunk;
         char path[256];
 
         if (!r->leaf_used[i])
@@ -350,26 +435,56 @@ static int load_row_group(pq_reader *r, zb_ctx *ctx)
                          (int)r->schema.leaves[i]->elem->type);
             goto fail;
         }
-        if ((chunk = zb_malloc(len ? (size_t)len : 1)) == NULL) {
+        if ((ranges[n].dst = zb_malloc(len ? (size_t)len : 1)) == NULL) {
             rc = zb_fail_oom(ctx);
             goto fail;
         }
-        if ((rc = zb_io_file_read(r->file, ctx, start, chunk,
-                                  (size_t)len)) < 0) {
-            zb_free(chunk);
+        ranges[n].offset = start;
+        ranges[n].len = (size_t)len;
+        leaf_of[n++] = i;
+    }
+    /* Empty chunks need no bytes: ranges[n..] lists only what is read. */
+    for (k = 0, m = n; k < n; k++)
+        if (ranges[k].len > 0)
+            ranges[m++] = ranges[k];
+    if (r->head_unchecked && n > 0) {
+        ranges[m].offset = 0;
+        ranges[m].len = sizeof head;
+        ranges[m++].dst = head;
+    }
+    if ((rc = zb_io_file_read_vec(r->file, ctx, ranges + n, m - n)) < 0) {
+        char path[256];
+        if (n == 1) {
+            pq_schema_leaf_path(path, sizeof path,
+                                r->schema.leaves[leaf_of[0]]);
             zb_err_prefix(ctx, "%s: column %s", r->uri, path);
-            goto fail;
+        } else {
+            zb_err_prefix(ctx, "%s: row group %zu", r->uri, r->rg);
         }
-        if ((rc = pq_column_open(&r->cols[i], ctx, r->uri,
-                                 r->schema.leaves[i], &cc->meta_data, chunk,
-                                 (size_t)len, start,
-                                 r->opts.max_page_bytes, r->codec)) < 0)
+        goto fail;
+    }
+    if (r->head_unchecked && n > 0 && (rc = check_head(r, ctx, head)) < 0)
+        goto fail;
+    for (k = 0; k < n; k++) {
+        i = leaf_of[k];
+        rc = pq_column_open(&r->cols[i], ctx, r->uri, r->schema.leaves[i],
+                            &g->columns[i].meta_data, ranges[k].dst,
+                            ranges[k].len, ranges[k].offset,
+                            r->opts.max_page_bytes, r->codec);
+        ranges[k].dst = NULL;           /* the column owns it now */
+        if (rc < 0)
             goto fail;
     }
+    zb_free(ranges);
+    zb_free(leaf_of);
     r->loaded = 1;
     r->rg_rows_left = g->num_rows;
     return ZB_OK;
 fail:
+    for (k = 0; ranges && k < n; k++)
+        zb_free(ranges[k].dst);
+    zb_free(ranges);
+    zb_free(leaf_of);
     unload(r);
     return rc;
 }
