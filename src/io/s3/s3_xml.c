@@ -126,8 +126,8 @@ static int walk(const void *data, size_t len, const char *want_root,
         rc = ZB_ECORRUPT;
     } else if (want_root && strcmp(w.root, want_root) != 0) {
         if (err)
-            snprintf(err, ZB_S3_XML_ERR_SIZE, "reply is <%.40s>, not <%s>",
-                     w.root, want_root);
+            snprintf(err, ZB_S3_XML_ERR_SIZE, "reply is not S3 XML: "
+                     "<%.40s> where <%s> was expected", w.root, want_root);
         rc = ZB_ECORRUPT;
     } else {
         rc = ZB_OK;
