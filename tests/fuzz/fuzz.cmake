@@ -117,3 +117,10 @@ zb_fuzz_target(fuzz_dotenv LINK zb_config
   INSTRUMENT zb_config zb_util EXTERNAL PkgConfig::YAML PkgConfig::JANSSON)
 zb_fuzz_target(fuzz_table_config LINK zb_ops_table_config
   INSTRUMENT zb_ops_table_config zb_util EXTERNAL PkgConfig::JANSSON)
+
+# S3's XML replies (src/io/s3/s3_xml.c, expat): every parser on one body.
+# Seeds: hand-written replies in the shapes of S3's API reference
+# (ListObjectsV2, Error, DeleteObjects, multipart), with HTML, cut,
+# entity-expanding and deeply nested ones.
+zb_fuzz_target(fuzz_s3_xml LINK zb_s3_xml zb_util
+  INSTRUMENT zb_s3_xml zb_util EXTERNAL PkgConfig::EXPAT)
