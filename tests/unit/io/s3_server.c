@@ -511,7 +511,103 @@ static void test_io_s3__stop_flag_cancels(void)
     zb_io_free(io);
 }
 
+/* ---- faults (fault_endpoint.mjs) ---------------------------------------- */
+
+static void fault_setup(zb_io **io, zb_ctx *ctx, unsigned attempts,
+                        unsigned timeout_s)
+{
+    zb_s3_config c = base_config();
+    const char *e = getenv("ZB_TEST_FAULT_ENDPOINT");
+
+    ZBT_CHECK(e != NULL);
+    c.endpoint = e;
+    c.max_attempts = attempts;
+    c.timeout_seconds = timeout_s;
+    setup_with(io, ctx, &c);
+}
+
+static void check_fault_bytes(const unsigned char *p, uint64_t off, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        if (p[i] != (unsigned char)(((off + i) * 7) % 251))
+            zbt__fail(__FILE__, __LINE__, "byte %llu is wrong",
+                      (unsigned long long)(off + i));
+}
+
+static void test_io_s3__retries_slow_down(void)
+{
+    zb_io *io = NULL;
+    zb_io_stat st;
+    zb_ctx ctx;
+
+    fault_setup(&io, &ctx, 4, 5);
+    ZBT_OK_CTX(zb_io_stat_uri(&st, io, &ctx, "s3://b/slow503/a"), &ctx);
+    ZBT_EQ_U64(st.size_bytes, 200000);
+    zb_io_free(io);
+    /* two attempts are not enough for two 503s: the code is named */
+    fault_setup(&io, &ctx, 2, 5);
+    ZBT_RC(zb_io_read_range(io, &ctx, "s3://b/slow503/b", 0,
+                            (char[16]){ 0 }, 16), ZB_EIO);
+    ZBT_CONTAINS(ctx.err.msg, "HTTP 503 SlowDown");
+    zb_io_free(io);
+}
+
+static void test_io_s3__cut_reads_resume(void)
+{
+    unsigned char *buf = zb_malloc(200000);
+    zb_io *io = NULL;
+    zb_io_file *f = NULL;
+    zb_ctx ctx;
+
+    fault_setup(&io, &ctx, 3, 5);
+    /* the suffix GET of open is cut, then resumed */
+    ZBT_OK_CTX(zb_io_open(&f, io, &ctx, "s3://b/cut/a"), &ctx);
+    ZBT_EQ_U64(zb_io_file_size(f), 200000);
+    ZBT_OK_CTX(zb_io_file_read(f, &ctx, 200000 - 65536, buf, 65536), &ctx);
+    check_fault_bytes(buf, 200000 - 65536, 65536);
+    /* a read from byte 0 is cut and resumed from the byte it reached */
+    ZBT_OK_CTX(zb_io_file_read(f, &ctx, 0, buf, 200000), &ctx);
+    check_fault_bytes(buf, 0, 200000);
+    zb_io_file_close(f);
+    zb_free(buf);
+    zb_io_free(io);
+}
+
+static void test_io_s3__short_bodies_are_errors(void)
+{
+    unsigned char *buf = zb_malloc(200000);
+    zb_io *io = NULL;
+    zb_ctx ctx;
+
+    fault_setup(&io, &ctx, 3, 5);
+    ZBT_RC(zb_io_read_range(io, &ctx, "s3://b/short/a", 1000, buf, 100000),
+           ZB_EIO);
+    ZBT_CONTAINS(ctx.err.msg, "shorter than its Content-Length");
+    ZBT_CONTAINS(ctx.err.msg, "short/a");
+    zb_free(buf);
+    zb_io_free(io);
+}
+
+static void test_io_s3__stalled_replies_time_out(void)
+{
+    char buf[64];
+    zb_io *io = NULL;
+    zb_ctx ctx;
+
+    fault_setup(&io, &ctx, 1, 1);
+    ZBT_RC(zb_io_read_range(io, &ctx, "s3://b/stall/a", 0, buf, 64),
+           ZB_ETIMEOUT);
+    ZBT_CONTAINS(ctx.err.msg, "stall/a");
+    zb_io_free(io);
+}
+
 const zbt_case test_io_s3[] = {
+    ZBT_CASE(test_io_s3__retries_slow_down),
+    ZBT_CASE(test_io_s3__cut_reads_resume),
+    ZBT_CASE(test_io_s3__short_bodies_are_errors),
+    ZBT_CASE(test_io_s3__stalled_replies_time_out),
     ZBT_CASE(test_io_s3__put_get_stat_delete),
     ZBT_CASE(test_io_s3__keys_used_as_written),
     ZBT_CASE(test_io_s3__open_keeps_the_tail),
