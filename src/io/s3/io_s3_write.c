@@ -15,6 +15,7 @@
  */
 #define ZB_MODULE "io"
 
+#include <openssl/evp.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -324,6 +325,38 @@ static int complete_multipart(s3_writer *w, zb_ctx *ctx)
     return rc;
 }
 
+/*
+ * After a 412 on our PUT: true when the object there is our own bytes,
+ * which a retried PUT whose first reply was lost meets (the ETag of a
+ * single PUT is the MD5 of its body).
+ */
+static int is_ours(s3_writer *w)
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int md_len = 0, i;
+    char want[2 * EVP_MAX_MD_SIZE + 3];
+    zb_ctx ctx;
+    zb_s3_req req;
+    zb_s3_resp resp;
+    int rc;
+
+    if (EVP_Digest(w->buf.ptr ? w->buf.ptr : "", w->buf.len, md, &md_len,
+                   EVP_md5(), NULL) != 1)
+        return 0;
+    want[0] = '"';
+    for (i = 0; i < md_len; i++)
+        snprintf(want + 1 + 2 * i, 3, "%02x", md[i]);
+    snprintf(want + 1 + 2 * md_len, 2, "\"");
+    zb_ctx_init(&ctx);
+    init_req(&req, w, "HEAD");
+    memset(&resp, 0, sizeof resp);
+    zb_buf_init(&resp.body, 0);
+    rc = zb_s3_http_do(w->t->http, &ctx, &req, &resp);
+    zb_buf_free(&resp.body);
+    return rc == ZB_OK && resp.content_length == w->buf.len &&
+           strcmp(resp.etag, want) == 0;
+}
+
 static int put_whole(s3_writer *w, zb_ctx *ctx)
 {
     static const char *const hdrs[] = { "If-None-Match: *", NULL };
@@ -339,6 +372,8 @@ static int put_whole(s3_writer *w, zb_ctx *ctx)
     zb_buf_init(&resp.body, 1 << 16);
     rc = zb_s3_http_do(w->t->http, ctx, &req, &resp);
     zb_buf_free(&resp.body);
+    if (rc == ZB_EEXISTS && is_ours(w))
+        rc = ZB_OK, zb_err_clear(&ctx->err);
     return rc;
 }
 
