@@ -130,3 +130,10 @@ zb_fuzz_target(fuzz_s3_creds_reply LINK zb_io_s3_creds_parse
 zb_fuzz_target(fuzz_s3_creds_profile LINK zb_io_s3_creds_parse
   INSTRUMENT zb_io_s3_creds_parse zb_util
   EXTERNAL PkgConfig::EXPAT PkgConfig::JANSSON)
+
+# S3's XML replies (src/io/s3/s3_xml.c, expat): every parser on one body.
+# Seeds: hand-written replies in the shapes of S3's API reference
+# (ListObjectsV2, Error, DeleteObjects, multipart), with HTML, cut,
+# entity-expanding and deeply nested ones.
+zb_fuzz_target(fuzz_s3_xml LINK zb_s3_xml zb_util
+  INSTRUMENT zb_s3_xml zb_util EXTERNAL PkgConfig::EXPAT)
