@@ -151,6 +151,7 @@ int zb_catalog_open(zb_catalog **out, zb_ctx *ctx, zb_io *io,
         return rc;
     }
     c->owns_io = cfg->owns_io;
+    c->s3_pinned = cfg->s3_pinned;
     *out = c;
     return ZB_OK;
 oom:

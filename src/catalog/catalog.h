@@ -104,6 +104,10 @@ typedef struct zb_catalog_config {
      * frees it (a failed open leaves io to the caller). For handles that
      * outlive their opener: the public API's (include/zamboni/catalog.h). */
     int owns_io;
+    /* ZB_S3_PIN_* (catalog/catalog_s3.h): the S3 settings of io the user
+     * gave (flag, ZAMBONI_*, profile), which win over a table's own from
+     * a REST catalog; 0: the table's win over every io setting. */
+    unsigned s3_pinned;
 } zb_catalog_config;
 
 #define ZB_CATALOG_CONFIG_VERSION 1

@@ -58,6 +58,7 @@ struct zb_catalog {
     unsigned caps;                 /* ZB_CATALOG_CAP_*, set by the backend */
     zb_io *io;                     /* borrowed from the opener, unless */
     int owns_io;                   /* cfg->owns_io: freed with the handle */
+    unsigned s3_pinned;            /* cfg->s3_pinned */
     /* cfg->remaps, copied (strings owned). */
     size_t n_remaps;
     ice_path_remap *remaps;

@@ -312,6 +312,18 @@ static int validate(zb_ctx *ctx, const zb_settings *s)
         (rc = check_int(ctx, s, ZB_SET_S3_MAX_ATTEMPTS, 1, 100)) < 0 ||
         (rc = check_int(ctx, s, ZB_SET_S3_MAX_RETRY_SECONDS, 1, 86400)) < 0)
         return rc;
+    if ((s->value[ZB_SET_S3_ACCESS_KEY_ID] == NULL) !=
+        (s->value[ZB_SET_S3_SECRET_ACCESS_KEY] == NULL))
+        return zb_fail(ctx, ZB_EUSAGE, "%s is set (%s) but %s is not: give "
+                       "both, or neither to use the AWS credential chain",
+                       s->value[ZB_SET_S3_ACCESS_KEY_ID]
+                           ? "s3_access_key_id" : "s3_secret_access_key",
+                       s->value[ZB_SET_S3_ACCESS_KEY_ID]
+                           ? s->origin[ZB_SET_S3_ACCESS_KEY_ID]
+                           : s->origin[ZB_SET_S3_SECRET_ACCESS_KEY],
+                       s->value[ZB_SET_S3_ACCESS_KEY_ID]
+                           ? "ZAMBONI_S3_SECRET_ACCESS_KEY"
+                           : "ZAMBONI_S3_ACCESS_KEY_ID");
     if (zb_settings_s3_path_style(s) == -2)
         return zb_fail(ctx, ZB_EUSAGE, "s3_path_style_access '%s' (%s) must "
                        "be true or false (unset: path style for an IP or "

@@ -44,7 +44,7 @@ typedef enum flag_id {
     F_NO_EVOLUTION, F_REMAP, F_SNAPSHOT, F_COUNT, F_FORMAT, F_SOURCE,
     F_CREATE, F_PARTITION_BY, F_FORMAT_VERSION, F_ALLOW_DUPLICATES,
     F_MAX_GROUP_MEMORY, F_MAX_CONCURRENT,
-    F_PARALLEL
+    F_PARALLEL, F_LOCATION
 } flag_id;
 
 typedef struct flag_def {
@@ -221,10 +221,16 @@ static const flag_def flags[] = {
     { "--spark-remote", F_SETTING, "URL", OPS, "Spark engine (not in this build)" },
     { "--spark-master", F_SETTING, "URL", OPS, "Spark engine (not in this build)" },
     { "--spark-catalog", F_SETTING, "NAME", OPS, "Spark engine (not in this build)" },
+    { "--location", F_LOCATION, "URI", ZB_VERB_DEMO,
+      "where the demo's tables go: s3://BUCKET/PREFIX puts their data and\n"
+      "metadata files in the bucket (the catalog, zamboni.yml and configs\n"
+      "stay under DIR; the S3 flags given are written to DIR/zamboni.yml,\n"
+      "secrets never); default DIR/warehouses/demo. Objects of an earlier\n"
+      "demo at the same location are left in place" },
     { "--profile", F_PROFILE, "FILE", CATALOG | ZB_VERB_ENGINES,
       "zamboni.yml to read; default ./zamboni.yml, then\n"
       "$ZAMBONI_ROOT/zamboni.yml" },
-    { "--env", F_ENV, "FILE", CATALOG,
+    { "--env", F_ENV, "FILE", CATALOG | ZB_VERB_DEMO,
       ".env with secrets (mode 600); default ./.env, then $ZAMBONI_ROOT/.env" },
     { "--target-file-size-bytes", F_TARGET, "N", COMPACTION,
       "compaction target (>= 100); default: the table config, then the\n"
@@ -714,6 +720,9 @@ static int set_value(zb_verb_args *a, const flag_def *f, const char *name,
         return 0;
     case F_TEMP_DIR:
         a->temp_directory = v;
+        return 0;
+    case F_LOCATION:
+        a->location = v;
         return 0;
     case F_SORT_BY:
         a->sort_by = v;

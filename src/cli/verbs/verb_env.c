@@ -7,7 +7,8 @@
  * a verb that works on tables the one memory budget of the process
  * (cli/config/resources.h) in ctx->budget; then
  * zb_verb_catalog opens the catalog of each table (a folder, or the
- * configured catalog), with the verb's --remap values.
+ * configured catalog), with the verb's --remap values. Every verb's FileIO
+ * has the S3 backend (verb_s3.c), from the settings.
  */
 #define ZB_MODULE "cli"
 
@@ -130,7 +131,9 @@ int zb_verb_env_open(zb_verb_env *env, zb_ctx *ctx, const zb_verb_args *a)
     in.cwd = ".";
     if ((rc = zb_settings_load(&env->settings, ctx, &in)) < 0)
         return rc;
-    if ((rc = zb_io_new(&env->io, ctx)) < 0)
+    if ((rc = zb_io_new(&env->io, ctx)) < 0 ||
+        (rc = zb_verb_add_s3(env->io, ctx, env->settings,
+                             &env->s3_pinned)) < 0)
         return rc;
     if (zb_verb_reads_tables(a->bit) && (rc = open_budget(env, ctx)) < 0)
         return rc;
@@ -207,6 +210,7 @@ int zb_verb_configured_catalog(zb_catalog **out, zb_verb_env *env,
                            cfg.sqlite_path);
         cfg.n_remaps = env->args->n_remaps;
         cfg.remaps = env->args->remaps;
+        cfg.s3_pinned = env->s3_pinned;
         if ((rc = zb_catalog_open(&env->catalog, ctx, env->io, &cfg)) < 0)
             return rc;
     }
@@ -227,6 +231,7 @@ int zb_verb_catalog(zb_catalog **out, int *owned, zb_verb_env *env,
         cfg.name = "folder";
         cfg.n_remaps = env->args->n_remaps;
         cfg.remaps = env->args->remaps;
+        cfg.s3_pinned = env->s3_pinned;
         if ((rc = zb_catalog_open(out, ctx, env->io, &cfg)) < 0)
             return rc;
         *owned = 1;
