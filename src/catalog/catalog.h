@@ -201,6 +201,20 @@ int zb_catalog_register_table(zb_catalog *c, zb_ctx *ctx, const char *ident,
                               const char *metadata_location, zb_table **out);
 
 /*
+ * Whether tables of c can be changed at all (no I/O): ZB_OK, or
+ * ZB_EREFUSED (exit 3) for a table folder (PATH) on an object store
+ * (zb_io_is_object_store): without a catalog a commit would rely on the
+ * store alone, and an object store has no atomic rename or honoured
+ * put-if-absent, so one of two concurrent writers' commits could be lost.
+ * The message says so and what to do (register the table in a SQL or
+ * REST catalog). Such a table stays readable (scan, describe, plan, dry
+ * runs). The PATH catalog's commit and create refuse the same way, so no
+ * caller can get past it; callers that delete files without committing
+ * (remove-orphans) ask first.
+ */
+int zb_catalog_check_writable(zb_catalog *c, zb_ctx *ctx, const char *ident);
+
+/*
  * Commits requirements (JSON array of TableRequirement) and updates (JSON
  * array of TableUpdate) to the table base was loaded as. See the codes
  * above. *out (may be NULL) gets the table as committed.

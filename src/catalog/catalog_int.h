@@ -73,6 +73,9 @@ struct zb_catalog {
  */
 int zb_catalog__path_open(zb_catalog *c, zb_ctx *ctx,
                           const zb_catalog_config *cfg);
+/* ZB_EREFUSED for a table folder on an object store (catalog.h,
+ * zb_catalog_check_writable); ZB_OK otherwise. */
+int zb_catalog__path_writable(zb_ctx *ctx, const char *folder);
 int zb_catalog__sqlite_open(zb_catalog *c, zb_ctx *ctx,
                             const zb_catalog_config *cfg);
 int zb_catalog__pg_open(zb_catalog *c, zb_ctx *ctx,

@@ -190,6 +190,16 @@ void zb_verb_env_close(zb_verb_env *env)
     env->ctx = NULL;
 }
 
+int zb_verb_commits(const zb_verb_args *a)
+{
+    const unsigned writers = ZB_VERB_MAINTENANCE | ZB_VERB_COMPACT |
+                             ZB_VERB_APPLY | ZB_VERB_DANGLING |
+                             ZB_VERB_MANIFESTS | ZB_VERB_EXPIRE |
+                             ZB_VERB_ORPHANS | ZB_VERB_ADD_FILES;
+
+    return a != NULL && (a->bit & writers) != 0 && !a->dry_run;
+}
+
 int zb_verb_configured_catalog(zb_catalog **out, zb_verb_env *env,
                                zb_ctx *ctx)
 {
@@ -235,6 +245,14 @@ int zb_verb_catalog(zb_catalog **out, int *owned, zb_verb_env *env,
         if ((rc = zb_catalog_open(out, ctx, env->io, &cfg)) < 0)
             return rc;
         *owned = 1;
+        /* refused before any request: the work would be lost at commit */
+        if (zb_verb_commits(env->args) &&
+            (rc = zb_catalog_check_writable(*out, ctx, table)) < 0) {
+            zb_catalog_free(*out);
+            *out = NULL;
+            *owned = 0;
+            return rc;
+        }
         return ZB_OK;
     }
     return zb_verb_configured_catalog(out, env, ctx);

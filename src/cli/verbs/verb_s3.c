@@ -10,6 +10,7 @@
  */
 #define ZB_MODULE "cli"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,4 +89,15 @@ int zb_verb_s3_describe(char *out, size_t size, zb_verb_env *env,
                     : zb_settings_origin(s, ZB_SET_S3_PATH_STYLE_ACCESS),
              creds);
     return rc < 0 ? rc : ZB_OK;
+}
+
+void zb_verb_print_s3(FILE *out, zb_verb_env *env, zb_ctx *ctx,
+                      const char *uri, const char *prefix)
+{
+    char line[2048];
+    int rc = zb_verb_s3_describe(line, sizeof line, env, ctx, uri);
+
+    if (rc != ZB_ENOTFOUND)
+        fprintf(out, "%sstorage %.200s: %s\n", prefix, uri, line);
+    zb_err_clear(&ctx->err);
 }

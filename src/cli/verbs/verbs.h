@@ -190,6 +190,18 @@ int zb_verb_add_s3(zb_io *io, zb_ctx *ctx, const zb_settings *s,
  */
 int zb_verb_s3_describe(char *out, size_t size, zb_verb_env *env,
                         zb_ctx *ctx, const char *uri);
+/* "PREFIXstorage URI: <zb_verb_s3_describe>" on out when uri is on an
+ * object store (--verbose); nothing otherwise. */
+void zb_verb_print_s3(FILE *out, zb_verb_env *env, zb_ctx *ctx,
+                      const char *uri, const char *prefix);
+
+/*
+ * Whether the verb of a commits or deletes (the six operations,
+ * maintenance, add-files) rather than reads or previews (--dry-run). For
+ * such a verb zb_verb_catalog refuses a table folder on an object store
+ * (zb_catalog_check_writable: exit 3) before anything is read.
+ */
+int zb_verb_commits(const zb_verb_args *a);
 
 /* Whether TABLE names a table folder rather than namespace.table. */
 int zb_verb_names_folder(const char *table);
