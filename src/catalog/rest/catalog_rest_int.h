@@ -162,6 +162,14 @@ int zb_rest__parse_loaded(zb_rest_loaded *out, zb_ctx *ctx, const char *what,
 const json_t *zb_rest__pick_credential(const json_t *credentials,
                                        const char *location);
 
+/*
+ * catalog_rest_s3.c: the vended S3 settings of t (its config) and of each
+ * storage credential, given to c->io for their prefixes (the table's
+ * location, the credential's prefix) under what the user pinned.
+ */
+int zb_rest__apply_s3(zb_catalog *c, zb_ctx *ctx, const zb_table *t,
+                      const zb_rest_loaded *ld);
+
 /* OAuthTokenResponse: token (zb_free) and expires_in (-1 when absent). */
 int zb_rest__parse_token(char **token_out, long *expires_in_out,
                          zb_ctx *ctx, const char *what, const json_t *doc);

@@ -11,7 +11,8 @@
  * spec and sort order, location and properties (format-version among
  * them); the server assigns ids. A commit posts {"identifier",
  * "requirements", "updates"} as given and reads the new metadata from
- * the reply; the new table keeps the base's config. A commit whose 2xx
+ * the reply; the new table keeps the base's config (its S3 settings, given
+ * to the FileIO at load by catalog_rest_s3.c, stay). A commit whose 2xx
  * reply does not read is ZB_ETIMEOUT (outcome unknown).
  */
 #define ZB_MODULE "catalog"
@@ -90,6 +91,10 @@ static int table_from_reply(zb_table **out, zb_catalog *c, zb_ctx *ctx,
                                            json_string_value(v))) < 0)
                 goto fail;
         }
+    }
+    if ((rc = zb_rest__apply_s3(c, ctx, t, &ld)) < 0) {
+        zb_err_prefix(ctx, "%s: the table's storage settings", label);
+        goto fail;
     }
     *out = t;
     return ZB_OK;

@@ -4,11 +4,13 @@
 extern const zbt_case test_catalog_sql[];
 extern const zbt_case test_catalog_path[];
 extern const zbt_case test_catalog_retry[];
+extern const zbt_case test_catalog_s3[];
 
 int main(int argc, char **argv)
 {
     const zbt_case *const suites[] = { test_catalog_sql, test_catalog_path,
-                                       test_catalog_retry, NULL };
+                                       test_catalog_retry, test_catalog_s3,
+                                       NULL };
 
     return zbt_main(argc, argv, suites);
 }

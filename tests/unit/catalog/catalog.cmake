@@ -2,7 +2,8 @@
 # always; PostgreSQL when ZB_TEST_PG_URL names a server, as
 # scripts/pg-test.sh provides) and the table-folder suite on the fixtures.
 add_executable(test_catalog unit/catalog/cat_main.c unit/catalog/cat_test.c
-  unit/catalog/cat_sql.c unit/catalog/cat_path.c unit/catalog/cat_retry.c)
+  unit/catalog/cat_sql.c unit/catalog/cat_path.c unit/catalog/cat_retry.c
+  unit/catalog/cat_s3.c)
 target_include_directories(test_catalog PRIVATE
   ${CMAKE_CURRENT_SOURCE_DIR}/unit/catalog)
 target_compile_definitions(test_catalog PRIVATE
