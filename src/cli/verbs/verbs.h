@@ -173,7 +173,7 @@ int zb_verb_configured_catalog(zb_catalog **out, zb_verb_env *env,
 
 /*
  * The S3 backend's settings from s (verb_s3.c): endpoint, region, path
- * style, retry bounds, ZAMBONI_S3_* keys, the budget hooks; returns the
+ * style, retry bounds, the static keys, the budget hooks; returns the
  * ZB_S3_PIN_* bits of what the user gave, for zb_catalog_config.s3_pinned.
  * Strings are borrowed from s.
  */
