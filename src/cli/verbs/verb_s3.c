@@ -2,8 +2,8 @@
  * cli/verbs/verb_s3.c - the S3 backend of a verb's FileIO, from the
  * settings (cli/config/settings.h): endpoint, region, addressing, the
  * retry bounds, the static keys (ZAMBONI_S3_ACCESS_KEY_ID and its
- * secret), and the budget hooks that count each in-flight multipart part against the process's memory budget
- * (catalog/catalog_s3.h). Credentials are resolved by the backend on the
+ * secret), and the budget hooks that count each in-flight multipart
+ * part against the process's memory budget (catalog/catalog_s3.h). Credentials are resolved by the backend on the
  * first request, so adding it costs nothing to a verb on local tables.
  * Also the one line of S3 facts doctor and --verbose print: endpoint,
  * region, addressing, the credentials' source, never a secret.
