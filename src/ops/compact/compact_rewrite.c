@@ -282,6 +282,12 @@ static int try_copy(rw *s, const zb_scan_task *t, uint64_t min_rows)
     pq_reader *r = NULL;
     int rc;
 
+    /* A file of fewer rows than a copied row group needs cannot have such
+     * a row group: no need to open it (a request each, on object stores,
+     * made one at a time here). */
+    if (t->data.file->record_count >= 0 &&
+        (uint64_t)t->data.file->record_count < min_rows)
+        return 0;
     if ((rc = pq_reader_open(&r, s->io, s->ctx, t->data.uri, NULL)) < 0)
         return rc;
     if (!pq_writer_copy_worthwhile(r, min_rows) ||
