@@ -51,6 +51,13 @@ int zb_io_stat_uri(zb_io_stat *out, zb_io *io, zb_ctx *ctx, const char *uri);
 
 /* Opens a file for ranged reads; close it with zb_io_file_close. */
 int zb_io_open(zb_io_file **out, zb_io *io, zb_ctx *ctx, const char *uri);
+/*
+ * zb_io_open with the file's size as metadata records it (a manifest's
+ * file_size_in_bytes), which spares object stores a request; 0 when not
+ * known. The size the store reports, when it reports one, wins.
+ */
+int zb_io_open_sized(zb_io_file **out, zb_io *io, zb_ctx *ctx,
+                     const char *uri, uint64_t size);
 /* The file's size when it was opened. */
 uint64_t zb_io_file_size(const zb_io_file *f);
 /* Reads exactly len bytes at offset; a range past the end is ZB_EIO. */

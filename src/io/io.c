@@ -145,6 +145,12 @@ int zb_io_stat_uri(zb_io_stat *out, zb_io *io, zb_ctx *ctx, const char *uri)
 
 int zb_io_open(zb_io_file **out, zb_io *io, zb_ctx *ctx, const char *uri)
 {
+    return zb_io_open_sized(out, io, ctx, uri, 0);
+}
+
+int zb_io_open_sized(zb_io_file **out, zb_io *io, zb_ctx *ctx,
+                     const char *uri, uint64_t size)
+{
     zb_io_file *f;
     const slot *s;
     int rc;
@@ -156,7 +162,12 @@ int zb_io_open(zb_io_file **out, zb_io *io, zb_ctx *ctx, const char *uri)
     if ((f = zb_calloc(1, sizeof *f)) == NULL)
         return zb_fail_oom(ctx);
     f->backend = s->backend;
-    if ((rc = s->backend->open(&f->impl, &f->size, s->state, ctx, uri)) < 0) {
+    if (size > 0 && s->backend->open_sized != NULL)
+        rc = s->backend->open_sized(&f->impl, &f->size, s->state, ctx, uri,
+                                    size);
+    else
+        rc = s->backend->open(&f->impl, &f->size, s->state, ctx, uri);
+    if (rc < 0) {
         zb_free(f);
         return rc;
     }

@@ -525,4 +525,5 @@ const zb_io_backend zb_io_local = {
     local_list_close,
     NULL,
     NULL,
+    NULL,
 };

@@ -59,6 +59,12 @@ typedef struct zb_io_backend {
      * ZB_OK when each was attempted. */
     int (*remove_batch)(void *state, zb_ctx *ctx, const char *const *uris,
                         size_t n, int *rcs);
+    /* Optional (NULL: open). open with the object's size known from
+     * metadata, so that a store need not ask for it: Iceberg manifests
+     * carry every file's size. *size_out is the size the store reports
+     * when it says one, else size. */
+    int (*open_sized)(void **file, uint64_t *size_out, void *state,
+                      zb_ctx *ctx, const char *uri, uint64_t size);
 } zb_io_backend;
 
 /* The local filesystem backend. */

@@ -47,15 +47,28 @@ typedef struct pq_reader_opts {
     size_t max_page_bytes;          /* a larger page is ZB_ECORRUPT */
     pq_row_group_filter filter;     /* NULL: every row group */
     void *filter_payload;
+    uint64_t file_size;             /* from metadata, 0: unknown; spares
+                                     * object stores a request */
 } pq_reader_opts;
 
 #define PQ_READER_OPTS_VERSION 1
 #define PQ_READER_OPTS_INIT \
-    { PQ_READER_OPTS_VERSION, 65536, NULL, 0, NULL, 0, 512u << 20, NULL, NULL }
+    { PQ_READER_OPTS_VERSION, 65536, NULL, 0, NULL, 0, 512u << 20, NULL, NULL, 0 }
 
 int pq_reader_open(pq_reader **out, zb_io *io, zb_ctx *ctx, const char *uri,
                    const pq_reader_opts *opts);
 void pq_reader_free(pq_reader *r);
+
+/*
+ * Chooses other columns (as the options' field_ids and columns) before
+ * any row is read, without opening the file again: a reader that learns
+ * from the schema that it must match by name keeps its footer (and, on
+ * an object store, the bytes already fetched). The arrays are read during
+ * the call only. ZB_EINVAL once rows were read.
+ */
+int pq_reader_reproject(pq_reader *r, zb_ctx *ctx, const int32_t *field_ids,
+                        size_t n_field_ids, const char *const *columns,
+                        size_t n_columns);
 
 const pq_file_meta *pq_reader_meta(const pq_reader *r);
 const pq_schema *pq_reader_schema(const pq_reader *r);

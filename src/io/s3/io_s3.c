@@ -250,6 +250,7 @@ const zb_io_backend zb_io_s3 = {
     zb_s3__list_close,
     zb_s3__pread_vec,
     zb_s3__remove_batch,
+    zb_s3__open_sized,
 };
 
 int zb_io_add_s3(zb_io *io, zb_ctx *ctx, const zb_s3_config *cfg)

@@ -38,6 +38,8 @@ int zb_s3__resolve(zb_s3_target **t, zb_s3_uri *u, zb_s3_state *s,
 /* The backend's calls, by file. */
 int zb_s3__open(void **file, uint64_t *size_out, void *state, zb_ctx *ctx,
                 const char *uri);
+int zb_s3__open_sized(void **file, uint64_t *size_out, void *state,
+                      zb_ctx *ctx, const char *uri, uint64_t size);
 int zb_s3__pread(void *file, zb_ctx *ctx, uint64_t offset, void *dst,
                  size_t len);
 int zb_s3__pread_vec(void *file, zb_ctx *ctx, const zb_io_range *ranges,

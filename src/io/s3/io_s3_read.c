@@ -4,7 +4,10 @@
  * open sends one speculative suffix GET (the last 64 KiB): its
  * Content-Range gives the size, and the bytes are kept, since a Parquet
  * or Avro reader's next read is the footer; an object of at most 64 KiB is
- * then held whole and never fetched again. Other reads are ranged GETs
+ * then held whole and never fetched again. When metadata gives the size
+ * (open_sized), the first GET names its range: the whole object up to
+ * 1 MiB, else the last 64 KiB (no suffix range, which some stores read
+ * wrongly). Other reads are ranged GETs
  * written straight into the caller's buffer. A vectored read sorts its
  * ranges, merges near ones (gap under 256 KiB, merged span at most
  * 32 MiB) and sends the merged requests at once (zb_s3_http_do_many),
@@ -21,6 +24,7 @@
 #include "util/err.h"
 
 #define TAIL_BYTES 65536
+#define WHOLE_BYTES (1024 * 1024)  /* a sized object up to this: one GET */
 #define MERGE_GAP_BYTES (256 * 1024)
 #define MERGE_MAX_BYTES (32ull * 1024 * 1024)
 
@@ -64,8 +68,9 @@ static int head_size(s3_file *f, zb_ctx *ctx)
     return rc;
 }
 
-int zb_s3__open(void **file, uint64_t *size_out, void *state, zb_ctx *ctx,
-                const char *uri)
+/* hint: the size metadata records, 0 when unknown. */
+static int open_object(void **file, uint64_t *size_out, void *state,
+                       zb_ctx *ctx, const char *uri, uint64_t hint)
 {
     s3_file *f;
     zb_s3_req req;
@@ -92,8 +97,21 @@ int zb_s3__open(void **file, uint64_t *size_out, void *state, zb_ctx *ctx,
     req.method = "GET";
     req.bucket = f->u.bucket;
     req.key = f->u.key;
-    req.suffix_range = 1;
-    req.range_len = TAIL_BYTES;
+    if (hint > 0 && hint <= WHOLE_BYTES) {
+        /* small and sized: the whole object, so it costs one request */
+        zb_buf_init(&resp.body, (size_t)hint + TAIL_BYTES);
+        req.has_range = 1;
+        req.range_start = 0;
+        req.range_len = hint;
+    } else if (hint > 0) {
+        /* an explicit range: every store reads it alike */
+        req.has_range = 1;
+        req.range_start = hint - TAIL_BYTES;
+        req.range_len = TAIL_BYTES;
+    } else {
+        req.suffix_range = 1;
+        req.range_len = TAIL_BYTES;
+    }
     req.idempotent = 1;
     rc = zb_s3_http_do(f->t->http, ctx, &req, &resp);
     if (rc < 0 && rc != ZB_ENOTFOUND && rc != ZB_ECANCELED) {
@@ -132,6 +150,18 @@ int zb_s3__open(void **file, uint64_t *size_out, void *state, zb_ctx *ctx,
     *size_out = f->size;
     *file = f;
     return ZB_OK;
+}
+
+int zb_s3__open(void **file, uint64_t *size_out, void *state, zb_ctx *ctx,
+                const char *uri)
+{
+    return open_object(file, size_out, state, ctx, uri, 0);
+}
+
+int zb_s3__open_sized(void **file, uint64_t *size_out, void *state,
+                      zb_ctx *ctx, const char *uri, uint64_t size)
+{
+    return open_object(file, size_out, state, ctx, uri, size);
 }
 
 /* A reply body written into dst, refusing more than was asked. */

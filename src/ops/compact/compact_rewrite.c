@@ -279,6 +279,7 @@ static int lineage_copyable(const pq_reader *r)
 /* Row-group copy of one input; 1 done, 0 not possible, or an rc. */
 static int try_copy(rw *s, const zb_scan_task *t, uint64_t min_rows)
 {
+    pq_reader_opts o = PQ_READER_OPTS_INIT;
     pq_reader *r = NULL;
     int rc;
 
@@ -288,7 +289,9 @@ static int try_copy(rw *s, const zb_scan_task *t, uint64_t min_rows)
     if (t->data.file->record_count >= 0 &&
         (uint64_t)t->data.file->record_count < min_rows)
         return 0;
-    if ((rc = pq_reader_open(&r, s->io, s->ctx, t->data.uri, NULL)) < 0)
+    if (t->data.file->file_size_in_bytes > 0)
+        o.file_size = (uint64_t)t->data.file->file_size_in_bytes;
+    if ((rc = pq_reader_open(&r, s->io, s->ctx, t->data.uri, &o)) < 0)
         return rc;
     if (!pq_writer_copy_worthwhile(r, min_rows) ||
         (s->lineage && !lineage_copyable(r)) ||

@@ -158,29 +158,41 @@ typedef struct del_job {
     zb_reach_deleted res;
 } del_job;
 
+/* One batch in one zb_io_delete_batch call: a store with a batch delete
+ * (S3's DeleteObjects) sends one request for it, and reports each key. */
 static int del_run(void *arg)
 {
     del_job *j = arg;
+    const char *uris[DELETE_BATCH];
+    int rcs[DELETE_BATCH];
+    size_t i, failed = 0;
     zb_ctx ctx;
-    size_t i;
+    int rc;
 
     zb_ctx_init(&ctx);
+    for (i = 0; i < j->n; i++)
+        uris[i] = j->paths.ptr + j->off[i];
+    if ((rc = zb_io_delete_batch(j->io, &ctx, uris, j->n, rcs, &failed)) < 0)
+        for (i = 0; i < j->n; i++)
+            rcs[i] = rc;         /* nothing attempted: nothing deleted */
     for (i = 0; i < j->n; i++) {
-        const char *p = j->paths.ptr + j->off[i];
-        int rc = zb_io_delete(j->io, &ctx, p);
-        if (rc == ZB_OK) {
+        if (rcs[i] == ZB_OK) {
             j->res.files++;
             j->res.bytes += j->size[i];
-        } else if (rc == ZB_ENOTFOUND) {
+        } else if (rcs[i] == ZB_ENOTFOUND) {
             j->res.missing++;
         } else {
             j->res.failed++;
-            if (j->res.first_error[0] == '\0')
+            /* the backend's message names the file it failed on */
+            if (j->res.first_error[0] == '\0' && ctx.err.msg[0] != '\0')
                 snprintf(j->res.first_error, sizeof j->res.first_error, "%s",
                          ctx.err.msg);
+            else if (j->res.first_error[0] == '\0')
+                snprintf(j->res.first_error, sizeof j->res.first_error,
+                         "%s: %s", uris[i], zb_rc_name(rcs[i]));
         }
-        zb_err_clear(&ctx.err);
     }
+    zb_err_clear(&ctx.err);
     return ZB_OK;
 }
 

@@ -67,6 +67,8 @@ static int read_posdel_file(zb_rowstream *rs, zb_ctx *ctx,
     o.batch_rows = 65536;
     o.field_ids = ids;
     o.n_field_ids = 2;
+    if (f->file->file_size_in_bytes > 0)
+        o.file_size = (uint64_t)f->file->file_size_in_bytes;
     if ((rc = pq_reader_open(&r, rs->io, ctx, uri.ptr, &o)) < 0)
         goto done;
     if ((rc = pq_reader_arrow_schema(&s, r, ctx)) < 0)

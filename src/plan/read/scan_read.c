@@ -111,6 +111,8 @@ int zb_scan__open_file(zb_rowstream *rs, zb_ctx *ctx, pq_reader **out,
     o.batch_rows = rs->opts.batch_rows;
     o.field_ids = ids;
     o.n_field_ids = n;
+    if (f->file->file_size_in_bytes > 0)
+        o.file_size = (uint64_t)f->file->file_size_in_bytes;
     if ((rc = pq_reader_open(&r, rs->io, ctx, uri, &o)) < 0)
         return rc;
     s = pq_reader_schema(r);
@@ -155,26 +157,14 @@ int zb_scan__open_file(zb_rowstream *rs, zb_ctx *ctx, pq_reader **out,
     }
     if (n_names == 0 && s->root->n_children > 0)
         names[n_names++] = s->root->children[0]->name;
-    /* The names live in the reader: copy them before it goes. */
-    rc = ZB_OK;
-    for (i = 0; i < n_names; i++)
-        if ((names[i] = zb_strdup(names[i])) == NULL) {
-            n_names = i;
-            rc = zb_fail_oom(ctx);
-        }
-    pq_reader_free(r);
-    r = NULL;
-    o.field_ids = NULL;
-    o.n_field_ids = 0;
-    o.columns = names;
-    o.n_columns = n_names;
-    if (rc == ZB_OK)
-        rc = pq_reader_open(&r, rs->io, ctx, uri, &o);
-    for (i = 0; i < n_names; i++)
-        zb_free((char *)names[i]);
+    /* The same reader, by name: no second open (a request on object
+     * stores); the names live in its schema. */
+    rc = pq_reader_reproject(r, ctx, NULL, 0, names, n_names);
     zb_free(names);
-    if (rc < 0)
+    if (rc < 0) {
+        pq_reader_free(r);
         return rc;
+    }
     *out = r;
     return ZB_OK;
 }

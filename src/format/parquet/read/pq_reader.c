@@ -222,7 +222,8 @@ int pq_reader_open(pq_reader **out, zb_io *io, zb_ctx *ctx, const char *uri,
         pq_reader_free(r);
         return zb_fail_oom(ctx);
     }
-    if ((rc = zb_io_open(&r->file, io, ctx, uri)) < 0 ||
+    if ((rc = zb_io_open_sized(&r->file, io, ctx, uri,
+                               r->opts.file_size)) < 0 ||
         ((r->file_size = zb_io_file_size(r->file)), 0) ||
         (rc = read_footer(r, ctx)) < 0 ||
         (rc = pq_schema_build(&r->schema, r->arena, ctx, &r->meta)) < 0 ||
@@ -235,6 +236,31 @@ int pq_reader_open(pq_reader **out, zb_io *io, zb_ctx *ctx, const char *uri,
     }
     *out = r;
     return ZB_OK;
+}
+
+int pq_reader_reproject(pq_reader *r, zb_ctx *ctx, const int32_t *field_ids,
+                        size_t n_field_ids, const char *const *columns,
+                        size_t n_columns)
+{
+    size_t i;
+    int rc;
+
+    ZB_ASSERT_ARG(r && ctx);
+    if (r->rg != 0 || r->loaded)
+        return zb_fail(ctx, ZB_EINVAL, "%s: projection changed after rows "
+                       "were read", r->uri);
+    for (i = 0; i < r->schema.n_leaves; i++)
+        pq_leaf_batch_free(&r->batches[i]);
+    r->opts.field_ids = field_ids;
+    r->opts.n_field_ids = n_field_ids;
+    r->opts.columns = columns;
+    r->opts.n_columns = n_columns;
+    r->n_top = 0;
+    rc = project(r, ctx);     /* the old arrays stay in the arena */
+    /* only project reads them: nothing borrowed outlives the call */
+    r->opts.field_ids = NULL;
+    r->opts.columns = NULL;
+    return rc;
 }
 
 static void unload(pq_reader *r)
