@@ -43,9 +43,11 @@
 #include "util/alloc.h"
 #include "util/err.h"
 #include "util/vec.h"
+#include "zamboni/io_s3.h"
 
 #define URI_MAX ((size_t)16 << 10)
 #define COPY_MIN_ROWS_DEFAULT 100000
+#define OBJECT_STORE_READERS 8    /* read-ahead workers on S3 and alike */
 
 typedef struct rw {
     zb_compact_slice *sl;
@@ -641,6 +643,11 @@ static unsigned read_workers(rw *s, zb_reservation *res,
     zb_scan_estimate est;
     unsigned w = s->o->threads > 1 ? (unsigned)s->o->threads : 1;
 
+    /* On an object store a reader mostly waits for its replies (tens of
+     * ms each): more readers than cores keep the writer fed. */
+    if (n > 0 && zb_io_is_object_store(tasks[0].data.uri) &&
+        w < OBJECT_STORE_READERS)
+        w = OBJECT_STORE_READERS;
     if (w < 2 || !zb_compact__readahead_fits(tasks, n))
         return 1;
     if ((size_t)w > n)
