@@ -23,7 +23,9 @@
 // Control (never forwarded):
 //   GET  /__proxy/stats   requests by method, by key and by operation;
 //                         faults by kind; multipart uploads initiated,
-//                         completed, aborted and still open
+//                         completed, aborted and still open; the keys
+//                         forwarded for deletion (deletedKeys) and those
+//                         refused (deleteErrors)
 //   GET  /__proxy/faults  the fault settings in force
 //   POST /__proxy/faults  JSON replacing the fault settings: rate (0..1),
 //                         kinds, methods, keyPattern (a regex on the key),
@@ -332,6 +334,8 @@ async function handle(req, res) {
     return errorReply(res, 502, 'BadGateway', `fault_proxy: upstream failed: ${e.message}`, req.url);
   }
 
+  if (d.op === 'DeleteObject' && up.statusCode >= 200 && up.statusCode < 300)
+    stats.deletedKeys.push(d.key);
   // Buffer the reply when it must be read or changed; else stream it.
   const mustBuffer = fault !== null || refused.length > 0 ||
     ['CreateMultipartUpload', 'CompleteMultipartUpload', 'AbortMultipartUpload'].includes(d.op);
