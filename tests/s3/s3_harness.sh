@@ -76,6 +76,6 @@ proxy_faults() { curl -sf -X POST --data "$1" "$proxy_url/__proxy/faults" >/dev/
 proxy_reset() { curl -sf -X POST "$proxy_url/__proxy/reset" >/dev/null; }
 proxy_stats() { curl -sf "$proxy_url/__proxy/stats"; }
 
-s3_put() { ZAMBONI_S3_ENDPOINT=$s3_url "$node" "$s3_here/s3_put.mjs" "$1" "$2" >/dev/null; }
-s3_get() { ZAMBONI_S3_ENDPOINT=$s3_url "$node" "$s3_here/s3_get.mjs" "$1" "$2" >/dev/null; }
-s3_list() { ZAMBONI_S3_ENDPOINT=$s3_url "$node" "$s3_here/s3_list.mjs" "$1"; }
+s3_put() { ZAMBONI_S3_ENDPOINT=$s3_url "$node" "$s3_here/s3_put.mjs" "$1" "$2" >/dev/null </dev/null; }
+s3_get() { ZAMBONI_S3_ENDPOINT=$s3_url "$node" "$s3_here/s3_get.mjs" "$1" "$2" >/dev/null </dev/null; }
+s3_list() { ZAMBONI_S3_ENDPOINT=$s3_url "$node" "$s3_here/s3_list.mjs" "$1" </dev/null; }
