@@ -151,6 +151,7 @@ int zb_catalog_open(zb_catalog **out, zb_ctx *ctx, zb_io *io,
         return rc;
     }
     c->owns_io = cfg->owns_io;
+    c->s3_pinned = cfg->s3_pinned;
     *out = c;
     return ZB_OK;
 oom:
@@ -290,6 +291,14 @@ int zb_catalog_register_table(zb_catalog *c, zb_ctx *ctx, const char *ident,
     else
         zb_table_free(t);
     return with_context(c, ctx, rc);
+}
+
+int zb_catalog_check_writable(zb_catalog *c, zb_ctx *ctx, const char *ident)
+{
+    ZB_ASSERT_ARG(c && ctx && ident);
+    if (c->kind != ZB_CATALOG_PATH)
+        return ZB_OK;
+    return zb_catalog__path_writable(ctx, ident);
 }
 
 int zb_catalog_commit(zb_catalog *c, zb_ctx *ctx, const zb_table *base,

@@ -104,6 +104,10 @@ typedef struct zb_catalog_config {
      * frees it (a failed open leaves io to the caller). For handles that
      * outlive their opener: the public API's (include/zamboni/catalog.h). */
     int owns_io;
+    /* ZB_S3_PIN_* (catalog/catalog_s3.h): the S3 settings of io the user
+     * gave (flag, ZAMBONI_*, profile), which win over a table's own from
+     * a REST catalog; 0: the table's win over every io setting. */
+    unsigned s3_pinned;
 } zb_catalog_config;
 
 #define ZB_CATALOG_CONFIG_VERSION 1
@@ -195,6 +199,20 @@ int zb_catalog_create_table(zb_catalog *c, zb_ctx *ctx, const char *ident,
  */
 int zb_catalog_register_table(zb_catalog *c, zb_ctx *ctx, const char *ident,
                               const char *metadata_location, zb_table **out);
+
+/*
+ * Whether tables of c can be changed at all (no I/O): ZB_OK, or
+ * ZB_EREFUSED (exit 3) for a table folder (PATH) on an object store
+ * (zb_io_is_object_store): without a catalog a commit would rely on the
+ * store alone, and an object store has no atomic rename or honoured
+ * put-if-absent, so one of two concurrent writers' commits could be lost.
+ * The message says so and what to do (register the table in a SQL or
+ * REST catalog). Such a table stays readable (scan, describe, plan, dry
+ * runs). The PATH catalog's commit and create refuse the same way, so no
+ * caller can get past it; callers that delete files without committing
+ * (remove-orphans) ask first.
+ */
+int zb_catalog_check_writable(zb_catalog *c, zb_ctx *ctx, const char *ident);
 
 /*
  * Commits requirements (JSON array of TableRequirement) and updates (JSON

@@ -58,6 +58,7 @@ struct zb_catalog {
     unsigned caps;                 /* ZB_CATALOG_CAP_*, set by the backend */
     zb_io *io;                     /* borrowed from the opener, unless */
     int owns_io;                   /* cfg->owns_io: freed with the handle */
+    unsigned s3_pinned;            /* cfg->s3_pinned */
     /* cfg->remaps, copied (strings owned). */
     size_t n_remaps;
     ice_path_remap *remaps;
@@ -72,6 +73,9 @@ struct zb_catalog {
  */
 int zb_catalog__path_open(zb_catalog *c, zb_ctx *ctx,
                           const zb_catalog_config *cfg);
+/* ZB_EREFUSED for a table folder on an object store (catalog.h,
+ * zb_catalog_check_writable); ZB_OK otherwise. */
+int zb_catalog__path_writable(zb_ctx *ctx, const char *folder);
 int zb_catalog__sqlite_open(zb_catalog *c, zb_ctx *ctx,
                             const zb_catalog_config *cfg);
 int zb_catalog__pg_open(zb_catalog *c, zb_ctx *ctx,

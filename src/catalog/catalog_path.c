@@ -20,6 +20,11 @@
  *
  * Create: metadata/v1.metadata.json and version-hint.text in a folder that
  * has no metadata yet.
+ *
+ * A folder on an object store is read-only: both the version's file that
+ * must not exist yet and the hint rely on the store for atomicity, which
+ * S3 and its kin do not give (no rename; If-None-Match is not honoured
+ * everywhere), so commit and create refuse it before any request.
  */
 #define ZB_MODULE "catalog"
 
@@ -30,6 +35,7 @@
 
 #include "catalog/catalog_int.h"
 #include "catalog/catalog_commit.h"
+#include "zamboni/io_s3.h"
 #include "util/alloc.h"
 #include "util/buf.h"
 #include "util/err.h"
@@ -191,6 +197,20 @@ done:
     zb_buf_free(&uri);
 }
 
+int zb_catalog__path_writable(zb_ctx *ctx, const char *folder)
+{
+    if (folder == NULL || !zb_io_is_object_store(folder))
+        return ZB_OK;
+    return zb_fail(ctx, ZB_EREFUSED, "table folder %.1000s is on an object "
+                   "store and has no catalog: it is read-only (scan, "
+                   "describe, plan and dry runs work). A commit without a "
+                   "catalog relies on an atomic rename or put-if-absent "
+                   "that object stores do not give, so a concurrent "
+                   "writer's commit could be lost. Register the table in a "
+                   "SQL or REST catalog (its newest metadata file) and name "
+                   "it as namespace.table", folder);
+}
+
 static int path_commit(zb_catalog *c, zb_ctx *ctx, const zb_table *base,
                        const zb_json *requirements_json,
                        const zb_json *updates_json,
@@ -208,6 +228,8 @@ static int path_commit(zb_catalog *c, zb_ctx *ctx, const zb_table *base,
     int64_t v = -1;
     int rc;
 
+    if ((rc = zb_catalog__path_writable(ctx, folder)) < 0)
+        return rc;
     if ((rc = find_newest(&cur_uri, &v, c->io, ctx, folder)) < 0)
         goto fail;
     if (v < 0) {
@@ -265,6 +287,8 @@ static int path_create(zb_catalog *c, zb_ctx *ctx, const char *ident,
     int rc;
 
     ZB_UNUSED(location);
+    if ((rc = zb_catalog__path_writable(ctx, ident)) < 0)
+        return rc;
     if ((folder = folder_dup(ident)) == NULL)
         return zb_fail_oom(ctx);
     rc = find_newest(&uri, &v, c->io, ctx, folder);

@@ -65,6 +65,13 @@ add_test(NAME test_cli_maintenance_parallel
           $<TARGET_FILE:zamboni> ${PROJECT_SOURCE_DIR}/../shared/fixtures)
 set_tests_properties(test_cli_maintenance_parallel PROPERTIES LABELS unit
   TIMEOUT 120)
+# S3 settings, read-only table folders on object stores and no secret in
+# any output, without an S3 server (issue 16; the server's tests are
+# tests/s3/).
+add_test(NAME test_cli_s3_offline
+  COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/cli_s3_offline.sh
+          $<TARGET_FILE:zamboni> ${PROJECT_SOURCE_DIR}/../shared/fixtures)
+set_tests_properties(test_cli_s3_offline PROPERTIES LABELS cli TIMEOUT 120)
 if(ZB_NODE)
   add_test(NAME interop_cli_demo_rows
     COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/cli_demo_rows.sh

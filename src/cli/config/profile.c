@@ -40,7 +40,9 @@ const char *const zb_profile_operation_names[6] = {
 static const char *const scalar_keys[] = {
     "uri", "warehouse", "engine", "root", "memory_budget_bytes", "threads",
     "trino.host", "trino.port", "trino.user", "trino.catalog",
-    "trino.version", "spark.remote", "spark.master", "spark.catalog"
+    "trino.version", "spark.remote", "spark.master", "spark.catalog",
+    "s3_endpoint", "s3_region", "s3_path_style_access", "s3_max_attempts",
+    "s3_max_retry_seconds"
 };
 #define N_SCALARS (sizeof(scalar_keys) / sizeof(scalar_keys[0]))
 #define MAX_LIST 100000
@@ -141,6 +143,9 @@ static int refuse_secret(walk *w, const yaml_node_t *key, const char *prefix)
     else if (prefix == NULL && (strcmp(k, "s3_secret_access_key") == 0 ||
                                 strcmp(k, "s3-secret-access-key") == 0))
         var = "ZAMBONI_S3_SECRET_ACCESS_KEY";
+    else if (prefix == NULL && (strcmp(k, "s3_session_token") == 0 ||
+                                strcmp(k, "s3-session-token") == 0))
+        var = "ZAMBONI_S3_SESSION_TOKEN";
     return zb_fail(w->ctx, ZB_EUSAGE,
                    "%s:%u: '%s%s%s' is a secret, and secrets are not allowed "
                    "in zamboni.yml: set %s in the environment or in .env "
@@ -284,7 +289,11 @@ static int walk_section(walk *w, const char *section, const yaml_node_t *key,
 static int walk_root(walk *w, const yaml_node_t *root)
 {
     static const char *const top[] = { "uri", "warehouse", "engine", "root",
-                                       "memory_budget_bytes", "threads" };
+                                       "memory_budget_bytes", "threads",
+                                       "s3_endpoint", "s3_region",
+                                       "s3_path_style_access",
+                                       "s3_max_attempts",
+                                       "s3_max_retry_seconds" };
     const size_t n_top = sizeof top / sizeof top[0];
     yaml_node_pair_t *pair;
     int seen_trino = 0, seen_spark = 0, rc;
@@ -324,7 +333,8 @@ static int walk_root(walk *w, const yaml_node_t *root)
         else
             rc = fail_at(w, k, "unknown key '%.60s' (known: uri, warehouse, "
                          "engine, root, memory_budget_bytes, threads, "
-                         "operations, tables, trino, spark)",
+                         "operations, tables, trino, spark, s3_endpoint, "
+                         "s3_region, s3_path_style_access, s3_max_*)",
                          name);
         if (rc < 0)
             return rc;

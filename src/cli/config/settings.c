@@ -34,6 +34,9 @@ typedef struct setting_def {
     const char *profile;   /* zamboni.yml key, or NULL (not allowed there) */
     const char *def;       /* built-in default, or NULL */
     int secret;
+    /* Variables of other tools read after the profiles, before the
+     * default (AWS_REGION for s3_region), or NULL. */
+    const char *fallback_env[2];
 } setting_def;
 
 static const setting_def defs[ZB_SET_COUNT] = {
@@ -54,15 +57,33 @@ static const setting_def defs[ZB_SET_COUNT] = {
                                  "ZAMBONI_LOCAL_WAREHOUSE", NULL, NULL, NULL,
                                  0 },
     [ZB_SET_S3_ENDPOINT] = { "s3_endpoint", "--s3-endpoint",
-                             "ZAMBONI_S3_ENDPOINT", NULL, NULL, NULL, 0 },
+                             "ZAMBONI_S3_ENDPOINT", NULL, "s3_endpoint",
+                             NULL, 0, { NULL, NULL } },
     [ZB_SET_S3_REGION] = { "s3_region", "--s3-region", "ZAMBONI_S3_REGION",
-                           NULL, NULL, "us-east-1", 0 },
+                           NULL, "s3_region", "us-east-1", 0,
+                           { "AWS_REGION", "AWS_DEFAULT_REGION" } },
     [ZB_SET_S3_ACCESS_KEY_ID] = { "s3_access_key_id", "--s3-access-key-id",
                                   "ZAMBONI_S3_ACCESS_KEY_ID", NULL, NULL,
                                   NULL, 0 },
     [ZB_SET_S3_SECRET_ACCESS_KEY] = { "s3_secret_access_key", NULL,
                                       "ZAMBONI_S3_SECRET_ACCESS_KEY", NULL,
-                                      NULL, NULL, 1 },
+                                      NULL, NULL, 1, { NULL, NULL } },
+    [ZB_SET_S3_SESSION_TOKEN] = { "s3_session_token", NULL,
+                                  "ZAMBONI_S3_SESSION_TOKEN", NULL, NULL,
+                                  NULL, 1, { NULL, NULL } },
+    [ZB_SET_S3_PATH_STYLE_ACCESS] = { "s3_path_style_access",
+                                      "--s3-path-style-access",
+                                      "ZAMBONI_S3_PATH_STYLE_ACCESS", NULL,
+                                      "s3_path_style_access", NULL, 0,
+                                      { NULL, NULL } },
+    [ZB_SET_S3_MAX_ATTEMPTS] = { "s3_max_attempts", "--s3-max-attempts",
+                                 "ZAMBONI_S3_MAX_ATTEMPTS", NULL,
+                                 "s3_max_attempts", NULL, 0, { NULL, NULL } },
+    [ZB_SET_S3_MAX_RETRY_SECONDS] = { "s3_max_retry_seconds",
+                                      "--s3-max-retry-seconds",
+                                      "ZAMBONI_S3_MAX_RETRY_SECONDS", NULL,
+                                      "s3_max_retry_seconds", NULL, 0,
+                                      { NULL, NULL } },
     [ZB_SET_CREDENTIAL] = { "credential", NULL, "ZAMBONI_CREDENTIAL", NULL,
                             NULL, NULL, 1 },
     [ZB_SET_TOKEN] = { "token", NULL, "ZAMBONI_TOKEN", NULL, NULL, NULL, 1 },
@@ -232,6 +253,13 @@ static int resolve(zb_settings *s, zb_ctx *ctx, const zb_settings_input *in,
             }
         }
     }
+    for (int i = 0; i < 2; i++) {
+        if ((v = real_env(s, d->fallback_env[i])) != NULL) {
+            snprintf(origin, sizeof(origin), "%s (environment)",
+                     d->fallback_env[i]);
+            return set_value(s, ctx, id, v, ZB_SRC_AWS_ENV, origin);
+        }
+    }
     if (d->def != NULL)
         return set_value(s, ctx, id, d->def, ZB_SRC_DEFAULT, "default");
     return set_value(s, ctx, id, NULL, ZB_SRC_NONE, "");
@@ -280,9 +308,49 @@ static int validate(zb_ctx *ctx, const zb_settings *s)
         (rc = check_int(ctx, s, ZB_SET_PG_READ_POOL, 1, 1000)) < 0 ||
         (rc = check_int(ctx, s, ZB_SET_MEMORY_BUDGET_BYTES, 0,
                         MEMORY_BUDGET_MAX)) < 0 ||
-        (rc = check_int(ctx, s, ZB_SET_THREADS, 1, 256)) < 0)
+        (rc = check_int(ctx, s, ZB_SET_THREADS, 1, 256)) < 0 ||
+        (rc = check_int(ctx, s, ZB_SET_S3_MAX_ATTEMPTS, 1, 100)) < 0 ||
+        (rc = check_int(ctx, s, ZB_SET_S3_MAX_RETRY_SECONDS, 1, 86400)) < 0)
         return rc;
+    if ((s->value[ZB_SET_S3_ACCESS_KEY_ID] == NULL) !=
+        (s->value[ZB_SET_S3_SECRET_ACCESS_KEY] == NULL))
+        return zb_fail(ctx, ZB_EUSAGE, "%s is set (%s) but %s is not: give "
+                       "both, or neither to use the AWS credential chain",
+                       s->value[ZB_SET_S3_ACCESS_KEY_ID]
+                           ? "s3_access_key_id" : "s3_secret_access_key",
+                       s->value[ZB_SET_S3_ACCESS_KEY_ID]
+                           ? s->origin[ZB_SET_S3_ACCESS_KEY_ID]
+                           : s->origin[ZB_SET_S3_SECRET_ACCESS_KEY],
+                       s->value[ZB_SET_S3_ACCESS_KEY_ID]
+                           ? "ZAMBONI_S3_SECRET_ACCESS_KEY"
+                           : "ZAMBONI_S3_ACCESS_KEY_ID");
+    if (zb_settings_s3_path_style(s) == -2)
+        return zb_fail(ctx, ZB_EUSAGE, "s3_path_style_access '%s' (%s) must "
+                       "be true or false (unset: path style for an IP or "
+                       "localhost endpoint, virtual-hosted otherwise)",
+                       s->value[ZB_SET_S3_PATH_STYLE_ACCESS],
+                       s->origin[ZB_SET_S3_PATH_STYLE_ACCESS]);
     return ZB_OK;
+}
+
+/* -2: neither true nor false (validate refuses it). */
+int zb_settings_s3_path_style(const zb_settings *s)
+{
+    const char *v = s ? s->value[ZB_SET_S3_PATH_STYLE_ACCESS] : NULL;
+
+    if (v == NULL)
+        return -1;
+    if (strcmp(v, "true") == 0 || strcmp(v, "1") == 0)
+        return 1;
+    if (strcmp(v, "false") == 0 || strcmp(v, "0") == 0)
+        return 0;
+    return -2;
+}
+
+int zb_settings_given(const zb_settings *s, zb_setting_id id)
+{
+    return s && id >= 0 && id < ZB_SET_COUNT &&
+           s->source[id] >= ZB_SRC_ROOT_PROFILE;
 }
 
 static int load_profiles_and_env(zb_settings *s, zb_ctx *ctx,

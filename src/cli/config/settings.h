@@ -9,7 +9,11 @@
  *   3. ./zamboni.yml, or the file of --profile (uri:)
  *   4. $ZAMBONI_ROOT/zamboni.yml
  *   5. the built-in default
- * Secrets (token, credential, S3 secret key, PostgreSQL read URL) come from
+ * s3_region alone takes, between 4. and 5., AWS_REGION then
+ * AWS_DEFAULT_REGION (as the AWS tools do), so a ZAMBONI_* or profile
+ * value still wins over them.
+ * Secrets (token, credential, S3 secret key and session token, PostgreSQL
+ * read URL) come from
  * the environment or .env only: the profile refuses them and their flags
  * were removed (zb_settings_removed_flag).
  *
@@ -59,6 +63,10 @@ typedef enum zb_setting_id {
     ZB_SET_S3_REGION,
     ZB_SET_S3_ACCESS_KEY_ID,
     ZB_SET_S3_SECRET_ACCESS_KEY,   /* secret */
+    ZB_SET_S3_SESSION_TOKEN,       /* secret */
+    ZB_SET_S3_PATH_STYLE_ACCESS,   /* "true"/"false"; unset: auto */
+    ZB_SET_S3_MAX_ATTEMPTS,        /* per request, 1..100 */
+    ZB_SET_S3_MAX_RETRY_SECONDS,   /* retrying one request, 1..86400 */
     ZB_SET_CREDENTIAL,             /* secret: "client_id:client_secret" */
     ZB_SET_TOKEN,                  /* secret */
     ZB_SET_TRINO_HOST,
@@ -80,6 +88,7 @@ typedef enum zb_setting_id {
 typedef enum zb_setting_source {
     ZB_SRC_NONE,          /* not set anywhere, no default */
     ZB_SRC_DEFAULT,
+    ZB_SRC_AWS_ENV,       /* s3_region from AWS_REGION / AWS_DEFAULT_REGION */
     ZB_SRC_ROOT_PROFILE,  /* $ZAMBONI_ROOT/zamboni.yml */
     ZB_SRC_PROFILE,       /* ./zamboni.yml or --profile */
     ZB_SRC_DOTENV,        /* ZAMBONI_* from the .env file */
@@ -129,6 +138,16 @@ const char *zb_settings_flag_name(zb_setting_id id);  /* "--trino-port"|NULL */
 const char *zb_settings_env_name(zb_setting_id id);   /* "ZAMBONI_TRINO_PORT" */
 const char *zb_settings_default(zb_setting_id id);    /* NULL: none */
 int zb_settings_is_secret(zb_setting_id id);
+
+/*
+ * Whether the user gave id (a flag, ZAMBONI_*, .env or a profile): such a
+ * value wins over the table's own config from the catalog; a default or
+ * an AWS_* fallback does not (ISSUE16's order).
+ */
+int zb_settings_given(const zb_settings *s, zb_setting_id id);
+
+/* s3_path_style_access as zb_s3_config.path_style: 1, 0, or -1 (auto). */
+int zb_settings_s3_path_style(const zb_settings *s);
 /* The id of a flag ("--db" is --warehouse), or -1. */
 int zb_settings_id_for_flag(const char *flag);
 

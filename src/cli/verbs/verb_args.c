@@ -44,7 +44,7 @@ typedef enum flag_id {
     F_NO_EVOLUTION, F_REMAP, F_SNAPSHOT, F_COUNT, F_FORMAT, F_SOURCE,
     F_CREATE, F_PARTITION_BY, F_FORMAT_VERSION, F_ALLOW_DUPLICATES,
     F_MAX_GROUP_MEMORY, F_MAX_CONCURRENT,
-    F_PARALLEL
+    F_PARALLEL, F_LOCATION
 } flag_id;
 
 typedef struct flag_def {
@@ -187,10 +187,32 @@ static const flag_def flags[] = {
     { "--oauth2-server-uri", F_SETTING, "URI", CATALOG,
       "REST OAuth2 token endpoint; default <uri>/v1/oauth/tokens" },
     { "--scope", F_SETTING, "SCOPE", CATALOG, "REST OAuth2 scope; default catalog" },
-    { "--s3-endpoint", F_SETTING, "URL", CATALOG, "S3 endpoint; default none" },
-    { "--s3-region", F_SETTING, "REGION", CATALOG, "S3 region; default us-east-1" },
-    { "--s3-access-key-id", F_SETTING, "ID", CATALOG,
-      "S3 access key id (the secret comes from ZAMBONI_S3_SECRET_ACCESS_KEY)" },
+    { "--s3-endpoint", F_SETTING, "URL", CATALOG | ZB_VERB_DEMO,
+      "S3-compatible endpoint (http://127.0.0.1:9000; plain http only for\n"
+      "loopback); default ZAMBONI_S3_ENDPOINT, s3_endpoint: in zamboni.yml,\n"
+      "then the table's s3.endpoint from a REST catalog, else AWS\n"
+      "(https://s3.<region>.amazonaws.com)" },
+    { "--s3-region", F_SETTING, "REGION", CATALOG | ZB_VERB_DEMO,
+      "S3 region; default ZAMBONI_S3_REGION, s3_region: in zamboni.yml,\n"
+      "AWS_REGION, AWS_DEFAULT_REGION, then the table's client.region from a\n"
+      "REST catalog, else us-east-1" },
+    { "--s3-path-style-access", F_SETTING, "BOOL", CATALOG | ZB_VERB_DEMO,
+      "true: endpoint/bucket/key; false: bucket.endpoint/key (virtual-\n"
+      "hosted); default ZAMBONI_S3_PATH_STYLE_ACCESS, s3_path_style_access:\n"
+      "in zamboni.yml, the table's s3.path-style-access, else auto (path\n"
+      "style for an IP or localhost endpoint)" },
+    { "--s3-max-attempts", F_SETTING, "N", CATALOG | ZB_VERB_DEMO,
+      "tries of one S3 request that may be repeated (1..100; 500, 503,\n"
+      "SlowDown, resets, timeouts); default ZAMBONI_S3_MAX_ATTEMPTS, else 8" },
+    { "--s3-max-retry-seconds", F_SETTING, "N", CATALOG | ZB_VERB_DEMO,
+      "the longest one S3 request is retried (1..86400); default\n"
+      "ZAMBONI_S3_MAX_RETRY_SECONDS, else 60" },
+    { "--s3-access-key-id", F_SETTING, "ID", CATALOG | ZB_VERB_DEMO,
+      "S3 access key id (the secret comes from ZAMBONI_S3_SECRET_ACCESS_KEY,\n"
+      "a session token from ZAMBONI_S3_SESSION_TOKEN); default\n"
+      "ZAMBONI_S3_ACCESS_KEY_ID, else the table's vended credentials, then\n"
+      "AWS_ACCESS_KEY_ID, AWS_PROFILE, web identity, container, instance\n"
+      "metadata" },
     { "--trino-host", F_SETTING, "HOST", OPS, "Trino engine (not in this build)" },
     { "--trino-port", F_SETTING, "PORT", OPS, "Trino engine (not in this build)" },
     { "--trino-user", F_SETTING, "USER", OPS, "Trino engine (not in this build)" },
@@ -199,10 +221,16 @@ static const flag_def flags[] = {
     { "--spark-remote", F_SETTING, "URL", OPS, "Spark engine (not in this build)" },
     { "--spark-master", F_SETTING, "URL", OPS, "Spark engine (not in this build)" },
     { "--spark-catalog", F_SETTING, "NAME", OPS, "Spark engine (not in this build)" },
+    { "--location", F_LOCATION, "URI", ZB_VERB_DEMO,
+      "where the demo's tables go: s3://BUCKET/PREFIX puts their data and\n"
+      "metadata files in the bucket (the catalog, zamboni.yml and configs\n"
+      "stay under DIR; the S3 flags given are written to DIR/zamboni.yml,\n"
+      "secrets never); default DIR/warehouses/demo. Objects of an earlier\n"
+      "demo at the same location are left in place" },
     { "--profile", F_PROFILE, "FILE", CATALOG | ZB_VERB_ENGINES,
       "zamboni.yml to read; default ./zamboni.yml, then\n"
       "$ZAMBONI_ROOT/zamboni.yml" },
-    { "--env", F_ENV, "FILE", CATALOG,
+    { "--env", F_ENV, "FILE", CATALOG | ZB_VERB_DEMO,
       ".env with secrets (mode 600); default ./.env, then $ZAMBONI_ROOT/.env" },
     { "--target-file-size-bytes", F_TARGET, "N", COMPACTION,
       "compaction target (>= 100); default: the table config, then the\n"
@@ -692,6 +720,9 @@ static int set_value(zb_verb_args *a, const flag_def *f, const char *name,
         return 0;
     case F_TEMP_DIR:
         a->temp_directory = v;
+        return 0;
+    case F_LOCATION:
+        a->location = v;
         return 0;
     case F_SORT_BY:
         a->sort_by = v;

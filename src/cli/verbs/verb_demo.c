@@ -21,6 +21,15 @@
  * Running it again rebuilds everything, but only in a folder that holds
  * the marker: a folder the demo did not make is refused (exit 3) when it
  * is not empty.
+ *
+ * --location s3://BUCKET/PREFIX puts the tables there instead of
+ * DIR/warehouses/demo: the SQL catalog creates them under it and every
+ * data and metadata file goes through zb_io (the S3 backend, from the
+ * settings); the catalog, zamboni.yml and configs stay under DIR, and
+ * the S3 settings given (never a secret) go into DIR/zamboni.yml so that
+ * the other verbs find the bucket. A rerun leaves the earlier demo's
+ * objects in the bucket: deleting under a prefix the user named is not
+ * the demo's to do (remove-orphans finds them once the tables are new).
  */
 #define ZB_MODULE "cli"
 
@@ -37,6 +46,7 @@
 #include "cli/exit.h"
 #include "cli/verbs/verbs.h"
 #include "ops/ingest/table_write.h"
+#include "zamboni/io_s3.h"
 #include "util/alloc.h"
 #include "util/err.h"
 
@@ -572,15 +582,50 @@ static int prepare_dir(zb_ctx *ctx, const char *dir, char *abs, size_t size)
                       "again deletes and rebuilds it.\n");
 }
 
-static int write_layout(zb_ctx *ctx, const char *abs)
+/* The S3 settings given on the command line or in the environment, as
+ * zamboni.yml lines (none of them is a secret). */
+static int s3_lines(zb_ctx *ctx, char *out, size_t size,
+                    const zb_settings *s)
 {
-    char path[PATH_MAX], text[PATH_MAX + 256];
+    static const zb_setting_id ids[] = {
+        ZB_SET_S3_ENDPOINT, ZB_SET_S3_REGION, ZB_SET_S3_PATH_STYLE_ACCESS,
+        ZB_SET_S3_MAX_ATTEMPTS, ZB_SET_S3_MAX_RETRY_SECONDS
+    };
+    size_t used = 0;
+
+    out[0] = '\0';
+    for (size_t i = 0; s != NULL && i < sizeof ids / sizeof ids[0]; i++) {
+        zb_setting_source src = zb_settings_source(s, ids[i]);
+        const char *v = zb_settings_get(s, ids[i]);
+        int n;
+
+        if (v == NULL || (src != ZB_SRC_FLAG && src != ZB_SRC_ENV &&
+                          src != ZB_SRC_DOTENV))
+            continue;
+        if (strpbrk(v, "\n\r\"\\") != NULL)
+            return zb_fail(ctx, ZB_EUSAGE, "%s holds a character "
+                           "zamboni.yml cannot take",
+                           zb_settings_key_name(ids[i]));
+        n = snprintf(out + used, size - used, "%s: \"%s\"\n",
+                     zb_settings_key_name(ids[i]), v);
+        if (n < 0 || (size_t)n >= size - used)
+            return zb_fail(ctx, ZB_EUSAGE, "S3 settings too long");
+        used += (size_t)n;
+    }
+    return ZB_OK;
+}
+
+static int write_layout(zb_ctx *ctx, const char *abs, const zb_settings *s)
+{
+    char path[PATH_MAX], text[PATH_MAX + 4096], s3[4096];
     int rc, n;
 
+    if ((rc = s3_lines(ctx, s3, sizeof s3, s)) < 0)
+        return rc;
     n = snprintf(text, sizeof text,
                  "# Made by `zamboni demo`. Non-secret settings; see "
-                 "README.md.\nwarehouse: demo\nroot: %s\n",
-                 abs);
+                 "README.md.\nwarehouse: demo\nroot: %s\n%s",
+                 abs, s3);
     if (n < 0 || (size_t)n >= sizeof text)
         return zb_fail(ctx, ZB_EUSAGE, "path too long: %s", abs);
     if ((rc = join(ctx, path, sizeof path, abs, "zamboni.yml")) < 0 ||
@@ -610,7 +655,10 @@ int zb_cli_demo_run(int argc, char **argv)
 {
     zb_verb_args *a = zb_calloc(1, sizeof *a);
     zb_catalog_config cfg = ZB_CATALOG_CONFIG_INIT;
+    zb_settings_input in = ZB_SETTINGS_INPUT_INIT;
+    zb_settings *settings = NULL;
     char abs[PATH_MAX - 64], db[PATH_MAX], wh[PATH_MAX];
+    size_t k;
     demo d;
     zb_ctx ctx;
     int help, code, rc;
@@ -629,19 +677,48 @@ int zb_cli_demo_run(int argc, char **argv)
             zb_verb_help(stdout, ZB_VERB_DEMO);
         goto done;
     }
+    if (a->location != NULL && !zb_io_is_object_store(a->location)) {
+        code = zb_verb_usage(a->verb, "--location takes an object store's "
+                             "URI (s3://BUCKET/PREFIX); local tables go "
+                             "under DIR");
+        goto done;
+    }
+    for (k = 0; k < ZB_SET_COUNT; k++)
+        in.flags[k] = a->setting_flags[k];
+    in.env_path = a->env_path;
+    in.profile_path = a->profile_path;
+    in.cwd = ".";
+    /* the settings only for a demo on S3: a local one never needed them */
+    if ((rc = zb_io_new(&d.io, &ctx)) < 0 ||
+        (a->location != NULL &&
+         ((rc = zb_settings_load(&settings, &ctx, &in)) < 0 ||
+          (rc = zb_verb_add_s3(d.io, &ctx, settings, NULL)) < 0)))
+        goto fail;
     if ((rc = prepare_dir(&ctx, demo_dir(a), abs, sizeof abs)) < 0 ||
-        (rc = write_layout(&ctx, abs)) < 0)
+        (rc = write_layout(&ctx, abs, settings)) < 0)
         goto fail;
-    if ((rc = join(&ctx, db, sizeof db, abs, "catalog.db")) < 0 ||
-        (rc = join(&ctx, wh, sizeof wh, abs, "warehouses/demo")) < 0)
+    if ((rc = join(&ctx, db, sizeof db, abs, "catalog.db")) < 0)
         goto fail;
+    if (a->location != NULL) {
+        size_t n = strlen(a->location);
+
+        while (n > 0 && a->location[n - 1] == '/')
+            n--;
+        if (n >= sizeof wh) {
+            rc = zb_fail(&ctx, ZB_EUSAGE, "--location too long");
+            goto fail;
+        }
+        memcpy(wh, a->location, n);
+        wh[n] = '\0';
+    } else if ((rc = join(&ctx, wh, sizeof wh, abs, "warehouses/demo")) < 0) {
+        goto fail;
+    }
     cfg.kind = ZB_CATALOG_SQLITE;
     cfg.name = "demo";
     cfg.warehouse = "demo";
     cfg.sqlite_path = db;
     cfg.warehouse_location = wh;
-    if ((rc = zb_io_new(&d.io, &ctx)) < 0 ||
-        (rc = zb_catalog_open(&d.cat, &ctx, d.io, &cfg)) < 0 ||
+    if ((rc = zb_catalog_open(&d.cat, &ctx, d.io, &cfg)) < 0 ||
         (rc = zb_arena_new(&d.arena, (size_t)16 << 20)) < 0)
         goto fail;
     if ((rc = zb_catalog_create_namespace(d.cat, &ctx, "demo")) < 0 &&
@@ -658,10 +735,11 @@ int zb_cli_demo_run(int argc, char **argv)
     fflush(stdout);
     if ((rc = make_users(&d)) < 0)
         goto fail;
-    printf("\ndemo warehouse ready in %s\n"
+    printf("\ndemo warehouse ready in %s%s%s\n"
            "try:\n"
            "  ZAMBONI_ROOT=%s zamboni maintenance --warehouse demo --status\n",
-           abs, abs);
+           abs, a->location ? ", its tables in " : "",
+           a->location ? wh : "", abs);
     code = ZB_EXIT_OK;
     goto done;
 fail:
@@ -672,6 +750,7 @@ done:
     zb_arena_free(d.arena);
     zb_catalog_free(d.cat);
     zb_io_free(d.io);
+    zb_settings_free(settings);
     zb_free(a);
     return code;
 }

@@ -54,6 +54,7 @@
 #include "util/alloc.h"
 #include "util/err.h"
 #include "util/str.h"
+#include "zamboni/io_s3.h"
 
 #define MAX_CHECKS 16
 
@@ -153,6 +154,24 @@ static int check_catalog(doctor *d, zb_verb_env *env, zb_ctx *ctx,
         zb_catalog_kind_name(zb_catalog_get_kind(cat)), zb_catalog_name(cat),
         n);
     return 0;
+}
+
+/* ----------------------------------------------------------- storage */
+
+/* Endpoint, region, addressing and the credentials' source (never the
+ * secret) of a location on an object store; nothing for a local one. */
+static void check_storage(doctor *d, zb_verb_env *env, zb_ctx *ctx,
+                          const char *uri)
+{
+    char line[2048];
+    int rc;
+
+    if (uri == NULL || !zb_io_is_object_store(uri))
+        return;
+    ctx->err.msg[0] = '\0';
+    rc = zb_verb_s3_describe(line, sizeof line, env, ctx, uri);
+    add(d, "storage", rc < 0 ? LV_FAIL : LV_OK, "%.200s: %s", uri, line);
+    zb_err_clear(&ctx->err);
 }
 
 /* ------------------------------------------------ tmpdir, memory, codecs */
@@ -475,6 +494,7 @@ static void check_table(doctor *d, zb_verb_env *env, zb_ctx *ctx,
     }
     add(d, "table", LV_OK, "%s loaded (%s)", table,
         t->metadata_location ? t->metadata_location : "?");
+    check_storage(d, env, ctx, t->root);
     add(d, "format", LV_OK, "version %d (this build reads 1 to 3)",
         t->meta->format_version);
     check_features(d, t, ctx);
@@ -607,6 +627,8 @@ int zb_cli_doctor_run(int argc, char **argv)
         add(d, "config", LV_FAIL, "%s", msg_of(&ctx, rc));
     if (env.settings != NULL && env.io != NULL) {
         check_catalog(d, &env, &ctx, table);
+        check_storage(d, &env, &ctx,
+                      zb_settings_get(env.settings, ZB_SET_LOCAL_WAREHOUSE));
     } else {
         add(d, "catalog", LV_FAIL, "not checked: the configuration does "
             "not resolve");

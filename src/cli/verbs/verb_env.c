@@ -7,7 +7,8 @@
  * a verb that works on tables the one memory budget of the process
  * (cli/config/resources.h) in ctx->budget; then
  * zb_verb_catalog opens the catalog of each table (a folder, or the
- * configured catalog), with the verb's --remap values.
+ * configured catalog), with the verb's --remap values. Every verb's FileIO
+ * has the S3 backend (verb_s3.c), from the settings.
  */
 #define ZB_MODULE "cli"
 
@@ -130,7 +131,9 @@ int zb_verb_env_open(zb_verb_env *env, zb_ctx *ctx, const zb_verb_args *a)
     in.cwd = ".";
     if ((rc = zb_settings_load(&env->settings, ctx, &in)) < 0)
         return rc;
-    if ((rc = zb_io_new(&env->io, ctx)) < 0)
+    if ((rc = zb_io_new(&env->io, ctx)) < 0 ||
+        (rc = zb_verb_add_s3(env->io, ctx, env->settings,
+                             &env->s3_pinned)) < 0)
         return rc;
     if (zb_verb_reads_tables(a->bit) && (rc = open_budget(env, ctx)) < 0)
         return rc;
@@ -187,6 +190,16 @@ void zb_verb_env_close(zb_verb_env *env)
     env->ctx = NULL;
 }
 
+int zb_verb_commits(const zb_verb_args *a)
+{
+    const unsigned writers = ZB_VERB_MAINTENANCE | ZB_VERB_COMPACT |
+                             ZB_VERB_APPLY | ZB_VERB_DANGLING |
+                             ZB_VERB_MANIFESTS | ZB_VERB_EXPIRE |
+                             ZB_VERB_ORPHANS | ZB_VERB_ADD_FILES;
+
+    return a != NULL && (a->bit & writers) != 0 && !a->dry_run;
+}
+
 int zb_verb_configured_catalog(zb_catalog **out, zb_verb_env *env,
                                zb_ctx *ctx)
 {
@@ -207,6 +220,7 @@ int zb_verb_configured_catalog(zb_catalog **out, zb_verb_env *env,
                            cfg.sqlite_path);
         cfg.n_remaps = env->args->n_remaps;
         cfg.remaps = env->args->remaps;
+        cfg.s3_pinned = env->s3_pinned;
         if ((rc = zb_catalog_open(&env->catalog, ctx, env->io, &cfg)) < 0)
             return rc;
     }
@@ -227,9 +241,18 @@ int zb_verb_catalog(zb_catalog **out, int *owned, zb_verb_env *env,
         cfg.name = "folder";
         cfg.n_remaps = env->args->n_remaps;
         cfg.remaps = env->args->remaps;
+        cfg.s3_pinned = env->s3_pinned;
         if ((rc = zb_catalog_open(out, ctx, env->io, &cfg)) < 0)
             return rc;
         *owned = 1;
+        /* refused before any request: the work would be lost at commit */
+        if (zb_verb_commits(env->args) &&
+            (rc = zb_catalog_check_writable(*out, ctx, table)) < 0) {
+            zb_catalog_free(*out);
+            *out = NULL;
+            *owned = 0;
+            return rc;
+        }
         return ZB_OK;
     }
     return zb_verb_configured_catalog(out, env, ctx);

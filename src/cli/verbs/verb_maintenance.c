@@ -139,6 +139,7 @@ static void print_table_settings(FILE *out, zb_verb_env *env, zb_ctx *ctx,
         zb_catalog_load_table(cat, ctx, table, &t) == ZB_OK) {
         /* an unusable expire property is shown; expire reports it */
         (void)zb_maint_settings(&set, NULL, mo, table, t->meta);
+        zb_verb_print_s3(out, env, ctx, t->root, "  ");
         fprintf(out, "  settings:\n");
         for (i = 0; i < ZB_TSET_COUNT; i++) {
             zb_buf_clear(&line);

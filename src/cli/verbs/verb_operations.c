@@ -221,8 +221,15 @@ int zb_cli_op_run(int argc, char **argv)
     if ((code = zb_verb_check_flags(a, &env)) != 0)
         goto done;
     a->mo.config = env.tc;
-    if (a->verbose)
+    if (a->verbose) {
+        const char *wh = zb_settings_get(env.settings,
+                                         ZB_SET_LOCAL_WAREHOUSE);
+
         zb_verb_print_resources(stdout, &env, "");
+        zb_verb_print_s3(stdout, &env, &ctx,
+                         zb_verb_names_folder(a->pos[0]) ? a->pos[0] : wh,
+                         "");
+    }
     memset(&o, 0, sizeof o);
     o.args = a;
     zb_cli_progress_install(&ctx, isatty(STDERR_FILENO));

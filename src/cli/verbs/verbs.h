@@ -84,6 +84,7 @@ typedef struct zb_verb_args {
     char sort_text[1024];
     const char *snapshot_operation;
     const char *dangling_delete_policy;
+    const char *location;          /* demo --location URI */
 } zb_verb_args;
 
 /*
@@ -124,6 +125,7 @@ typedef struct zb_verb_env {
     zb_resources res;
     zb_budget *budget;
     zb_ctx *ctx;
+    unsigned s3_pinned;            /* ZB_S3_PIN_* the user gave */
 } zb_verb_env;
 
 /*
@@ -168,6 +170,38 @@ int zb_verb_catalog(zb_catalog **out, int *owned, zb_verb_env *env,
 /* The configured catalog (borrowed from env; opened once). */
 int zb_verb_configured_catalog(zb_catalog **out, zb_verb_env *env,
                                zb_ctx *ctx);
+
+/*
+ * The S3 backend's settings from s (verb_s3.c): endpoint, region, path
+ * style, retry bounds, ZAMBONI_S3_* keys, the budget hooks; returns the
+ * ZB_S3_PIN_* bits of what the user gave, for zb_catalog_config.s3_pinned.
+ * Strings are borrowed from s.
+ */
+struct zb_s3_config;
+unsigned zb_verb_s3_config(struct zb_s3_config *out, const zb_settings *s);
+/* Adds the S3 backend to io with those; *pinned (may be NULL) the bits. */
+int zb_verb_add_s3(zb_io *io, zb_ctx *ctx, const zb_settings *s,
+                   unsigned *pinned);
+/*
+ * "endpoint E (origin), region R (origin), path-style addressing (origin),
+ * credentials from SOURCE" for uri on an object store (doctor, --verbose);
+ * never a secret. ZB_ENOTFOUND when uri is not on an object store; an
+ * error of the credentials' lookup still fills out (SOURCE says why).
+ */
+int zb_verb_s3_describe(char *out, size_t size, zb_verb_env *env,
+                        zb_ctx *ctx, const char *uri);
+/* "PREFIXstorage URI: <zb_verb_s3_describe>" on out when uri is on an
+ * object store (--verbose); nothing otherwise. */
+void zb_verb_print_s3(FILE *out, zb_verb_env *env, zb_ctx *ctx,
+                      const char *uri, const char *prefix);
+
+/*
+ * Whether the verb of a commits or deletes (the six operations,
+ * maintenance, add-files) rather than reads or previews (--dry-run). For
+ * such a verb zb_verb_catalog refuses a table folder on an object store
+ * (zb_catalog_check_writable: exit 3) before anything is read.
+ */
+int zb_verb_commits(const zb_verb_args *a);
 
 /* Whether TABLE names a table folder rather than namespace.table. */
 int zb_verb_names_folder(const char *table);

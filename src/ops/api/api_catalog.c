@@ -9,6 +9,13 @@
  * FileIO, opens the catalog of catalog/catalog.h with owns_io set, so the
  * public handle is the library's own zb_catalog and zb_catalog_free
  * closes both.
+ *
+ * The FileIO has the S3 backend with its defaults only (no ZAMBONI_*):
+ * endpoint AWS, region AWS_REGION else us-east-1, addressing auto,
+ * credentials from the REST catalog's vended config for its tables, else
+ * the AWS chain (AWS_* environment, AWS_PROFILE, web identity, container,
+ * instance metadata); each in-flight upload part is reserved from
+ * ctx->budget when the caller set one.
  */
 #define ZB_MODULE "api"
 
@@ -16,6 +23,7 @@
 #include <sys/stat.h>
 
 #include "catalog/catalog.h"
+#include "catalog/catalog_s3.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/str.h"
@@ -106,6 +114,7 @@ int zb_catalog_new(zb_catalog **out, zb_ctx *ctx, const zb_catalog_opts *opts)
     zb_catalog_config cfg = ZB_CATALOG_CONFIG_INIT;
     zb_buf pg = ZB_BUF_INIT(URI_MAX_BYTES);
     zb_io *io = NULL;
+    zb_s3_config s3;
     int rc;
 
     ZB_ASSERT_ARG(out && ctx);
@@ -120,6 +129,11 @@ int zb_catalog_new(zb_catalog **out, zb_ctx *ctx, const zb_catalog_opts *opts)
     if ((rc = config_of(&cfg, &pg, ctx, opts)) < 0)
         goto done;
     if ((rc = zb_io_new(&io, ctx)) < 0)
+        goto done;
+    memset(&s3, 0, sizeof s3);
+    s3.path_style = -1;
+    zb_catalog_s3_budget_hooks(&s3);
+    if ((rc = zb_io_add_s3(io, ctx, &s3)) < 0)
         goto done;
     cfg.owns_io = 1;
     if ((rc = zb_catalog_open(out, ctx, io, &cfg)) < 0)

@@ -134,7 +134,8 @@ static void test_config_profile__errors(void)
     parse_err("uri: x\ncolour: blue\n",
               "z.yml:2: unknown key 'colour' (known: uri, warehouse, engine, "
               "root, memory_budget_bytes, threads, operations, tables, "
-              "trino, spark)");
+              "trino, spark, s3_endpoint, s3_region, s3_path_style_access, "
+              "s3_max_*)");
     parse_err("uri: x\ntoken: abc\n",
               "z.yml:2: 'token' is a secret, and secrets are not allowed in "
               "zamboni.yml: set ZAMBONI_TOKEN in the environment or in .env "

@@ -680,6 +680,86 @@ static void test_config_settings__removed_flags(void)
     ZBT_EQ_STR(zb_settings_default(ZB_SET_ENGINE), "local");
 }
 
+/* The S3 settings (issue 16): region's AWS_* fallback below the profile,
+ * path style as true/false/auto, the retry bounds validated, the session
+ * token a secret that zamboni.yml refuses. */
+static void test_config_settings__s3(void)
+{
+    fixture f;
+    zb_settings *s = NULL;
+    zb_ctx ctx;
+
+    zb_ctx_init(&ctx);
+    fixture_init(&f, "s3a");
+    s = load_ok(&f);
+    ZBT_EQ_INT(zb_settings_s3_path_style(s), -1);
+    ZBT_EQ_STR(zb_settings_get(s, ZB_SET_S3_REGION), "us-east-1");
+    ZBT_CHECK(!zb_settings_given(s, ZB_SET_S3_REGION));
+    zb_settings_free(s);
+    /* AWS_DEFAULT_REGION, then AWS_REGION over it */
+    fixture_init(&f, "s3b");
+    fixture_env(&f, "AWS_DEFAULT_REGION", "eu-west-3");
+    s = load_ok(&f);
+    ZBT_EQ_STR(zb_settings_get(s, ZB_SET_S3_REGION), "eu-west-3");
+    ZBT_EQ_STR(zb_settings_origin(s, ZB_SET_S3_REGION),
+               "AWS_DEFAULT_REGION (environment)");
+    zb_settings_free(s);
+    fixture_env(&f, "AWS_REGION", "eu-north-1");
+    s = load_ok(&f);
+    ZBT_EQ_STR(zb_settings_get(s, ZB_SET_S3_REGION), "eu-north-1");
+    ZBT_EQ_INT(zb_settings_source(s, ZB_SET_S3_REGION), ZB_SRC_AWS_ENV);
+    ZBT_CHECK(!zb_settings_given(s, ZB_SET_S3_REGION));
+    zb_settings_free(s);
+    /* the profile beats AWS_REGION, ZAMBONI_S3_REGION beats the profile */
+    write_in(f.cwd, "zamboni.yml", "s3_region: ap-south-1\n"
+             "s3_path_style_access: true\ns3_max_attempts: 3\n", 0644);
+    s = load_ok(&f);
+    ZBT_EQ_STR(zb_settings_get(s, ZB_SET_S3_REGION), "ap-south-1");
+    ZBT_CHECK(zb_settings_given(s, ZB_SET_S3_REGION));
+    ZBT_EQ_INT(zb_settings_s3_path_style(s), 1);
+    ZBT_EQ_STR(zb_settings_get(s, ZB_SET_S3_MAX_ATTEMPTS), "3");
+    zb_settings_free(s);
+    fixture_env(&f, "ZAMBONI_S3_REGION", "us-west-2");
+    fixture_env(&f, "ZAMBONI_S3_PATH_STYLE_ACCESS", "false");
+    s = load_ok(&f);
+    ZBT_EQ_STR(zb_settings_get(s, ZB_SET_S3_REGION), "us-west-2");
+    ZBT_EQ_INT(zb_settings_s3_path_style(s), 0);
+    zb_settings_free(s);
+    /* bad values name the setting and where it came from */
+    fixture_init(&f, "s3c");
+    f.in.flags[ZB_SET_S3_PATH_STYLE_ACCESS] = "yes";
+    ZBT_RC(zb_settings_load(&s, &ctx, &f.in), ZB_EUSAGE);
+    ZBT_CONTAINS(ctx.err.msg, "s3_path_style_access 'yes' "
+                 "(--s3-path-style-access) must be true or false");
+    fixture_init(&f, "s3c");
+    fixture_env(&f, "ZAMBONI_S3_MAX_ATTEMPTS", "0");
+    ZBT_RC(zb_settings_load(&s, &ctx, &f.in), ZB_EUSAGE);
+    ZBT_EQ_STR(ctx.err.msg, "s3_max_attempts '0' (ZAMBONI_S3_MAX_ATTEMPTS "
+               "(environment)) must be a whole number from 1 to 100");
+    fixture_init(&f, "s3c");
+    f.in.flags[ZB_SET_S3_MAX_RETRY_SECONDS] = "-5";
+    ZBT_RC(zb_settings_load(&s, &ctx, &f.in), ZB_EUSAGE);
+    ZBT_CONTAINS(ctx.err.msg, "s3_max_retry_seconds '-5' "
+                 "(--s3-max-retry-seconds) must be a whole number");
+    /* the session token: a secret, from the environment, never the file */
+    fixture_init(&f, "s3d");
+    fixture_env(&f, "ZAMBONI_S3_SESSION_TOKEN", "sess-xyz");
+    s = load_ok(&f);
+    ZBT_CHECK(zb_settings_is_secret(ZB_SET_S3_SESSION_TOKEN));
+    ZBT_CHECK(zb_settings_flag_name(ZB_SET_S3_SESSION_TOKEN) == NULL);
+    ZBT_EQ_STR(zb_settings_get(s, ZB_SET_S3_SESSION_TOKEN), "sess-xyz");
+    zb_buf d = ZB_BUF_INIT(1 << 16);
+    ZBT_RC(zb_settings_describe(&d, s), ZB_OK);
+    ZBT_CHECK(strstr(zb_buf_cstr(&d), "sess-xyz") == NULL);
+    ZBT_CONTAINS(zb_buf_cstr(&d), "s3_session_token");
+    zb_buf_free(&d);
+    zb_settings_free(s);
+    write_in(f.cwd, "zamboni.yml", "s3_session_token: abc\n", 0644);
+    ZBT_RC(zb_settings_load(&s, &ctx, &f.in), ZB_EUSAGE);
+    ZBT_CONTAINS(ctx.err.msg, "'s3_session_token' is a secret");
+    ZBT_CONTAINS(ctx.err.msg, "set ZAMBONI_S3_SESSION_TOKEN");
+}
+
 static fixture alloc_fixture;
 
 static int alloc_fn(zb_ctx *ctx)
@@ -717,6 +797,7 @@ const zbt_case test_config_settings[] = {
     ZBT_CASE(test_config_settings__catalog_config),
     ZBT_CASE(test_config_settings__table_config_path),
     ZBT_CASE(test_config_settings__removed_flags),
+    ZBT_CASE(test_config_settings__s3),
     ZBT_CASE(test_config_settings__alloc_failure),
     ZBT_END
 };
