@@ -9,8 +9,9 @@
 # names where the credentials came from (AWS_ACCESS_KEY_ID) and no run
 # prints the secret.
 # Usage: s3_bad_input.sh PATH/TO/zamboni FIXTURES_DIR  (node: $ZB_NODE)
-. "$(dirname "${BASH_SOURCE[0]}")/../cli/harness.sh"
-. "$(dirname "${BASH_SOURCE[0]}")/s3_harness.sh"
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$here/../cli/harness.sh"
+. "$here/s3_harness.sh"
 
 bucket=zb-bad
 s3_start "$bucket"

@@ -12,8 +12,9 @@
 # faults, to count them).
 # Usage: s3_demo.sh PATH/TO/zamboni [FIXTURES_DIR]  (node: $ZB_NODE)
 set -o pipefail
-. "$(dirname "${BASH_SOURCE[0]}")/../cli/harness.sh"
-. "$(dirname "${BASH_SOURCE[0]}")/s3_harness.sh"
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$here/../cli/harness.sh"
+. "$here/s3_harness.sh"
 
 bucket=zb-demo
 loc=s3://$bucket/lake/wh

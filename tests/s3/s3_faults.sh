@@ -23,8 +23,9 @@
 #     deleted.
 # Usage: s3_faults.sh PATH/TO/zamboni FIXTURES_DIR  (node: $ZB_NODE)
 set -o pipefail
-. "$(dirname "${BASH_SOURCE[0]}")/../cli/harness.sh"
-. "$(dirname "${BASH_SOURCE[0]}")/s3_harness.sh"
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$here/../cli/harness.sh"
+. "$here/s3_harness.sh"
 
 bucket=zb-faults
 s3_start "$bucket"
@@ -67,7 +68,7 @@ round() {
     proxy_reset
     proxy_faults "$faults" || { bad "${w}_set_faults" "$faults"; return; }
     use_proxy
-    run maintenance --json "${remaps[@]}" --older-than-days 0 --max-snapshot-age-days 0 --min-snapshots-to-keep 1
+    run maintenance db.np db.ps --json "${remaps[@]}" --older-than-days 0 --max-snapshot-age-days 0 --min-snapshots-to-keep 1
     rc=$?
     cp "$out" "$tmp/$w.json"; cp "$err" "$tmp/$w.err"
     verdict "${w}_maintenance" "$rc"

@@ -11,8 +11,9 @@
 # table on S3 is read-only: every verb that would commit exits 3 with a
 # message saying to use a catalog, and no object of the bucket changes.
 # Usage: s3_fixtures.sh PATH/TO/zamboni FIXTURES_DIR  (node: $ZB_NODE)
-. "$(dirname "${BASH_SOURCE[0]}")/../cli/harness.sh"
-. "$(dirname "${BASH_SOURCE[0]}")/s3_harness.sh"
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$here/../cli/harness.sh"
+. "$here/s3_harness.sh"
 
 bucket=zb-fixtures
 base=s3://$bucket/fx

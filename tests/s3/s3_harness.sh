@@ -32,6 +32,8 @@ trap s3_cleanup EXIT
 # No credentials, profile or endpoint of the caller's.
 for v in $(env | grep -o '^AWS_[A-Z0-9_]*'); do unset "$v"; done
 export AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED=true
+# A budget of our own: no warning about the machine's memory in every output.
+export ZAMBONI_MEMORY_BUDGET_BYTES=2147483648
 
 # start_listening NAME CMD... : runs CMD in the background, waits for
 # its `listening PORT` line; sets ${NAME}_port.
