@@ -64,6 +64,16 @@ int zb_io_add_backend(zb_io *io, zb_ctx *ctx, const zb_io_backend *backend)
     return ZB_OK;
 }
 
+void *zb_io__backend_state(zb_io *io, const zb_io_backend *backend)
+{
+    size_t i;
+
+    for (i = 0; io && i < io->n; i++)
+        if (io->slots[i].backend == backend)
+            return io->slots[i].state;
+    return NULL;
+}
+
 int zb_io_new(zb_io **out, zb_ctx *ctx)
 {
     zb_io *io;

@@ -16,4 +16,10 @@
  */
 int zb_io__read_all(zb_buf *out, zb_io *io, zb_ctx *ctx, const char *uri);
 
+/*
+ * The state of backend in io (what its state_new made), or NULL when io
+ * does not have it; for a backend's own setters (zb_io_s3_add_prefix).
+ */
+void *zb_io__backend_state(zb_io *io, const zb_io_backend *backend);
+
 #endif

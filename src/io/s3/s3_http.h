@@ -28,7 +28,9 @@ typedef struct zb_s3_req {
     const char *method;              /* GET HEAD PUT POST DELETE */
     const char *bucket;
     const char *key;                 /* NULL or "": the bucket itself */
-    const char *query;               /* already escaped, no '?'; or NULL */
+    /* Already escaped, no '?', or NULL; in SigV4's canonical form (names
+     * sorted, each one as name=value), since curl signs it as written. */
+    const char *query;
     const char *const *headers;      /* "Name: value", NULL-ended; or NULL */
     const void *body;
     size_t body_len;
@@ -37,6 +39,9 @@ typedef struct zb_s3_req {
     uint64_t range_len;
     int suffix_range;                /* Range: bytes=-range_len instead */
     int idempotent;                  /* safe to send again */
+    /* Not idempotent, but an error reply (5xx, 429, SlowDown) means it
+     * was not done: those are retried, broken connections are not. */
+    int retry_status_only;
     /* Body sink; NULL: collected into resp->body (up to its max_bytes).
      * Returns 0 to go on, negative to fail the request. */
     int (*on_data)(void *user, const void *data, size_t len);
@@ -50,6 +55,8 @@ typedef struct zb_s3_resp {
     int has_length;
     uint64_t content_length;
     uint64_t object_size;            /* from Content-Range, else length */
+    uint64_t body_offset;            /* the body's first byte in the
+                                      * object (Content-Range), else 0 */
     int64_t last_modified_ms;
     char error_code[64];             /* <Code> of an error reply */
 } zb_s3_resp;
