@@ -35,7 +35,7 @@
 //
 // Usage: node fault_proxy.mjs --target http://127.0.0.1:PORT [--listen PORT]
 //        [--delay-ms N] [--seed N] [--rate R --kinds a,b --methods GET,PUT]
-//        [--slow-ms N]
+//        [--slow-ms N] [--log]   (--log: each request's line and Range on stderr)
 // Prints `listening PORT` as its first line; stops on SIGTERM or SIGINT.
 import http from 'node:http';
 import crypto from 'node:crypto';
@@ -59,6 +59,7 @@ function parseArgs(argv) {
     else if (k === '--kinds') a.kinds = need().split(',');
     else if (k === '--methods') a.methods = need().split(',');
     else if (k === '--slow-ms') a.slowMs = Number(need());
+    else if (k === '--log') a.log = true;
     else { console.error(`fault_proxy: unknown argument ${k}`); process.exit(2); }
   }
   if (!a.target) { console.error('fault_proxy: --target URL is required'); process.exit(2); }
@@ -287,6 +288,8 @@ async function control(req, res) {
 async function handle(req, res) {
   if (req.url.startsWith('/__proxy/')) return control(req, res);
   const d = describe(req);
+  if (args.log)
+    console.error(`${req.method} ${req.url}${req.headers.range ? ' range ' + req.headers.range : ''}`);
   stats.requests.total++;
   bump(stats.requests.byMethod, req.method);
   bump(stats.requests.byOp, d.op);
