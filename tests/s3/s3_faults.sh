@@ -68,7 +68,7 @@ round() {
     proxy_reset
     proxy_faults "$faults" || { bad "${w}_set_faults" "$faults"; return; }
     use_proxy
-    run maintenance db.np db.ps --json "${remaps[@]}" --older-than-days 0 --max-snapshot-age-days 0 --min-snapshots-to-keep 1
+    run maintenance db.np db.ps --json "${remaps[@]}" --older-than-days 0 --force --max-snapshot-age-days 0 --min-snapshots-to-keep 1
     rc=$?
     cp "$out" "$tmp/$w.json"; cp "$err" "$tmp/$w.err"
     verdict "${w}_maintenance" "$rc"
@@ -132,8 +132,8 @@ independent() {
     m=$(current "$w" "$name")
     loc=$(echo "$tables" | awk -v n="$name" '$1 == n {print $3}')
     s3_get "s3://$bucket/$w/$name" "$dl" || { bad "${w}_fetch_${name}_$tag" "s3_get failed"; return; }
-    if "$node" "$s3_here/s3_rows.mjs" --metadata "$dl/${m#"s3://$bucket/$w/$name/"}" --remap "$loc=$dl" "$dl" \
-        >"$tmp/$w-$name.$tag.ind" 2>"$tmp/$w-$name.$tag.inderr"; then
+    if "$node" "$s3_here/s3_rows.mjs" --metadata "$dl/${m#"s3://$bucket/$w/$name/"}" --remap "$loc=$dl" \
+        --remap "s3://$bucket/$w/$name=$dl" "$dl" >"$tmp/$w-$name.$tag.ind" 2>"$tmp/$w-$name.$tag.inderr"; then
         ok "${w}_duckdb_hyparquet_${tag}_$name"
     else
         bad "${w}_duckdb_hyparquet_${tag}_$name" "$(head -3 "$tmp/$w-$name.$tag.inderr")"
