@@ -5,7 +5,8 @@
 # endpoint that answers HTML (html_server.mjs), an endpoint where nothing
 # listens, a listing reply that is not XML (the proxy's notxml fault): a
 # clear error (exit 1) naming the store and the key, never a crash; a
-# remove-orphans whose listing fails deletes nothing. `zamboni doctor`
+# remove-orphans whose listing fails deletes nothing (exit 4, its safety
+# abort). `zamboni doctor`
 # names where the credentials came from (AWS_ACCESS_KEY_ID) and no run
 # prints the secret.
 # Usage: s3_bad_input.sh PATH/TO/zamboni FIXTURES_DIR  (node: $ZB_NODE)
@@ -75,7 +76,8 @@ sqlite3 "$db" "
   INSERT INTO iceberg_tables VALUES ('w', 'db', 'pos', '$t/metadata/v2.metadata.json', NULL, 'TABLE');"
 loc=/test-warehouse/iceberg_test/hadoop_catalog/ice/iceberg_v2_delete_positional
 before=$(s3_list "s3://$bucket")
-check orphans_listing_not_xml 1 '' "s3://$bucket" -- remove-orphans db.pos --uri "sqlite:$db" --warehouse w --remap "$loc=$t" --older-than-days 0 --force
+# A listing that fails is remove-orphans' safety abort: exit 4, nothing deleted.
+check orphans_listing_not_xml 4 '' "nothing deleted.*s3://$bucket" -- remove-orphans db.pos --uri "sqlite:$db" --warehouse w --remap "$loc=$t" --older-than-days 0 --force
 [ "$before" = "$(s3_list "s3://$bucket")" ] && ok orphans_bad_listing_deleted_nothing || bad orphans_bad_listing_deleted_nothing "objects changed"
 proxy_faults '{}'
 use_direct

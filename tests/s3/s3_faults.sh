@@ -107,6 +107,12 @@ round() {
     local still missing reported gone
     still=$(comm -12 "$tmp/$w.deleted" "$tmp/$w.listed" | head -3)
     [ -z "$still" ] && ok "${w}_deleted_keys_gone" || bad "${w}_deleted_keys_gone" "$still"
+    # A round with per-key errors must reach DeleteObjects (the issue:
+    # deletes go in batches of up to 1,000 keys).
+    if jq -e '.deleteErrorRate // 0 | . > 0' <<<"$faults" >/dev/null; then
+        [ "$(jq '.requests.byOp.DeleteObjects // 0' "$tmp/$w.stats")" -gt 0 ] && [ -s "$tmp/$w.refused" ] &&
+            ok "${w}_deletes_batched" || bad "${w}_deletes_batched" "no DeleteObjects request ($(jq -c .requests.byOp "$tmp/$w.stats"))"
+    fi
     missing=$(comm -23 "$tmp/$w.refused" "$tmp/$w.listed" | head -3)
     [ -z "$missing" ] && ok "${w}_refused_keys_kept_$(wc -l <"$tmp/$w.refused")" || bad "${w}_refused_keys_kept" "$missing"
     reported=$(jq -r '.tables[]?.operations[]? | select(.operation == "expire" or .operation == "remove-orphans") | .report[]?' "$tmp/$w.json" 2>/dev/null |
