@@ -26,13 +26,17 @@ static void set_module(zb_err *err, const char *module)
 int zb_err__set(zb_err *err, int code, const char *module, const char *fmt,
                 ...)
 {
+    char msg[sizeof err->msg];
     va_list ap;
 
+    /* Formatted apart first: callers pass err->msg itself as an argument
+     * (wrapping the cause), and vsnprintf must not write what it reads. */
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
     err->code = code;
     set_module(err, module);
-    va_start(ap, fmt);
-    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-    va_end(ap);
+    memcpy(err->msg, msg, sizeof msg);
     one_line(err->msg);
     return code;
 }

@@ -34,6 +34,8 @@ ZAMBONI_S3_MAX_ATTEMPTS=0 expect bad_attempts 2 '' \
     -- describe "$t"
 expect bad_retry_seconds 2 '' 's3_max_retry_seconds .* must be a whole number' \
     -- describe "$t" --s3-max-retry-seconds 0
+expect bad_timeout_seconds 2 '' "s3_timeout_seconds '3601' \(--s3-timeout-seconds\) must be a whole number from 1 to 3600" \
+    -- describe "$t" --s3-timeout-seconds 3601
 ZAMBONI_S3_ACCESS_KEY_ID=AKIDONLY expect key_without_secret 2 '' \
     's3_access_key_id is set .* but ZAMBONI_S3_SECRET_ACCESS_KEY is not' \
     -- describe "$t"

@@ -66,13 +66,13 @@ for t in events users; do
     [ "$n" -gt 0 ] && [ "$n" -eq "$(wc -l <"$tmp/zb-before-$t")" ] && ok "rows_before_$t" || bad "rows_before_$t" "$n rows by the readers, $(wc -l <"$tmp/zb-before-$t") by zamboni"
 done
 run describe demo.events
-before_files=$(sed -n 's/^live data files : \([0-9]*\) .*/\1/p' "$out")
+before_files=$(sed -n 's/^ *live data files *: *\([0-9]*\) .*/\1/p' "$out")
 
 proxy_reset
 expect maintenance 0 'compact: rewrote' '' -- maintenance --warehouse demo
 cp "$out" "$tmp/maintenance.out"
 run describe demo.events
-after_files=$(sed -n 's/^live data files : \([0-9]*\) .*/\1/p' "$out")
+after_files=$(sed -n 's/^ *live data files *: *\([0-9]*\) .*/\1/p' "$out")
 [ -n "$after_files" ] && [ "$after_files" -lt "$before_files" ] && ok "compacted_${before_files}_to_$after_files" || bad compacted "live data files $before_files -> $after_files"
 
 for t in events users; do

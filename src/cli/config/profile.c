@@ -42,7 +42,7 @@ static const char *const scalar_keys[] = {
     "trino.host", "trino.port", "trino.user", "trino.catalog",
     "trino.version", "spark.remote", "spark.master", "spark.catalog",
     "s3_endpoint", "s3_region", "s3_path_style_access", "s3_max_attempts",
-    "s3_max_retry_seconds"
+    "s3_max_retry_seconds", "s3_timeout_seconds"
 };
 #define N_SCALARS (sizeof(scalar_keys) / sizeof(scalar_keys[0]))
 #define MAX_LIST 100000
@@ -293,7 +293,8 @@ static int walk_root(walk *w, const yaml_node_t *root)
                                        "s3_endpoint", "s3_region",
                                        "s3_path_style_access",
                                        "s3_max_attempts",
-                                       "s3_max_retry_seconds" };
+                                       "s3_max_retry_seconds",
+                                       "s3_timeout_seconds" };
     const size_t n_top = sizeof top / sizeof top[0];
     yaml_node_pair_t *pair;
     int seen_trino = 0, seen_spark = 0, rc;

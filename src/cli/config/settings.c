@@ -84,6 +84,11 @@ static const setting_def defs[ZB_SET_COUNT] = {
                                       "ZAMBONI_S3_MAX_RETRY_SECONDS", NULL,
                                       "s3_max_retry_seconds", NULL, 0,
                                       { NULL, NULL } },
+    [ZB_SET_S3_TIMEOUT_SECONDS] = { "s3_timeout_seconds",
+                                    "--s3-timeout-seconds",
+                                    "ZAMBONI_S3_TIMEOUT_SECONDS", NULL,
+                                    "s3_timeout_seconds", NULL, 0,
+                                    { NULL, NULL } },
     [ZB_SET_CREDENTIAL] = { "credential", NULL, "ZAMBONI_CREDENTIAL", NULL,
                             NULL, NULL, 1 },
     [ZB_SET_TOKEN] = { "token", NULL, "ZAMBONI_TOKEN", NULL, NULL, NULL, 1 },
@@ -310,7 +315,8 @@ static int validate(zb_ctx *ctx, const zb_settings *s)
                         MEMORY_BUDGET_MAX)) < 0 ||
         (rc = check_int(ctx, s, ZB_SET_THREADS, 1, 256)) < 0 ||
         (rc = check_int(ctx, s, ZB_SET_S3_MAX_ATTEMPTS, 1, 100)) < 0 ||
-        (rc = check_int(ctx, s, ZB_SET_S3_MAX_RETRY_SECONDS, 1, 86400)) < 0)
+        (rc = check_int(ctx, s, ZB_SET_S3_MAX_RETRY_SECONDS, 1, 86400)) < 0 ||
+        (rc = check_int(ctx, s, ZB_SET_S3_TIMEOUT_SECONDS, 1, 3600)) < 0)
         return rc;
     if ((s->value[ZB_SET_S3_ACCESS_KEY_ID] == NULL) !=
         (s->value[ZB_SET_S3_SECRET_ACCESS_KEY] == NULL))

@@ -207,6 +207,9 @@ static const flag_def flags[] = {
     { "--s3-max-retry-seconds", F_SETTING, "N", CATALOG | ZB_VERB_DEMO,
       "the longest one S3 request is retried (1..86400); default\n"
       "ZAMBONI_S3_MAX_RETRY_SECONDS, else 60" },
+    { "--s3-timeout-seconds", F_SETTING, "N", CATALOG | ZB_VERB_DEMO,
+      "an S3 request that moves no byte for this long is cut and, if safe,\n"
+      "tried again (1..3600); default ZAMBONI_S3_TIMEOUT_SECONDS, else 30" },
     { "--s3-access-key-id", F_SETTING, "ID", CATALOG | ZB_VERB_DEMO,
       "S3 access key id (the secret comes from ZAMBONI_S3_SECRET_ACCESS_KEY,\n"
       "a session token from ZAMBONI_S3_SESSION_TOKEN); default\n"

@@ -38,6 +38,8 @@ unsigned zb_verb_s3_config(zb_s3_config *out, const zb_settings *s)
         out->max_attempts = (unsigned)strtoul(v, NULL, 10);
     if ((v = zb_settings_get(s, ZB_SET_S3_MAX_RETRY_SECONDS)) != NULL)
         out->max_retry_seconds = (unsigned)strtoul(v, NULL, 10);
+    if ((v = zb_settings_get(s, ZB_SET_S3_TIMEOUT_SECONDS)) != NULL)
+        out->timeout_seconds = (unsigned)strtoul(v, NULL, 10);
     zb_catalog_s3_budget_hooks(out);
     if (zb_settings_given(s, ZB_SET_S3_ENDPOINT))
         pinned |= ZB_S3_PIN_ENDPOINT;

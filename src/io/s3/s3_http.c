@@ -631,6 +631,16 @@ static int prepare_resume(xfer *x)
 {
     if (x->att_got == 0 || strcmp(x->req->method, "GET") != 0)
         return 0;
+    if (x->req->query != NULL || x->req->key == NULL ||
+        x->req->key[0] == '\0') {
+        /* A listing (or another reply that is no object's bytes) has no
+         * byte ranges: it is whole or nothing, so ask for it again from
+         * the start; bytes already handed to a sink cannot be taken back. */
+        if (x->req->on_data != NULL)
+            return -1;
+        zb_buf_clear(&x->resp->body);
+        return 0;
+    }
     if (x->suffix || !x->has_range) {
         if (x->att_has_crange) {
             x->range_start = x->cr_start;
