@@ -89,7 +89,7 @@ round() {
     for name in np ps; do
         "$zb" scan "db.$name" "${remaps[@]}" 2>"$err" | LC_ALL=C sort >"$tmp/$w-$name.after"
         [ -s "$tmp/$w-$name.before" ] && cmp -s "$tmp/$w-$name.before" "$tmp/$w-$name.after" &&
-            ok "${w}_rows_unchanged_$name" || bad "${w}_rows_unchanged_$name" "$(diff "$tmp/$w-$name.before" "$tmp/$w-$name.after" | head -4)"
+            ok "${w}_rows_unchanged_$name" || bad "${w}_rows_unchanged_$name" "$(diff "$tmp/$w-$name.before" "$tmp/$w-$name.after" | head -4; head -3 "$err")"
         independent "$w" "$name" after
         cmp -s "$tmp/$w-$name.before.ind" "$tmp/$w-$name.after.ind" &&
             ok "${w}_independent_rows_unchanged_$name" || bad "${w}_independent_rows_unchanged_$name" "$(diff "$tmp/$w-$name.before.ind" "$tmp/$w-$name.after.ind" | head -4)"
