@@ -47,8 +47,9 @@ unsigned zb_verb_s3_config(zb_s3_config *out, const zb_settings *s)
         pinned |= ZB_S3_PIN_REGION;
     if (zb_settings_given(s, ZB_SET_S3_PATH_STYLE_ACCESS))
         pinned |= ZB_S3_PIN_PATH_STYLE;
-    if (out->access_key_id != NULL)
-        pinned |= ZB_S3_PIN_CREDENTIALS;
+    /* Credentials are never pinned: a table's own, vended by its REST
+     * catalog for its location, come first (issue 16's order); the keys
+     * given here serve every other table. */
     return pinned;
 }
 
