@@ -19,6 +19,12 @@ endif()
 #   EXTERNAL    third-party libraries it links as they are
 function(zb_fuzz_target name)
   cmake_parse_arguments(F "" "" "LINK;INSTRUMENT;EXTERNAL" ${ARGN})
+  # zb_io holds the S3 backend: its parsers' libraries and what they link.
+  if("zb_io" IN_LIST F_INSTRUMENT)
+    list(APPEND F_INSTRUMENT zb_s3_xml zb_io_s3_creds_parse)
+    list(APPEND F_EXTERNAL PkgConfig::CURL PkgConfig::LIBCRYPTO
+         PkgConfig::EXPAT PkgConfig::JANSSON)
+  endif()
   string(REGEX REPLACE "^fuzz_" "" corpus ${name})
   add_executable(replay_${name} fuzz/standalone_driver.c fuzz/${name}.c)
   target_link_libraries(replay_${name} PRIVATE ${F_LINK})
@@ -123,7 +129,6 @@ zb_fuzz_target(fuzz_table_config LINK zb_ops_table_config
 # profile files. Seeds: hand-written replies in the shapes AWS documents
 # and files in the shapes of ~/.aws/credentials and ~/.aws/config, with
 # truncated, HTML and misshapen ones.
-pkg_check_modules(EXPAT REQUIRED IMPORTED_TARGET expat)
 zb_fuzz_target(fuzz_s3_creds_reply LINK zb_io_s3_creds_parse
   INSTRUMENT zb_io_s3_creds_parse zb_util
   EXTERNAL PkgConfig::EXPAT PkgConfig::JANSSON)
