@@ -30,7 +30,8 @@ typedef enum zb_rc {
     ZB_EINVAL = -11,      /* a caller broke a function's contract */
     ZB_EUSAGE = -12,      /* bad command line or configuration */
     ZB_EREFUSED = -13,    /* valid request that Zamboni will not do */
-    ZB_EUNSUPPORTED = -14 /* a feature this build does not have */
+    ZB_EUNSUPPORTED = -14, /* a feature this build does not have */
+    ZB_EFENCED = -15      /* a commit refused: its lease was lost */
 } zb_rc;
 
 /*

@@ -5,7 +5,7 @@
  * zb_table helpers the backends share.
  *
  * Call order: zb_catalog_open -> backend constructor (catalog_path.c,
- * catalog_sqlite.c, catalog_pg.c, catalog_rest.c) -> ops -> ... ->
+ * sql/catalog_sql.c, rest/catalog_rest.c) -> ops -> ... ->
  * zb_catalog_free -> ops->destroy.
  *
  * Path resolution of a table (t->paths): the remaps run first (the
@@ -126,14 +126,8 @@ int zb_catalog_open(zb_catalog **out, zb_ctx *ctx, zb_io *io,
         rc = zb_catalog__path_open(c, ctx, cfg);
         break;
     case ZB_CATALOG_SQLITE:
-        rc = zb_catalog__sqlite_open(c, ctx, cfg);
-        break;
     case ZB_CATALOG_POSTGRES:
-#ifdef ZB_HAVE_PG
-        rc = zb_catalog__pg_open(c, ctx, cfg);
-#else
-        rc = zb_fail(ctx, ZB_EUNSUPPORTED, "built without libpq");
-#endif
+        rc = zb_catalog__sql_open_config(c, ctx, cfg);
         break;
     case ZB_CATALOG_REST:
         rc = zb_catalog__rest_open(c, ctx, cfg);
@@ -322,6 +316,11 @@ int zb_catalog_commit(zb_catalog *c, zb_ctx *ctx, const zb_table *base,
                        "catalog %s (%s): table %s: requirements and updates "
                        "must be JSON arrays", c->name,
                        zb_catalog_kind_name(c->kind), base->ident);
+    /* A fence the backend cannot fold into its swap is checked first
+     * (catalog.h, zb_commit_fence). */
+    if (c->fence != NULL && zb_catalog_sqldb(c) != c->fence->db &&
+        (rc = zb_catalog__fence_check(c, ctx)) < 0)
+        return with_context(c, ctx, rc);
     /* NULL means none: backends always get arrays. */
     if (requirements == NULL || updates == NULL) {
         json_t *none = json_array();

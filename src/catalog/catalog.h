@@ -47,6 +47,7 @@
 #include "zamboni/zamboni.h"
 
 typedef struct zb_catalog zb_catalog;
+typedef struct zb_sqldb zb_sqldb;
 
 typedef enum zb_catalog_kind {
     ZB_CATALOG_SQLITE,
@@ -108,6 +109,11 @@ typedef struct zb_catalog_config {
      * gave (flag, ZAMBONI_*, profile), which win over a table's own from
      * a REST catalog; 0: the table's win over every io setting. */
     unsigned s3_pinned;
+    /* SQLITE, POSTGRES: an open database to use (a reference is taken;
+     * sqlite_path and the pg_* fields are then ignored), so that the
+     * catalog and the task queue of a process share its connections.
+     * NULL: open the database the fields above name. */
+    zb_sqldb *sqldb;
 } zb_catalog_config;
 
 #define ZB_CATALOG_CONFIG_VERSION 1
@@ -225,5 +231,37 @@ int zb_catalog_commit(zb_catalog *c, zb_ctx *ctx, const zb_table *base,
 
 /* Drops the table from the catalog, not its files. */
 int zb_catalog_drop_table(zb_catalog *c, zb_ctx *ctx, const char *ident);
+
+/*
+ * The database of an SQL catalog (borrowed; zb_sqldb_ref to keep it), or
+ * NULL for the REST and folder catalogs.
+ */
+zb_sqldb *zb_catalog_sqldb(const zb_catalog *c);
+
+/*
+ * A commit fence: a condition every commit through a handle must meet
+ * while the fence is set, so that a worker that lost its lease cannot
+ * commit (service/ sets one per task; the catalog knows nothing of
+ * queues). sql_condition is a boolean SQL expression with '?'
+ * placeholders (params, text) that db evaluates.
+ *   - An SQL catalog on the same zb_sqldb handle puts it in the WHERE
+ *     clause of its compare-and-swap UPDATE: the check and the swap are
+ *     one statement, so only a holder of the lease commits.
+ *   - Any other catalog (REST, folders, an SQL catalog in another
+ *     database) evaluates it in db right before the commit; the window
+ *     between that check and the catalog's swap remains.
+ * A refused commit is ZB_EFENCED (nothing committed; never retried), its
+ * message naming what. The fence is borrowed: it must outlive its
+ * setting; NULL clears it.
+ */
+typedef struct zb_commit_fence {
+    zb_sqldb *db;
+    const char *sql_condition;
+    int n_params;                  /* at most 8 */
+    const char *params[8];
+    const char *what;              /* "task 12 attempt 3": messages */
+} zb_commit_fence;
+
+void zb_catalog_set_fence(zb_catalog *c, const zb_commit_fence *fence);
 
 #endif

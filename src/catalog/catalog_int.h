@@ -63,6 +63,7 @@ struct zb_catalog {
     size_t n_remaps;
     ice_path_remap *remaps;
     void *backend;                 /* the backend's state */
+    const zb_commit_fence *fence;  /* zb_catalog_set_fence; NULL: none */
 };
 
 /*
@@ -76,10 +77,9 @@ int zb_catalog__path_open(zb_catalog *c, zb_ctx *ctx,
 /* ZB_EREFUSED for a table folder on an object store (catalog.h,
  * zb_catalog_check_writable); ZB_OK otherwise. */
 int zb_catalog__path_writable(zb_ctx *ctx, const char *folder);
-int zb_catalog__sqlite_open(zb_catalog *c, zb_ctx *ctx,
-                            const zb_catalog_config *cfg);
-int zb_catalog__pg_open(zb_catalog *c, zb_ctx *ctx,
-                        const zb_catalog_config *cfg);
+/* SQLITE and POSTGRES: cfg->sqldb, or the database cfg names. */
+int zb_catalog__sql_open_config(zb_catalog *c, zb_ctx *ctx,
+                                const zb_catalog_config *cfg);
 int zb_catalog__rest_open(zb_catalog *c, zb_ctx *ctx,
                           const zb_catalog_config *cfg);
 
@@ -137,6 +137,13 @@ int zb_catalog__split_ident(char **ns_out, char **name_out, zb_ctx *ctx,
 /* The length of "scheme://authority" at the start of path (0: none);
  * "file:" without an authority counts as a scheme too. */
 size_t zb_catalog__scheme_len(const char *path);
+
+/*
+ * c->fence evaluated in its database (catalog_fence.c): ZB_OK when there
+ * is none or it holds, ZB_EFENCED (message naming fence->what) when it
+ * does not, another code when the database failed (no commit either).
+ */
+int zb_catalog__fence_check(zb_catalog *c, zb_ctx *ctx);
 
 /* The current wall-clock time in ms since the epoch. */
 int64_t zb_catalog__now_ms(void);

@@ -126,6 +126,7 @@ const char *zb_rc_name(int rc)
     case ZB_EUSAGE: return "ZB_EUSAGE";
     case ZB_EREFUSED: return "ZB_EREFUSED";
     case ZB_EUNSUPPORTED: return "ZB_EUNSUPPORTED";
+    case ZB_EFENCED: return "ZB_EFENCED";
     default: return "ZB_UNKNOWN";
     }
 }

@@ -1,5 +1,6 @@
 /*
- * catalog/sql/catalog_pg.c - the SQL catalog's PostgreSQL driver (libpq).
+ * catalog/sql/catalog_pg.c - the PostgreSQL driver of zb_sqldb (sqldb.h),
+ * on libpq.
  *
  * Two pools, as seeds/001 asks of a production catalog database: the
  * write URL (the primary: commits, DDL, and the reads a commit depends on)
@@ -17,22 +18,21 @@
  *
  * The catalog's clock for the clock rule is the server's now().
  */
-#define ZB_MODULE "catalog"
+#define ZB_MODULE "sqldb"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <libpq-fe.h>
 
-#include "catalog/sql/catalog_sql.h"
+#include "catalog/sql/sqldb_int.h"
 #include "util/alloc.h"
 #include "util/buf.h"
 #include "util/err.h"
 
 #define PG_DEFAULT_POOL 2
-#define PG_MAX_COLS 16
-#define PG_MAX_PARAMS 16
 #define PG_CONNECT_TIMEOUT_S "10"
 
 typedef struct pg_pool {
@@ -41,6 +41,7 @@ typedef struct pg_pool {
     int size;
     int n_open;                    /* connections out or idle */
     int n_idle;
+    uint64_t connects;             /* connections opened, ever */
     PGconn **idle;
     pthread_mutex_t lock;
     pthread_cond_t cond;
@@ -163,12 +164,15 @@ static int pool_get(PGconn **out, zb_ctx *ctx, pg_pool *p, int check)
     }
     p->n_open++;
     pthread_mutex_unlock(&p->lock);
-    if ((rc = pg_connect(out, ctx, p)) < 0) {
-        pthread_mutex_lock(&p->lock);
+    rc = pg_connect(out, ctx, p);
+    pthread_mutex_lock(&p->lock);
+    if (rc < 0) {
         p->n_open--;
         pthread_cond_signal(&p->cond);
-        pthread_mutex_unlock(&p->lock);
+    } else {
+        p->connects++;
     }
+    pthread_mutex_unlock(&p->lock);
     return rc;
 }
 
@@ -202,6 +206,50 @@ static int number_params(zb_buf *out, const char *sql)
     return 0;
 }
 
+/* The SQLSTATE-mapped error of a failed statement on a live connection. */
+static int statement_error(zb_ctx *ctx, const pg_pool *p, PGresult *res,
+                           const char *msg)
+{
+    const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+
+    if (state != NULL && (strcmp(state, "23505") == 0 ||
+                          strcmp(state, "42P07") == 0))
+        return zb_fail(ctx, ZB_EEXISTS, "PostgreSQL: %s", msg);
+    return zb_fail(ctx, ZB_EIO, "PostgreSQL (%s URL): %s", p->role, msg);
+}
+
+/* Hands res's rows to fn and its changed-row count to *changes_out. */
+static int result_rows(PGresult *res, zb_sql_row_cb fn, void *payload,
+                       int64_t *changes_out)
+{
+    const char *vals[ZB_SQL_MAX_COLS];
+    int rc, rows, cols, i, j;
+
+    if (changes_out != NULL) {
+        const char *t = PQcmdTuples(res);
+        *changes_out = t && *t ? strtoll(t, NULL, 10) : 0;
+    }
+    if (fn == NULL || PQresultStatus(res) != PGRES_TUPLES_OK)
+        return ZB_OK;
+    rows = PQntuples(res);
+    cols = PQnfields(res);
+    if (cols > ZB_SQL_MAX_COLS)
+        cols = ZB_SQL_MAX_COLS;
+    for (i = 0; i < rows; i++) {
+        for (j = 0; j < cols; j++)
+            vals[j] = PQgetisnull(res, i, j) ? NULL : PQgetvalue(res, i, j);
+        if ((rc = fn(payload, cols, vals)) != 0)
+            return rc;
+    }
+    return ZB_OK;
+}
+
+static int ok_status(const PGresult *res)
+{
+    return res != NULL && (PQresultStatus(res) == PGRES_COMMAND_OK ||
+                           PQresultStatus(res) == PGRES_TUPLES_OK);
+}
+
 static int pg_exec(void *db, zb_ctx *ctx, int mode, const char *sql, int n,
                    const char *const *params, zb_sql_row_cb fn,
                    void *payload, int64_t *changes_out)
@@ -211,13 +259,12 @@ static int pg_exec(void *db, zb_ctx *ctx, int mode, const char *sql, int n,
     PGconn *conn = NULL;
     PGresult *res = NULL;
     zb_buf q = ZB_BUF_INIT(1 << 16);
-    const char *vals[PG_MAX_COLS];
     char msg[200];
-    int rc, rows, cols, i, j, attempt;
+    int rc, attempt;
 
     if (changes_out != NULL)
         *changes_out = 0;
-    if (n > PG_MAX_PARAMS)
+    if (n > ZB_SQL_MAX_PARAMS)
         return zb_fail(ctx, ZB_EINVAL, "too many statement parameters");
     if (number_params(&q, sql) < 0)
         return zb_fail_oom(ctx);
@@ -225,8 +272,7 @@ static int pg_exec(void *db, zb_ctx *ctx, int mode, const char *sql, int n,
         if ((rc = pool_get(&conn, ctx, p, mode == ZB_SQL_WRITE)) < 0)
             goto done;
         res = PQexecParams(conn, q.ptr, n, NULL, params, NULL, NULL, 0);
-        if (res != NULL && (PQresultStatus(res) == PGRES_COMMAND_OK ||
-                            PQresultStatus(res) == PGRES_TUPLES_OK))
+        if (ok_status(res))
             break;
         one_line(msg, sizeof(msg),
                  res ? PQresultErrorMessage(res) : PQerrorMessage(conn));
@@ -249,39 +295,110 @@ static int pg_exec(void *db, zb_ctx *ctx, int mode, const char *sql, int n,
                          mode == ZB_SQL_WRITE ? ", the outcome is unknown"
                                               : "", msg);
         } else {
-            const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE)
-                                    : NULL;
-            if (state != NULL && (strcmp(state, "23505") == 0 ||
-                                  strcmp(state, "42P07") == 0))
-                rc = zb_fail(ctx, ZB_EEXISTS, "PostgreSQL: %s", msg);
-            else
-                rc = zb_fail(ctx, ZB_EIO, "PostgreSQL (%s URL): %s", p->role,
-                             msg);
+            rc = statement_error(ctx, p, res, msg);
         }
         goto done;
     }
-    if (changes_out != NULL) {
-        const char *t = PQcmdTuples(res);
-        *changes_out = t && *t ? strtoll(t, NULL, 10) : 0;
-    }
-    if (fn != NULL && PQresultStatus(res) == PGRES_TUPLES_OK) {
-        rows = PQntuples(res);
-        cols = PQnfields(res);
-        if (cols > PG_MAX_COLS)
-            cols = PG_MAX_COLS;
-        for (i = 0; i < rows; i++) {
-            for (j = 0; j < cols; j++)
-                vals[j] = PQgetisnull(res, i, j) ? NULL : PQgetvalue(res, i, j);
-            if ((rc = fn(payload, cols, vals)) != 0)
-                goto done;
-        }
-    }
+    rc = result_rows(res, fn, payload, changes_out);
 done:
     PQclear(res);
     if (conn != NULL)
         pool_put(p, conn);
     zb_buf_free(&q);
     return rc;
+}
+
+/* A statement inside a transaction: a lost connection rolls the
+ * transaction back on the server, so every failure is a plain one. */
+static int pg_tx_exec(void *db, void *connp, zb_ctx *ctx, const char *sql,
+                      int n, const char *const *params, zb_sql_row_cb fn,
+                      void *payload, int64_t *changes_out)
+{
+    pg_db *d = db;
+    PGconn *conn = connp;
+    PGresult *res;
+    zb_buf q = ZB_BUF_INIT(1 << 16);
+    char msg[200];
+    int rc;
+
+    if (changes_out != NULL)
+        *changes_out = 0;
+    if (n > ZB_SQL_MAX_PARAMS)
+        return zb_fail(ctx, ZB_EINVAL, "too many statement parameters");
+    if (number_params(&q, sql) < 0)
+        return zb_fail_oom(ctx);
+    res = PQexecParams(conn, q.ptr, n, NULL, params, NULL, NULL, 0);
+    if (ok_status(res)) {
+        rc = result_rows(res, fn, payload, changes_out);
+    } else {
+        one_line(msg, sizeof(msg),
+                 res ? PQresultErrorMessage(res) : PQerrorMessage(conn));
+        rc = PQstatus(conn) != CONNECTION_OK
+                 ? zb_fail(ctx, ZB_EIO, "PostgreSQL (write URL): connection "
+                           "lost in a transaction: %s", msg)
+                 : statement_error(ctx, &d->write, res, msg);
+    }
+    PQclear(res);
+    zb_buf_free(&q);
+    return rc;
+}
+
+static int pg_tx_begin(void *db, zb_ctx *ctx, void **connp)
+{
+    pg_db *d = db;
+    PGconn *conn = NULL;
+    int rc;
+
+    if ((rc = pool_get(&conn, ctx, &d->write, 1)) < 0)
+        return rc;
+    if ((rc = pg_tx_exec(db, conn, ctx, "BEGIN", 0, NULL, NULL, NULL,
+                         NULL)) < 0) {
+        pool_put(&d->write, conn);
+        return rc;
+    }
+    *connp = conn;
+    return ZB_OK;
+}
+
+static int pg_tx_end(void *db, void *connp, zb_ctx *ctx, int commit)
+{
+    pg_db *d = db;
+    PGconn *conn = connp;
+    PGresult *res = PQexec(conn, commit ? "COMMIT" : "ROLLBACK");
+    char msg[200];
+    int rc = ZB_OK;
+
+    if (!ok_status(res)) {
+        one_line(msg, sizeof(msg),
+                 res ? PQresultErrorMessage(res) : PQerrorMessage(conn));
+        /* A COMMIT sent on a connection that then broke: the server may
+         * have committed. */
+        if (PQstatus(conn) != CONNECTION_OK && commit)
+            rc = zb_fail(ctx, ZB_ETIMEOUT, "PostgreSQL (write URL): "
+                         "connection lost at COMMIT, the outcome is "
+                         "unknown: %s", msg);
+        else if (commit)
+            rc = statement_error(ctx, &d->write, res, msg);
+    }
+    PQclear(res);
+    pool_put(&d->write, conn);     /* closed when not idle and healthy */
+    return rc;
+}
+
+static void pg_stats(const void *db, zb_sqldb_stats *out)
+{
+    pg_db *d = (pg_db *)db;
+
+    pthread_mutex_lock(&d->write.lock);
+    out->write_connects = d->write.connects;
+    out->write_pool = d->write.size;
+    pthread_mutex_unlock(&d->write.lock);
+    if (!d->shared) {
+        pthread_mutex_lock(&d->read.lock);
+        out->read_connects = d->read.connects;
+        out->read_pool = d->read.size;
+        pthread_mutex_unlock(&d->read.lock);
+    }
 }
 
 typedef struct now_value {
@@ -328,8 +445,10 @@ static void pg_close(void *db)
     zb_free(d);
 }
 
-static const zb_sql_driver pg_driver = { "postgres", pg_exec, pg_now_ms,
-                                         pg_close };
+static const zb_sql_driver pg_driver = {
+    "postgres", pg_exec, pg_now_ms, pg_tx_begin, pg_tx_exec, pg_tx_end,
+    pg_stats, pg_close
+};
 
 /* ZB_EUSAGE when libpq cannot parse url. */
 static int check_url(zb_ctx *ctx, const char *role, const char *url)
@@ -349,8 +468,7 @@ static int check_url(zb_ctx *ctx, const char *role, const char *url)
     return ZB_OK;
 }
 
-int zb_catalog__pg_open(zb_catalog *c, zb_ctx *ctx,
-                        const zb_catalog_config *cfg)
+int zb_sqldb__pg_open(zb_sqldb *s, zb_ctx *ctx, const zb_sqldb_config *cfg)
 {
     const char *rurl = cfg->pg_read_url ? cfg->pg_read_url : cfg->pg_write_url;
     pg_db *d = NULL;
@@ -373,13 +491,18 @@ int zb_catalog__pg_open(zb_catalog *c, zb_ctx *ctx,
      * open, not at the first load. */
     if ((rc = pool_get(&conn, ctx, &d->write, 0)) < 0)
         goto fail;
+    snprintf(s->desc, sizeof(s->desc), "postgresql %s:%s/%s",
+             PQhost(conn) ? PQhost(conn) : "?",
+             PQport(conn) ? PQport(conn) : "?", PQdb(conn) ? PQdb(conn) : "?");
     pool_put(&d->write, conn);
     if (!d->shared) {
         if ((rc = pool_get(&conn, ctx, &d->read, 0)) < 0)
             goto fail;
         pool_put(&d->read, conn);
     }
-    return zb_catalog__sql_open(c, ctx, cfg, &pg_driver, d);
+    s->drv = &pg_driver;
+    s->db = d;
+    return ZB_OK;
 fail:
     pg_close(d);
     return rc;

@@ -47,8 +47,7 @@
 #define URI_MAX_BYTES 8192
 
 typedef struct sql_cat {
-    const zb_sql_driver *drv;
-    void *db;
+    zb_sqldb *db;                  /* one reference */
     char *warehouse;               /* the catalog_name of every row */
     char *warehouse_location;      /* NULL: tables need a location */
     int has_type;                  /* iceberg_type column present */
@@ -153,7 +152,7 @@ static int sql_list_warehouses(zb_catalog *c, zb_ctx *ctx,
     str_list l = { 0, 0, NULL, 0 };
     int rc;
 
-    rc = s->drv->exec(s->db, ctx, ZB_SQL_READ,
+    rc = zb_sqldb_exec(s->db, ctx, ZB_SQL_READ,
                       "SELECT catalog_name FROM iceberg_tables UNION "
                       "SELECT catalog_name FROM iceberg_namespace_properties "
                       "ORDER BY 1", 0, NULL, collect_cb, &l, NULL);
@@ -174,7 +173,7 @@ static int sql_list_namespaces(zb_catalog *c, zb_ctx *ctx, const char *parent,
     size_t i, j, plen = parent ? strlen(parent) : 0;
     int rc;
 
-    rc = s->drv->exec(s->db, ctx, ZB_SQL_READ,
+    rc = zb_sqldb_exec(s->db, ctx, ZB_SQL_READ,
                       "SELECT table_namespace FROM iceberg_tables "
                       "WHERE catalog_name = ? UNION "
                       "SELECT namespace FROM iceberg_namespace_properties "
@@ -225,7 +224,7 @@ static int sql_list_tables(zb_catalog *c, zb_ctx *ctx, const char *ns,
                        ns ? " AND table_namespace = ?" : "",
                        type_filter(s)) < 0)
         return zb_fail_oom(ctx);
-    rc = s->drv->exec(s->db, ctx, ZB_SQL_READ, q.ptr, ns ? 2 : 1, params, collect_cb,
+    rc = zb_sqldb_exec(s->db, ctx, ZB_SQL_READ, q.ptr, ns ? 2 : 1, params, collect_cb,
                       &l, NULL);
     if ((rc = collect_rc(&l, ctx, rc)) < 0)
         zb_err_prefix(ctx, "warehouse %s: listing tables%s%s", s->warehouse,
@@ -268,7 +267,7 @@ static int sql_create_namespace(zb_catalog *c, zb_ctx *ctx, const char *ns)
      * even without a property row. */
     {
         one_value v = { 0, 0, NULL };
-        rc = s->drv->exec(s->db, ctx, ZB_SQL_PRIMARY,
+        rc = zb_sqldb_exec(s->db, ctx, ZB_SQL_PRIMARY,
                           "SELECT table_namespace FROM iceberg_tables WHERE "
                           "catalog_name = ? AND table_namespace = ? LIMIT 1",
                           2, params, one_cb, &v, NULL);
@@ -283,7 +282,7 @@ static int sql_create_namespace(zb_catalog *c, zb_ctx *ctx, const char *ns)
             return zb_fail(ctx, ZB_EEXISTS, "namespace %s already exists in "
                            "warehouse %s", ns, s->warehouse);
     }
-    rc = s->drv->exec(s->db, ctx, ZB_SQL_WRITE,
+    rc = zb_sqldb_exec(s->db, ctx, ZB_SQL_WRITE,
                       "INSERT INTO iceberg_namespace_properties (catalog_name, "
                       "namespace, property_key, property_value) "
                       "VALUES (?, ?, 'exists', 'true')", 2, params, NULL,
@@ -317,7 +316,7 @@ static int current_location(char **out, zb_ctx *ctx, sql_cat *s, int write,
                        "WHERE catalog_name = ? AND table_namespace = ? AND "
                        "table_name = ?%s", type_filter(s)) < 0)
         return zb_fail_oom(ctx);
-    rc = s->drv->exec(s->db, ctx, write ? ZB_SQL_PRIMARY : ZB_SQL_READ, q.ptr,
+    rc = zb_sqldb_exec(s->db, ctx, write ? ZB_SQL_PRIMARY : ZB_SQL_READ, q.ptr,
                       3, params, one_cb, &v, NULL);
     zb_buf_free(&q);
     if (v.oom)
@@ -380,7 +379,7 @@ static int insert_row(zb_ctx *ctx, sql_cat *s, const char *ident,
     const char *params[4] = { s->warehouse, ns, name, uri };
     int rc;
 
-    rc = s->drv->exec(s->db, ctx, ZB_SQL_WRITE,
+    rc = zb_sqldb_exec(s->db, ctx, ZB_SQL_WRITE,
                       s->has_type
                           ? "INSERT INTO iceberg_tables (catalog_name, "
                             "table_namespace, table_name, metadata_location, "
@@ -547,6 +546,7 @@ static int sql_commit(zb_catalog *c, zb_ctx *ctx, const zb_table *base,
     ice_metadata *next = NULL;
     zb_table *nt = NULL;
     zb_catalog_old_log old_log = { 0, NULL };
+    const zb_commit_fence *fence;
     zb_buf json = ZB_BUF_INIT(ICE_METADATA_MAX_BYTES);
     zb_buf q = ZB_BUF_INIT(SQL_MAX_BYTES);
     int64_t now = 0, changes = 0;
@@ -556,7 +556,7 @@ static int sql_commit(zb_catalog *c, zb_ctx *ctx, const zb_table *base,
         return rc;
     if ((rc = current_location(&cur, ctx, s, 1, ident, ns, name)) < 0)
         goto done;
-    if ((rc = s->drv->now_ms(s->db, ctx, &now)) < 0) {
+    if ((rc = zb_sqldb_now_ms(s->db, ctx, &now)) < 0) {
         zb_err_prefix(ctx, "table %s: reading the catalog's clock", ident);
         goto done;
     }
@@ -590,17 +590,26 @@ static int sql_commit(zb_catalog *c, zb_ctx *ctx, const zb_table *base,
     next = NULL;
     if (rc < 0)
         goto done;
+    /* A fence in this database joins the swap (catalog.h). */
+    fence = c->fence != NULL && c->fence->db == s->db ? c->fence : NULL;
     if (zb_buf_appendf(&q, "UPDATE iceberg_tables SET metadata_location = ?, "
                        "previous_metadata_location = ? WHERE catalog_name = ? "
                        "AND table_namespace = ? AND table_name = ? AND "
-                       "metadata_location = ?%s", type_filter(s)) < 0) {
+                       "metadata_location = ?%s%s%s%s", type_filter(s),
+                       fence ? " AND (" : "",
+                       fence ? fence->sql_condition : "",
+                       fence ? ")" : "") < 0) {
         rc = zb_fail_oom(ctx);
         goto done;
     }
     {
-        const char *params[6] = { uri, cur, s->warehouse, ns, name, cur };
-        rc = s->drv->exec(s->db, ctx, ZB_SQL_WRITE, q.ptr, 6, params, NULL, NULL,
-                          &changes);
+        const char *params[6 + 8] = { uri, cur, s->warehouse, ns, name, cur };
+        int n = 6, k;
+
+        for (k = 0; fence != NULL && k < fence->n_params && k < 8; k++)
+            params[n++] = fence->params[k];
+        rc = zb_sqldb_exec(s->db, ctx, ZB_SQL_WRITE, q.ptr, n, params, NULL,
+                           NULL, &changes);
     }
     if (rc == ZB_ETIMEOUT) {
         written = 0;               /* it may be the table's state now */
@@ -613,6 +622,11 @@ static int sql_commit(zb_catalog *c, zb_ctx *ctx, const zb_table *base,
         goto done;
     }
     if (changes == 0) {
+        /* Which condition failed: a refusal by the fence is no race. */
+        if (fence != NULL && (rc = zb_catalog__fence_check(c, ctx)) < 0) {
+            zb_err_prefix(ctx, "table %s", ident);
+            goto done;
+        }
         rc = zb_fail(ctx, ZB_ECONFLICT, "table %s: metadata_location is no "
                      "longer %s: another writer committed first", ident, cur);
         goto done;
@@ -659,7 +673,7 @@ static int sql_drop(zb_catalog *c, zb_ctx *ctx, const char *ident)
     }
     {
         const char *params[3] = { s->warehouse, ns, name };
-        rc = s->drv->exec(s->db, ctx, ZB_SQL_WRITE, q.ptr, 3, params, NULL, NULL,
+        rc = zb_sqldb_exec(s->db, ctx, ZB_SQL_WRITE, q.ptr, 3, params, NULL, NULL,
                           &changes);
     }
     if (rc < 0)
@@ -680,8 +694,7 @@ static void sql_destroy(zb_catalog *c)
 
     if (s == NULL)
         return;
-    if (s->db != NULL)
-        s->drv->close(s->db);
+    zb_sqldb_close(s->db);
     zb_free(s->warehouse);
     zb_free(s->warehouse_location);
     zb_free(s);
@@ -725,18 +738,16 @@ static const char *const probe_sql[] = {
 };
 
 int zb_catalog__sql_open(zb_catalog *c, zb_ctx *ctx,
-                         const zb_catalog_config *cfg,
-                         const zb_sql_driver *driver, void *db)
+                         const zb_catalog_config *cfg, zb_sqldb *db)
 {
     sql_cat *s = NULL;
     size_t i;
     int rc;
 
     if ((s = zb_calloc(1, sizeof(*s))) == NULL) {
-        driver->close(db);
+        zb_sqldb_close(db);
         return zb_fail_oom(ctx);
     }
-    s->drv = driver;
     s->db = db;
     c->backend = s;
     c->ops = &sql_ops;
@@ -751,12 +762,12 @@ int zb_catalog__sql_open(zb_catalog *c, zb_ctx *ctx,
     for (i = 0; i < sizeof(schema_sql) / sizeof(schema_sql[0]); i++) {
         /* Probe first: a role that may only read (or a database whose
          * tables another tool made) needs no DDL. */
-        rc = driver->exec(db, ctx, ZB_SQL_PRIMARY, probe_sql[i], 0, NULL,
+        rc = zb_sqldb_exec(db, ctx, ZB_SQL_PRIMARY, probe_sql[i], 0, NULL,
                           NULL, NULL, NULL);
         zb_err_clear(&ctx->err);
         if (rc >= 0)
             continue;
-        rc = driver->exec(db, ctx, ZB_SQL_WRITE, schema_sql[i], 0, NULL, NULL,
+        rc = zb_sqldb_exec(db, ctx, ZB_SQL_WRITE, schema_sql[i], 0, NULL, NULL,
                           NULL, NULL);
         /* Two processes creating the tables at once: one wins. */
         if (rc == ZB_EEXISTS) {
@@ -768,10 +779,47 @@ int zb_catalog__sql_open(zb_catalog *c, zb_ctx *ctx,
             return rc;
         }
     }
-    rc = driver->exec(db, ctx, ZB_SQL_PRIMARY,
+    rc = zb_sqldb_exec(db, ctx, ZB_SQL_PRIMARY,
                       "SELECT iceberg_type FROM iceberg_tables WHERE 1 = 0",
                       0, NULL, NULL, NULL, NULL);
     s->has_type = rc >= 0;
     zb_err_clear(&ctx->err);
     return ZB_OK;
+}
+
+int zb_catalog__sql_open_config(zb_catalog *c, zb_ctx *ctx,
+                                const zb_catalog_config *cfg)
+{
+    zb_sqldb_config dc = ZB_SQLDB_CONFIG_INIT;
+    zb_sqldb *db = NULL;
+    int rc;
+
+    if (cfg->sqldb != NULL) {
+        c->kind = zb_sqldb_is_postgres(cfg->sqldb) ? ZB_CATALOG_POSTGRES
+                                                   : ZB_CATALOG_SQLITE;
+        return zb_catalog__sql_open(c, ctx, cfg, zb_sqldb_ref(cfg->sqldb));
+    }
+    if (cfg->kind == ZB_CATALOG_SQLITE) {
+        if (cfg->sqlite_path == NULL || cfg->sqlite_path[0] == '\0')
+            return zb_fail(ctx, ZB_EUSAGE, "no SQLite database file given");
+        dc.sqlite_path = cfg->sqlite_path;
+    } else {
+        if (cfg->pg_write_url == NULL || cfg->pg_write_url[0] == '\0')
+            return zb_fail(ctx, ZB_EUSAGE, "no PostgreSQL write URL given");
+        dc.pg_write_url = cfg->pg_write_url;
+        dc.pg_read_url = cfg->pg_read_url;
+        dc.pg_write_pool = cfg->pg_write_pool;
+        dc.pg_read_pool = cfg->pg_read_pool;
+    }
+    if ((rc = zb_sqldb_open(&db, ctx, &dc)) < 0)
+        return rc;
+    return zb_catalog__sql_open(c, ctx, cfg, db);
+}
+
+zb_sqldb *zb_catalog_sqldb(const zb_catalog *c)
+{
+    if (c == NULL || c->backend == NULL ||
+        (c->kind != ZB_CATALOG_SQLITE && c->kind != ZB_CATALOG_POSTGRES))
+        return NULL;
+    return ((const sql_cat *)c->backend)->db;
 }

@@ -133,7 +133,91 @@ static const setting_def defs[ZB_SET_COUNT] = {
                                          { NULL, NULL } },
     [ZB_SET_THREADS] = { "threads", "--threads", "ZAMBONI_THREADS", NULL,
                          "threads", NULL, 0, { NULL, NULL } },
+    /* NULL: the catalog's database when the catalog is SQL, else
+     * sqlite:$ZAMBONI_ROOT/queue.db (service/) */
+    [ZB_SET_QUEUE_URI] = { "queue_uri", "--queue-uri", "ZAMBONI_QUEUE_URI",
+                           NULL, "queue_uri", NULL, 1, { NULL, NULL } },
+    [ZB_SET_QUEUE_MAX_TASKS] = { "queue_max_tasks", NULL,
+                                 "ZAMBONI_QUEUE_MAX_TASKS", NULL,
+                                 "queue_max_tasks", "10000", 0,
+                                 { NULL, NULL } },
+    [ZB_SET_MAX_ATTEMPTS] = { "max_attempts", "--max-attempts",
+                              "ZAMBONI_MAX_ATTEMPTS", NULL, "max_attempts",
+                              "5", 0, { NULL, NULL } },
+    [ZB_SET_SIZE_CLASS] = { "size_class", "--size-class",
+                            "ZAMBONI_SIZE_CLASS", NULL, "size_class", NULL, 0,
+                            { NULL, NULL } },
+    /* zamboni.yml's size_classes: is a list, read by the profile */
+    [ZB_SET_SIZE_CLASSES] = { "size_classes", NULL, "ZAMBONI_SIZE_CLASSES",
+                              NULL, NULL, NULL, 0, { NULL, NULL } },
+    [ZB_SET_WORKERS] = { "workers", "--workers", "ZAMBONI_WORKERS", NULL,
+                         "workers", "1", 0, { NULL, NULL } },
+    [ZB_SET_DRAIN_TIMEOUT] = { "drain_timeout", "--drain-timeout",
+                               "ZAMBONI_DRAIN_TIMEOUT", NULL, "drain_timeout",
+                               "0", 0, { NULL, NULL } },
+    [ZB_SET_MAX_LIFETIME] = { "max_lifetime", "--max-lifetime",
+                              "ZAMBONI_MAX_LIFETIME", NULL, "max_lifetime",
+                              "1h", 0, { NULL, NULL } },
+    [ZB_SET_IDLE_EXIT_AFTER] = { "idle_exit_after", "--idle-exit-after",
+                                 "ZAMBONI_IDLE_EXIT_AFTER", NULL,
+                                 "idle_exit_after", "180s", 0,
+                                 { NULL, NULL } },
+    [ZB_SET_LEASE_SECONDS] = { "lease_seconds", "--lease-seconds",
+                               "ZAMBONI_LEASE_SECONDS", NULL, "lease_seconds",
+                               "60", 0, { NULL, NULL } },
+    [ZB_SET_HEARTBEAT_SECONDS] = { "heartbeat_seconds", "--heartbeat-seconds",
+                                   "ZAMBONI_HEARTBEAT_SECONDS", NULL,
+                                   "heartbeat_seconds", "10", 0,
+                                   { NULL, NULL } },
+    [ZB_SET_SPILL_DISK_LIMIT_BYTES] = { "spill_disk_limit_bytes", NULL,
+                                        "ZAMBONI_SPILL_DISK_LIMIT_BYTES", NULL,
+                                        "spill_disk_limit_bytes",
+                                        "107374182400", 0, { NULL, NULL } },
 };
+
+int zb_duration_parse_ms(int64_t *out, const char *text)
+{
+    uint64_t n = 0, unit = 1000;
+    const char *p = text;
+
+    if (text == NULL || *text < '0' || *text > '9')
+        return ZB_EUSAGE;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        if (n > UINT64_C(1) << 40)
+            return ZB_EUSAGE;
+        n = n * 10 + (uint64_t)(*p - '0');
+    }
+    if (strcmp(p, "ms") == 0)
+        unit = 1;
+    else if (*p == '\0' || strcmp(p, "s") == 0)
+        unit = 1000;
+    else if (strcmp(p, "m") == 0)
+        unit = 60000;
+    else if (strcmp(p, "h") == 0)
+        unit = 3600000;
+    else if (strcmp(p, "d") == 0)
+        unit = 86400000;
+    else
+        return ZB_EUSAGE;
+    *out = (int64_t)(n * unit);
+    return ZB_OK;
+}
+
+int zb_settings_duration_ms(int64_t *out, zb_ctx *ctx, const zb_settings *s,
+                            zb_setting_id id)
+{
+    const char *v = zb_settings_get(s, id);
+
+    *out = 0;
+    if (v == NULL)
+        return ZB_OK;
+    if (zb_duration_parse_ms(out, v) < 0)
+        return zb_fail(ctx, ZB_EUSAGE, "%s '%s' (%s) is not a duration: give "
+                       "seconds or a number with ms, s, m, h or d (30s, 10m, "
+                       "1h)", zb_settings_key_name(id), v,
+                       zb_settings_origin(s, id));
+    return ZB_OK;
+}
 
 /* The largest budget taken: 1 EiB (more is a typo, not a machine). */
 #define MEMORY_BUDGET_MAX ((uint64_t)1 << 60)
@@ -320,8 +404,25 @@ static int validate(zb_ctx *ctx, const zb_settings *s)
         (rc = check_int(ctx, s, ZB_SET_THREADS, 1, 256)) < 0 ||
         (rc = check_int(ctx, s, ZB_SET_S3_MAX_ATTEMPTS, 1, 100)) < 0 ||
         (rc = check_int(ctx, s, ZB_SET_S3_MAX_RETRY_SECONDS, 1, 86400)) < 0 ||
-        (rc = check_int(ctx, s, ZB_SET_S3_TIMEOUT_SECONDS, 1, 3600)) < 0)
+        (rc = check_int(ctx, s, ZB_SET_S3_TIMEOUT_SECONDS, 1, 3600)) < 0 ||
+        (rc = check_int(ctx, s, ZB_SET_QUEUE_MAX_TASKS, 1, 10000000)) < 0 ||
+        (rc = check_int(ctx, s, ZB_SET_MAX_ATTEMPTS, 1, 1000)) < 0 ||
+        (rc = check_int(ctx, s, ZB_SET_WORKERS, 1, 256)) < 0 ||
+        (rc = check_int(ctx, s, ZB_SET_SPILL_DISK_LIMIT_BYTES, 0,
+                        MEMORY_BUDGET_MAX)) < 0)
         return rc;
+    {
+        static const zb_setting_id durations[] = {
+            ZB_SET_DRAIN_TIMEOUT, ZB_SET_MAX_LIFETIME, ZB_SET_IDLE_EXIT_AFTER,
+            ZB_SET_LEASE_SECONDS, ZB_SET_HEARTBEAT_SECONDS
+        };
+        size_t i;
+        int64_t ms;
+
+        for (i = 0; i < sizeof(durations) / sizeof(durations[0]); i++)
+            if ((rc = zb_settings_duration_ms(&ms, ctx, s, durations[i])) < 0)
+                return rc;
+    }
     if ((s->value[ZB_SET_S3_ACCESS_KEY_ID] == NULL) !=
         (s->value[ZB_SET_S3_SECRET_ACCESS_KEY] == NULL))
         return zb_fail(ctx, ZB_EUSAGE, "%s is set (%s) but %s is not: give "

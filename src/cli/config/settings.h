@@ -83,6 +83,19 @@ typedef enum zb_setting_id {
     ZB_SET_PG_READ_POOL,
     ZB_SET_MEMORY_BUDGET_BYTES,    /* bytes, 0: disabled; cli/config/resources.h */
     ZB_SET_THREADS,                /* 1..256; cli/config/resources.h */
+    /* The task queue and the worker (service/): */
+    ZB_SET_QUEUE_URI,              /* secret; sqlite:PATH | postgresql:// */
+    ZB_SET_QUEUE_MAX_TASKS,        /* live tasks, 1..10000000 */
+    ZB_SET_MAX_ATTEMPTS,           /* per task, 1..1000 */
+    ZB_SET_SIZE_CLASS,             /* the class a worker serves */
+    ZB_SET_SIZE_CLASSES,           /* JSON list (env); yml: a list */
+    ZB_SET_WORKERS,                /* worker loops in one process, 1..256 */
+    ZB_SET_DRAIN_TIMEOUT,          /* duration (zb_settings_duration_ms) */
+    ZB_SET_MAX_LIFETIME,           /* duration; 0: off */
+    ZB_SET_IDLE_EXIT_AFTER,        /* duration; 0: off */
+    ZB_SET_LEASE_SECONDS,          /* duration */
+    ZB_SET_HEARTBEAT_SECONDS,      /* duration */
+    ZB_SET_SPILL_DISK_LIMIT_BYTES, /* bytes under TMPDIR */
     ZB_SET_COUNT
 } zb_setting_id;
 
@@ -146,6 +159,17 @@ int zb_settings_is_secret(zb_setting_id id);
  * an AWS_* fallback does not (ISSUE16's order).
  */
 int zb_settings_given(const zb_settings *s, zb_setting_id id);
+
+/*
+ * A duration setting in ms: "90" (seconds), "30s", "10m", "1h", "2d",
+ * "0" (off, where the setting allows it). ZB_EUSAGE naming the setting and
+ * its origin when malformed; an unset one without a default is 0.
+ */
+int zb_settings_duration_ms(int64_t *out, zb_ctx *ctx, const zb_settings *s,
+                            zb_setting_id id);
+
+/* The same parse of a string alone: ZB_EUSAGE when malformed. */
+int zb_duration_parse_ms(int64_t *out, const char *text);
 
 /* s3_path_style_access as zb_s3_config.path_style: 1, 0, or -1 (auto). */
 int zb_settings_s3_path_style(const zb_settings *s);

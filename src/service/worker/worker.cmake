@@ -1,0 +1,1 @@
+# zb_service_worker: filled in by the worker work (issue 17).
