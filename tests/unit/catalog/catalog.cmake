@@ -3,7 +3,7 @@
 # scripts/pg-test.sh provides) and the table-folder suite on the fixtures.
 add_executable(test_catalog unit/catalog/cat_main.c unit/catalog/cat_test.c
   unit/catalog/cat_sql.c unit/catalog/cat_path.c unit/catalog/cat_retry.c
-  unit/catalog/cat_s3.c)
+  unit/catalog/cat_s3.c unit/catalog/cat_fence.c)
 target_include_directories(test_catalog PRIVATE
   ${CMAKE_CURRENT_SOURCE_DIR}/unit/catalog)
 target_compile_definitions(test_catalog PRIVATE
