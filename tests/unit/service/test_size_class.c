@@ -109,7 +109,7 @@ static void test_service_size_class__errors(void)
     bad("[{\"name\":\"\",\"cores\":1,\"memory\":1,\"max_jobs\":1}]", "'name'");
     bad("[{\"name\":\"a\",\"cores\":1,\"memory\":1,\"max_jobs\":1},"
         "{\"name\":\"a\",\"cores\":2,\"memory\":2,\"max_jobs\":1}]",
-        "size class 2: the name 'a' is used twice");
+        "size class 2: its name is size class 1's too");
     bad("[{\"name\":\"a\",\"memory\":1,\"max_jobs\":1}]", "missing 'cores'");
     bad("[{\"name\":\"a\",\"cores\":0,\"memory\":1,\"max_jobs\":1}]",
         "'cores' must be an integer");
