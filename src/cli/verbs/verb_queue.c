@@ -309,17 +309,12 @@ int zb_cli_enqueue_run(int argc, char **argv)
         }
     }
     if (qa.json) {
-        char *text;
-
         json_object_set_new(doc, "queued", json_integer(inserted_n));
         json_object_set_new(doc, "live", json_integer(live_n));
         if (rc < 0)
             json_object_set_new(doc, "error", json_string(ctx.err.msg));
-        text = json_dumps(doc, JSON_INDENT(2));
-        if (text != NULL) {
-            puts(text);
-            free(text);
-        }
+        if (json_dumpf(doc, stdout, JSON_INDENT(2)) == 0)
+            putchar('\n');
     } else {
         printf("%lld task%s queued, %lld already live\n",
                (long long)inserted_n, inserted_n == 1 ? "" : "s",

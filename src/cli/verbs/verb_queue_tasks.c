@@ -88,12 +88,9 @@ static json_t *task_json(const zb_task *t)
 
 static int print_dump(json_t *doc)
 {
-    char *text = doc ? json_dumps(doc, JSON_INDENT(2)) : NULL;
-
-    if (text == NULL)
+    if (doc == NULL || json_dumpf(doc, stdout, JSON_INDENT(2)) != 0)
         return -1;
-    puts(text);
-    free(text);
+    putchar('\n');
     return 0;
 }
 
