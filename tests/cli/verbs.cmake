@@ -85,3 +85,11 @@ else()
     -P ${PROJECT_SOURCE_DIR}/tests/interop/fail.cmake)
   set_tests_properties(interop_cli_demo_rows PROPERTIES LABELS interop)
 endif()
+# The queue verbs on SQLite (issue 17): db migrate, enqueue on the demo,
+# tasks list/show/cancel/requeue (--json read by node), history,
+# maintenance recording its runs, exit 3 for an unmigrated or newer schema.
+if(ZB_NODE)
+  add_test(NAME test_cli_queue
+    COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/cli_queue.sh $<TARGET_FILE:zamboni>)
+  set_tests_properties(test_cli_queue PROPERTIES LABELS cli TIMEOUT 300)
+endif()
