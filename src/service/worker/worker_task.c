@@ -42,6 +42,17 @@ static void on_step(const zb_maint_step *step, void *payload)
         snprintf(s->error, sizeof s->error, "%.1000s", step->error);
 }
 
+/* The figures the worker's heartbeat carries (zb_worker_figures). */
+static void on_progress(const char *stage, uint64_t done, uint64_t total,
+                        void *payload)
+{
+    zb_worker_slot *sl = payload;
+
+    (void)total;
+    if (strcmp(stage, ZB_PROGRESS_COMPACT_BYTES) == 0)
+        atomic_store(&sl->bytes_done, done);
+}
+
 static int64_t summary_i64(const ice_snapshot *snap, const char *key)
 {
     size_t i;
@@ -139,7 +150,10 @@ void zb_worker__run_task(zb_worker_slot *sl, const zb_task *task,
     zb_ctx_init(&tctx);
     tctx.budget = sl->budget;
     tctx.stop = &sl->stop;
+    tctx.progress = on_progress;
+    tctx.progress_payload = sl;
     atomic_store(&sl->stop, 0);
+    atomic_store(&sl->bytes_done, 0);
     pthread_mutex_lock(&ws->mu);
     sl->task = *task;
     sl->running = 1;
