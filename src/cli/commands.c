@@ -9,6 +9,7 @@
 #include "cli/cli.h"
 #include "cli/exit.h"
 #include "cli/verbs/verb_add_files.h"
+#include "cli/verbs/verb_queue.h"
 #include "cli/verbs/verb_scan.h"
 #include "cli/verbs/verbs.h"
 
@@ -59,6 +60,14 @@ const zb_cli_command zb_cli_commands[] = {
     { "demo", "create a demo warehouse to try maintenance on", NULL,
       zb_cli_demo_run },
     { "serve", "schedule maintenance tasks for a worker fleet", NULL, NULL },
+    { "db", "db migrate: apply the task queue's schema migrations", NULL,
+      zb_cli_db_run },
+    { "enqueue", "put a warehouse's operations on the task queue", NULL,
+      zb_cli_enqueue_run },
+    { "tasks", "list, show, cancel or requeue the queue's tasks", NULL,
+      zb_cli_tasks_run },
+    { "history", "the run history: every finished attempt", NULL,
+      zb_cli_history_run },
     { "worker", "take maintenance tasks from the queue", NULL,
       zb_cli_worker_run },
     { "version", "print the version", "Usage: zamboni version\n",

@@ -35,6 +35,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -42,6 +43,7 @@
 #include "cli/exit.h"
 #include "cli/verbs/maintenance_parallel.h"
 #include "cli/verbs/progress.h"
+#include "cli/verbs/queue_open.h"
 #include "cli/verbs/verbs.h"
 #include "util/alloc.h"
 #include "util/err.h"
@@ -65,6 +67,8 @@ typedef struct run_state {
     FILE *out, *err;                /* this table's streams */
     size_t n_failed;
     failure failed[MAX_FAILURES];
+    zb_queue *queue;                /* the run history, or NULL */
+    const char *warehouse;
 } run_state;
 
 static void add_failure(run_state *s, const char *table, const char *op,
@@ -196,6 +200,31 @@ static void json_step(run_state *s, const zb_maint_step *st)
         add_failure(s, st->table, op, code);
 }
 
+/* Each operation that ran joins the run history when a queue database
+ * is configured (queue_open.h); a failure to record stays a note. */
+static void record_step(const run_state *s, const zb_maint_step *st)
+{
+    zb_attempt_result r;
+    struct timespec ts;
+    zb_ctx rctx;
+
+    if (s->queue == NULL || st->status != ZB_MAINT_RAN || s->args->dry_run)
+        return;
+    zb_ctx_init(&rctx);
+    clock_gettime(CLOCK_REALTIME, &ts);
+    memset(&r, 0, sizeof r);
+    r.outcome = st->rc < 0 ? ZB_OUTCOME_FAILED : ZB_OUTCOME_SUCCESS;
+    r.message = st->error;
+    r.report = st->detail;
+    r.finished_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    r.started_ms = r.finished_ms - st->elapsed_ms;
+    if (zb_queue_record_run(s->queue, &rctx, s->warehouse, st->table,
+                            zb_maint_op_names[st->op], &r) < 0 &&
+        s->args->verbose)
+        fprintf(s->err, "    (run history not recorded: %s)\n",
+                rctx.err.msg);
+}
+
 static void on_step(const zb_maint_step *st, void *payload)
 {
     run_state *s = payload;
@@ -204,6 +233,7 @@ static void on_step(const zb_maint_step *st, void *payload)
     int code;
 
     s->steps++;
+    record_step(s, st);
     zb_cli_progress_clear();
     if (s->doc != NULL) {
         json_step(s, st);
@@ -414,6 +444,8 @@ static void table_work(size_t k, void *payload)
     }
     s->args = a;
     s->doc = L->s->doc;             /* only tested: the table's is jt */
+    s->queue = L->s->queue;
+    s->warehouse = L->s->warehouse;
     s->out = j->out.out;
     s->err = j->out.err;
     zb_err_clear(&tctx.err);
@@ -574,6 +606,14 @@ int zb_cli_maintenance_run(int argc, char **argv)
     }
     a->mo.config = env.tc;
     s->args = a;
+    s->warehouse = zb_verb_warehouse(&env);
+    {
+        char why[ZB_ERR_MSG_SIZE];
+
+        zb_verb_queue_for_records(&s->queue, why, sizeof why, &env, &ctx);
+        if (s->queue == NULL && a->verbose && !a->json)
+            printf("run history: not recorded (%s)\n", why);
+    }
     if (a->json && (s->doc = json_object()) == NULL) {
         fputs("zamboni maintenance: out of memory\n", stderr);
         code = ZB_EXIT_FAILED;
@@ -673,8 +713,10 @@ int zb_cli_maintenance_run(int argc, char **argv)
     code = s->worst;
 done:
     zb_cli_progress_end(&ctx);
-    if (s != NULL)
+    if (s != NULL) {
         json_decref(s->doc);
+        zb_queue_close(s->queue);
+    }
     zb_free(L.jobs);
     zb_free(before);
     zb_free(after);

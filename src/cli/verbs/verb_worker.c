@@ -257,14 +257,10 @@ int zb_cli_worker_run(int argc, char **argv)
         code = fail_usage(line);
         goto done;
     }
-    if ((v = zb_settings_get(env.settings, ZB_SET_SIZE_CLASSES)) != NULL) {
-        if ((rc = zb_size_classes_parse_json(
-                 &classes, &ctx, v,
-                 zb_settings_origin(env.settings, ZB_SET_SIZE_CLASSES))) < 0)
-            goto fail;
-    } else {
-        zb_size_classes_default(&classes);
-    }
+    /* ZAMBONI_SIZE_CLASSES, else size_classes: of zamboni.yml (the
+     * settings' order), else the built-in class */
+    if ((rc = zb_verb_size_classes(&classes, &env, &ctx)) < 0)
+        goto fail;
     if ((v = zb_settings_get(env.settings, ZB_SET_SIZE_CLASS)) != NULL) {
         o.size_class = v;
         if (zb_size_class_find(&classes, v) == NULL) {
