@@ -16,11 +16,13 @@
 
 #include <ctype.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
 #include <yaml.h>
 
 #include "cli/config/dotenv.h"
@@ -42,7 +44,15 @@ static const char *const scalar_keys[] = {
     "trino.host", "trino.port", "trino.user", "trino.catalog",
     "trino.version", "spark.remote", "spark.master", "spark.catalog",
     "s3_endpoint", "s3_region", "s3_path_style_access", "s3_max_attempts",
-    "s3_max_retry_seconds", "s3_timeout_seconds"
+    "s3_max_retry_seconds", "s3_timeout_seconds",
+    /* the worker (service/): */
+    "queue_max_tasks", "max_attempts", "size_class", "workers",
+    "drain_timeout", "max_lifetime", "idle_exit_after", "lease_seconds",
+    "heartbeat_seconds", "spill_disk_limit_bytes",
+    /* the size_classes: list, kept as the JSON text of the same list
+     * (set_size_classes), so that it and ZAMBONI_SIZE_CLASSES are parsed
+     * alike (zb_size_classes_parse_json) */
+    "size_classes"
 };
 #define N_SCALARS (sizeof(scalar_keys) / sizeof(scalar_keys[0]))
 #define MAX_LIST 100000
@@ -248,6 +258,116 @@ static int set_list(walk *w, profile_list *l, const char *name,
     return ZB_OK;
 }
 
+/*
+ * size_classes: - a list of mappings {name, cores, memory, max_jobs}
+ * turned into the JSON text of the same list. Only the shape is checked
+ * here (scalars under known keys); the values are checked by
+ * zb_size_classes_parse_json, which reads ZAMBONI_SIZE_CLASSES too.
+ * cores and max_jobs become JSON integers when they are whole numbers,
+ * memory stays text ("8Gi") unless it is a plain number.
+ */
+static int set_size_classes(walk *w, const yaml_node_t *key,
+                            const yaml_node_t *val)
+{
+    static const char *const fields[] = { "name", "cores", "memory",
+                                          "max_jobs" };
+    const size_t slot = N_SCALARS - 1;
+    json_t *list = NULL;
+    yaml_node_item_t *it;
+    char *text = NULL;
+    int rc = ZB_OK;
+
+    if (w->p->lines[slot] != 0)
+        return fail_at(w, key, "'size_classes' is given twice");
+    w->p->lines[slot] = node_line(key);
+    if (is_null(val))
+        return ZB_OK;
+    if (val->type != YAML_SEQUENCE_NODE)
+        return fail_at(w, val, "'size_classes' must be a list of mappings "
+                       "(name, cores, memory, max_jobs)");
+    if ((list = json_array()) == NULL)
+        return zb_fail_oom(w->ctx);
+    for (it = val->data.sequence.items.start;
+         it < val->data.sequence.items.top && rc == ZB_OK; it++) {
+        yaml_node_t *item = yaml_document_get_node(w->doc, *it);
+        yaml_node_pair_t *pair;
+        json_t *obj;
+
+        if (item == NULL || item->type != YAML_MAPPING_NODE) {
+            rc = fail_at(w, item ? item : val, "each item of 'size_classes' "
+                         "must be a mapping (name, cores, memory, "
+                         "max_jobs)");
+            break;
+        }
+        if ((obj = json_object()) == NULL ||
+            json_array_append_new(list, obj) < 0) {
+            rc = zb_fail_oom(w->ctx);
+            break;
+        }
+        for (pair = item->data.mapping.pairs.start;
+             pair < item->data.mapping.pairs.top; pair++) {
+            yaml_node_t *k = yaml_document_get_node(w->doc, pair->key);
+            yaml_node_t *v = yaml_document_get_node(w->doc, pair->value);
+            const char *s;
+            json_t *jv;
+            uint64_t n;
+            size_t f;
+
+            if (k == NULL || k->type != YAML_SCALAR_NODE) {
+                rc = fail_at(w, k ? k : item, "a key of a size class is not "
+                             "a name");
+                break;
+            }
+            for (f = 0; f < sizeof fields / sizeof fields[0]; f++)
+                if (strcmp(scalar(k), fields[f]) == 0)
+                    break;
+            if (f == sizeof fields / sizeof fields[0]) {
+                rc = fail_at(w, k, "unknown key '%.60s' in a size class "
+                             "(known: name, cores, memory, max_jobs)",
+                             scalar(k));
+                break;
+            }
+            if (json_object_get(obj, fields[f]) != NULL) {
+                rc = fail_at(w, k, "'%s' is given twice in a size class",
+                             fields[f]);
+                break;
+            }
+            if (v == NULL || v->type != YAML_SCALAR_NODE || is_null(v)) {
+                rc = fail_at(w, v ? v : k, "'%s' of a size class must be "
+                             "a single value", fields[f]);
+                break;
+            }
+            s = scalar(v);
+            if (strlen(s) != v->data.scalar.length) {
+                rc = fail_at(w, v, "'%s' of a size class holds a NUL byte",
+                             fields[f]);
+                break;
+            }
+            if (f != 0 && zb_str_to_u64(&n, s) == 0 &&
+                n <= (uint64_t)INT64_MAX)
+                jv = json_integer((json_int_t)n);
+            else
+                jv = json_string(s);
+            if (jv == NULL || json_object_set_new(obj, fields[f], jv) < 0) {
+                rc = zb_fail_oom(w->ctx);
+                break;
+            }
+        }
+    }
+    if (rc == ZB_OK) {
+        size_t n = json_dumpb(list, NULL, 0, JSON_COMPACT);
+        if (n == 0 || (text = zb_arena_alloc(w->p->arena, n + 1)) == NULL) {
+            rc = zb_fail_oom(w->ctx);
+        } else {
+            json_dumpb(list, text, n, JSON_COMPACT);
+            text[n] = '\0';
+            w->p->values[slot] = text;
+        }
+    }
+    json_decref(list);
+    return rc;
+}
+
 /* trino: or spark: - a mapping of scalars from a fixed set. */
 static int walk_section(walk *w, const char *section, const yaml_node_t *key,
                         const yaml_node_t *val)
@@ -294,7 +414,13 @@ static int walk_root(walk *w, const yaml_node_t *root)
                                        "s3_path_style_access",
                                        "s3_max_attempts",
                                        "s3_max_retry_seconds",
-                                       "s3_timeout_seconds" };
+                                       "s3_timeout_seconds",
+                                       "queue_max_tasks", "max_attempts",
+                                       "size_class", "workers",
+                                       "drain_timeout", "max_lifetime",
+                                       "idle_exit_after", "lease_seconds",
+                                       "heartbeat_seconds",
+                                       "spill_disk_limit_bytes" };
     const size_t n_top = sizeof top / sizeof top[0];
     yaml_node_pair_t *pair;
     int seen_trino = 0, seen_spark = 0, rc;
@@ -323,6 +449,8 @@ static int walk_root(walk *w, const yaml_node_t *root)
             rc = set_list(w, &w->p->operations, name, k, v);
         else if (strcmp(name, "tables") == 0)
             rc = set_list(w, &w->p->tables, name, k, v);
+        else if (strcmp(name, "size_classes") == 0)
+            rc = set_size_classes(w, k, v);
         else if (strcmp(name, "trino") == 0 || strcmp(name, "spark") == 0) {
             int *seen = name[0] == 't' ? &seen_trino : &seen_spark;
             if (*seen)

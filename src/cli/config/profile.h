@@ -15,6 +15,12 @@
  *     tables: [db.events]                      default: the table config's
  *     trino: {host, port, user, catalog, version}
  *     spark: {remote, master, catalog}
+ *     size_classes:                            worker size classes
+ *       - {name: standard, cores: 2, memory: 8Gi, max_jobs: 2}
+ *     size_class, workers, drain_timeout, max_lifetime, idle_exit_after,
+ *     lease_seconds, heartbeat_seconds, spill_disk_limit_bytes,
+ *     queue_max_tasks, max_attempts      the worker's and the queue's
+ *                                        scalars (settings.h)
  * An unknown key is an error naming it, the file and the line. A key that
  * names a secret (credential, token, password, secret, ...) is refused
  * with a message pointing at the environment or .env instead: the profile
@@ -58,7 +64,11 @@ const char *zb_profile_path(const zb_profile *p);
 /*
  * A scalar key, dotted for the nested ones: "uri", "warehouse", "engine",
  * "root", "trino.host", "trino.port", "trino.user", "trino.catalog",
- * "trino.version", "spark.remote", "spark.master", "spark.catalog".
+ * "trino.version", "spark.remote", "spark.master", "spark.catalog",
+ * the worker's scalars, and "size_classes": the list as JSON text (an
+ * array of objects; cores and max_jobs integers, memory an integer or the
+ * text given), which zb_size_classes_parse_json (service/size_class.h)
+ * checks as it checks ZAMBONI_SIZE_CLASSES.
  * Returns the value (borrowed) or NULL when absent; *line (may be NULL)
  * gets its 1-based line.
  */

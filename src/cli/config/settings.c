@@ -149,7 +149,7 @@ static const setting_def defs[ZB_SET_COUNT] = {
                             { NULL, NULL } },
     /* zamboni.yml's size_classes: is a list, read by the profile */
     [ZB_SET_SIZE_CLASSES] = { "size_classes", NULL, "ZAMBONI_SIZE_CLASSES",
-                              NULL, NULL, NULL, 0, { NULL, NULL } },
+                              NULL, "size_classes", NULL, 0, { NULL, NULL } },
     [ZB_SET_WORKERS] = { "workers", "--workers", "ZAMBONI_WORKERS", NULL,
                          "workers", "1", 0, { NULL, NULL } },
     [ZB_SET_DRAIN_TIMEOUT] = { "drain_timeout", "--drain-timeout",

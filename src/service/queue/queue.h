@@ -74,6 +74,14 @@ int zb_queue_open(zb_queue **out, zb_ctx *ctx, zb_sqldb *db);
 void zb_queue_close(zb_queue *q);
 zb_sqldb *zb_queue_db(const zb_queue *q);       /* borrowed */
 
+/* The schema version applied in db (0: none), without refusing any
+ * (maintenance's "is a queue configured and migrated"). */
+int zb_queue_schema_version(zb_sqldb *db, zb_ctx *ctx, int *version);
+
+/* The classes enqueue picks from when a task names none (copied; NULL
+ * or empty: zb_size_classes_default, the one open starts with). */
+void zb_queue_set_size_classes(zb_queue *q, const zb_size_classes *classes);
+
 /* ---- tasks ---- */
 
 #define ZB_TASK_STATE_SCHEDULED "scheduled"
@@ -262,6 +270,7 @@ typedef struct zb_attempt {
     char message[1024];
     int64_t started_ms, finished_ms;
     zb_table_health before, after;
+    const char *report;            /* borrowed for the callback; NULL: none */
 } zb_attempt;
 
 typedef int (*zb_attempt_fn)(void *payload, const zb_attempt *a);

@@ -275,6 +275,71 @@ static void test_config_profile__load(void)
     zb_profile_free(p);
 }
 
+/* size_classes: a list of mappings, kept as the JSON text of that list
+ * (what ZAMBONI_SIZE_CLASSES holds), and the worker's scalars. */
+static void test_config_profile__size_classes(void)
+{
+    zb_profile *p;
+    unsigned line;
+
+    p = parse_ok("warehouse: w\n"
+                 "size_classes:\n"
+                 "  - name: small\n"
+                 "    cores: 1\n"
+                 "    memory: 4Gi\n"
+                 "    max_jobs: 2\n"
+                 "  - {name: large, cores: 4, memory: 17179869184, "
+                 "max_jobs: 1}\n"
+                 "size_class: large\n"
+                 "workers: 2\n"
+                 "drain_timeout: 30s\n"
+                 "max_lifetime: 1h\n"
+                 "idle_exit_after: 0\n"
+                 "lease_seconds: 60\n"
+                 "heartbeat_seconds: 10\n"
+                 "spill_disk_limit_bytes: 1000\n");
+    ZBT_EQ_STR(zb_profile_get(p, "size_classes", &line),
+               "[{\"name\":\"small\",\"cores\":1,\"memory\":\"4Gi\","
+               "\"max_jobs\":2},{\"name\":\"large\",\"cores\":4,"
+               "\"memory\":17179869184,\"max_jobs\":1}]");
+    ZBT_EQ_INT(line, 2);
+    ZBT_EQ_STR(zb_profile_get(p, "size_class", &line), "large");
+    ZBT_EQ_INT(line, 8);
+    ZBT_EQ_STR(zb_profile_get(p, "workers", NULL), "2");
+    ZBT_EQ_STR(zb_profile_get(p, "drain_timeout", NULL), "30s");
+    ZBT_EQ_STR(zb_profile_get(p, "max_lifetime", NULL), "1h");
+    ZBT_EQ_STR(zb_profile_get(p, "idle_exit_after", NULL), "0");
+    ZBT_EQ_STR(zb_profile_get(p, "lease_seconds", NULL), "60");
+    ZBT_EQ_STR(zb_profile_get(p, "heartbeat_seconds", NULL), "10");
+    ZBT_EQ_STR(zb_profile_get(p, "spill_disk_limit_bytes", NULL), "1000");
+    zb_profile_free(p);
+
+    /* null counts as absent; an empty list is kept (the parser refuses
+     * it with the variable's rules) */
+    p = parse_ok("size_classes:\n");
+    ZBT_CHECK(zb_profile_get(p, "size_classes", NULL) == NULL);
+    zb_profile_free(p);
+    p = parse_ok("size_classes: []\n");
+    ZBT_EQ_STR(zb_profile_get(p, "size_classes", NULL), "[]");
+    zb_profile_free(p);
+
+    parse_err("size_classes: big\n",
+              "z.yml:1: 'size_classes' must be a list of mappings (name, "
+              "cores, memory, max_jobs)");
+    parse_err("size_classes:\n  - small\n",
+              "z.yml:2: each item of 'size_classes' must be a mapping "
+              "(name, cores, memory, max_jobs)");
+    parse_err("size_classes:\n  - {name: a, colour: red}\n",
+              "z.yml:2: unknown key 'colour' in a size class (known: name, "
+              "cores, memory, max_jobs)");
+    parse_err("size_classes:\n  - {name: a, name: b}\n",
+              "z.yml:2: 'name' is given twice in a size class");
+    parse_err("size_classes:\n  - {name: a, cores: [1]}\n",
+              "z.yml:2: 'cores' of a size class must be a single value");
+    parse_err("size_classes: []\nsize_classes: []\n",
+              "z.yml:2: 'size_classes' is given twice");
+}
+
 const zbt_case test_config_profile[] = {
     ZBT_CASE(test_config_profile__every_key),
     ZBT_CASE(test_config_profile__absent_and_null),
@@ -283,5 +348,6 @@ const zbt_case test_config_profile[] = {
     ZBT_CASE(test_config_profile__truncated_and_corrupt),
     ZBT_CASE(test_config_profile__alloc_failure),
     ZBT_CASE(test_config_profile__load),
+    ZBT_CASE(test_config_profile__size_classes),
     ZBT_END
 };

@@ -760,6 +760,30 @@ static void test_config_settings__s3(void)
     ZBT_CONTAINS(ctx.err.msg, "set ZAMBONI_S3_SESSION_TOKEN");
 }
 
+/* size_classes: from zamboni.yml as JSON text; ZAMBONI_SIZE_CLASSES wins. */
+static void test_config_settings__size_classes(void)
+{
+    fixture f;
+    zb_settings *s;
+
+    fixture_init(&f, "size_classes");
+    write_in(f.cwd, "zamboni.yml",
+             "size_classes:\n  - {name: a, cores: 1, memory: 1Gi, "
+             "max_jobs: 1}\n", 0644);
+    s = load_ok(&f);
+    ZBT_EQ_STR(zb_settings_get(s, ZB_SET_SIZE_CLASSES),
+               "[{\"name\":\"a\",\"cores\":1,\"memory\":\"1Gi\","
+               "\"max_jobs\":1}]");
+    ZBT_CONTAINS(zb_settings_origin(s, ZB_SET_SIZE_CLASSES), "zamboni.yml:1");
+    zb_settings_free(s);
+    fixture_env(&f, "ZAMBONI_SIZE_CLASSES", "[{\"name\":\"b\"}]");
+    s = load_ok(&f);
+    ZBT_EQ_STR(zb_settings_get(s, ZB_SET_SIZE_CLASSES), "[{\"name\":\"b\"}]");
+    ZBT_EQ_STR(zb_settings_origin(s, ZB_SET_SIZE_CLASSES),
+               "ZAMBONI_SIZE_CLASSES (environment)");
+    zb_settings_free(s);
+}
+
 static fixture alloc_fixture;
 
 static int alloc_fn(zb_ctx *ctx)
@@ -798,6 +822,7 @@ const zbt_case test_config_settings[] = {
     ZBT_CASE(test_config_settings__table_config_path),
     ZBT_CASE(test_config_settings__removed_flags),
     ZBT_CASE(test_config_settings__s3),
+    ZBT_CASE(test_config_settings__size_classes),
     ZBT_CASE(test_config_settings__alloc_failure),
     ZBT_END
 };
