@@ -45,7 +45,7 @@ drain d0 t2 0
 a=$(attempts t2 compact | tr '\n' ' ')
 [ "$a" = "1|abandoned " ] && ok "drain_0_abandoned ($a)" || bad drain_0_abandoned "attempts: '$a'"
 st=$(task_state t2 compact)
-later=$(sql "SELECT (scheduled_for - (extract(epoch from clock_timestamp()) * 1000)::bigint) / 1000 FROM zamboni_tasks WHERE table_name = 'fleet.t2' AND operation = 'compact'")
+later=$(sql "SELECT (scheduled_for_ms - (extract(epoch from clock_timestamp()) * 1000)::bigint) / 1000 FROM zamboni_tasks WHERE table_name = 'fleet.t2' AND operation = 'compact'")
 [ "$st" = scheduled ] && [ "${later:-0}" -ge 60 ] && [ "${later:-0}" -le 180 ] &&
     ok "drain_0_scheduled_again (in ${later}s)" || bad drain_0_scheduled_again "state '$st', due in '${later}'s"
 fleet_rows "$tmp/after2" t2
