@@ -265,6 +265,7 @@ static int run_compact(const zb_op_target *t, zb_ctx *ctx,
     co.partial_progress = o->partial_progress;
     co.max_group_memory_bytes = o->max_group_memory_bytes;
     co.branch = o->branch;
+    co.drain_timeout_ms = o->drain_timeout_ms;
     co.threads = o->threads > 0 ? o->threads : 1;
     co.max_concurrent = o->max_concurrent > 0 ? o->max_concurrent
                         : b->max_concurrent_rewrites > 0

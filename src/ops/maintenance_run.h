@@ -85,6 +85,10 @@ typedef struct zb_maint_opts {
                                         table config's
                                         max_concurrent_file_group_rewrites,
                                         else threads */
+    long drain_timeout_ms;           /* zb_compact_opts.drain_timeout_ms:
+                                        after a stop, commit the groups
+                                        written within it; default 0:
+                                        drop them */
     /* expire */
     int64_t max_snapshot_age_days;   /* days; default ZB_UNSET */
     int64_t min_snapshots_to_keep;   /* snapshots; default ZB_UNSET */
@@ -111,7 +115,7 @@ typedef struct zb_maint_opts {
         .target_file_size_bytes = ZB_UNSET, .min_input_files = ZB_UNSET,   \
         .rewrite_all = 0, .partial_progress = 0,                           \
         .max_group_memory_bytes = 0, .branch = NULL,                       \
-        .threads = 0, .max_concurrent = 0,                                 \
+        .threads = 0, .max_concurrent = 0, .drain_timeout_ms = 0,          \
         .max_snapshot_age_days = ZB_UNSET,                                 \
         .min_snapshots_to_keep = ZB_UNSET, .max_ref_age_days = ZB_UNSET,   \
         .older_than_days = ZB_UNSET, .orphans_force = 0,                   \
