@@ -85,7 +85,7 @@ case "$a" in
     "1|lost 2|success "*) ok "stopped_attempt_lost_new_success ($a)" ;;
     *) bad stopped_attempt_lost_new_success "attempts: $a" ;;
 esac
-grep -Eqi 'fenc|lease (lost|expired)|refused' "$tmp/s1.log" && ok stopped_worker_refused ||
+grep -Eqi 'outcome=lost|fenc|lease (lost|expired)|refused' "$tmp/s1.log" && ok stopped_worker_refused ||
     { bad stopped_worker_refused "its log names no fence"; show_log s1; }
 fleet_rows "$tmp/after2" t2
 grep "^t2 " "$tmp/before" >"$tmp/before2"
