@@ -165,9 +165,9 @@ worker_wait() {
 }
 
 wait_until() {
-    local secs=$1 i
+    local end=$(( $(date +%s) + $1 ))
     shift
-    for i in $(seq 1 $((secs * 10))); do
+    while [ "$(date +%s)" -lt "$end" ]; do
         "$@" && return 0
         sleep 0.1
     done
