@@ -112,8 +112,8 @@ static int parse_entry(zb_size_classes *out, zb_ctx *ctx, const json_t *e,
                        sizeof(c->name) - 1);
     for (k = 0; k < out->n; k++)
         if (strcmp(out->c[k].name, s) == 0)
-            return zb_fail(ctx, ZB_EUSAGE, "%s: size class %zu: the name "
-                           "'%s' is used twice", origin, i + 1, s);
+            return zb_fail(ctx, ZB_EUSAGE, "%s: size class %zu: its name "
+                           "is size class %d's too", origin, i + 1, k + 1);
     memset(c, 0, sizeof(*c));
     snprintf(c->name, sizeof(c->name), "%s", s);
     if ((rc = int_field(&c->cores, ctx, e, "cores", origin, i)) < 0 ||

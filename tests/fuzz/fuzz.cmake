@@ -142,3 +142,5 @@ zb_fuzz_target(fuzz_s3_creds_profile LINK zb_io_s3_creds_parse
 # entity-expanding and deeply nested ones.
 zb_fuzz_target(fuzz_s3_xml LINK zb_s3_xml zb_util
   INSTRUMENT zb_s3_xml zb_util EXTERNAL PkgConfig::EXPAT)
+zb_fuzz_target(fuzz_size_classes LINK zb_service_size_class
+  INSTRUMENT zb_service_size_class zb_util EXTERNAL PkgConfig::JANSSON)

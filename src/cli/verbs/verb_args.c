@@ -32,7 +32,8 @@
 /* the verbs that open a table's files */
 #define TABLE_READERS (OPS | ZB_VERB_DESCRIBE | ZB_VERB_PLAN |             \
                        ZB_VERB_DOCTOR | ZB_VERB_SCAN | ZB_VERB_ADD_FILES)
-#define CATALOG (TABLE_READERS | ZB_VERB_WAREHOUSES | ZB_VERB_TABLE_CONFIG)
+#define CATALOG (TABLE_READERS | ZB_VERB_WAREHOUSES | ZB_VERB_TABLE_CONFIG | \
+                 ZB_VERB_WORKER)
 
 typedef enum flag_id {
     F_DRY_RUN, F_YES, F_TABLE_CONFIG, F_STATUS, F_VERBOSE, F_PROFILE, F_ENV,
@@ -299,6 +300,37 @@ static const flag_def flags[] = {
     { "--force", F_FORCE, NULL, ZB_VERB_ORPHANS | ZB_VERB_MAINTENANCE,
       "allow an age guard below 1 day (default: refused, exit 3: files a\n"
       "running job wrote but has not committed yet would go)" },
+    { "--size-class", F_SETTING, "NAME", ZB_VERB_WORKER,
+      "the size class this worker serves (ZAMBONI_SIZE_CLASS, size_class:);\n"
+      "default: the smallest configured class (size_classes: in zamboni.yml\n"
+      "or ZAMBONI_SIZE_CLASSES; without any, one class standard: 2 cores,\n"
+      "8 GiB, max_jobs 2)" },
+    { "--workers", F_SETTING, "N", ZB_VERB_WORKER,
+      "worker loops in this process, 1..256 (ZAMBONI_WORKERS); each gets an\n"
+      "equal share of the memory (its own budget), cores and spill disk;\n"
+      "default 1" },
+    { "--drain-timeout", F_SETTING, "DURATION", ZB_VERB_WORKER,
+      "on SIGTERM or SIGINT: take no new task, let a running compaction\n"
+      "commit the groups it already wrote for at most this long, then log\n"
+      "the attempt abandoned (rescheduled about 2 minutes later) and exit 0;\n"
+      "0 drops the written groups at once (ZAMBONI_DRAIN_TIMEOUT); default 0" },
+    { "--max-lifetime", F_SETTING, "DURATION", ZB_VERB_WORKER,
+      "take no new task after this long; exit 0 once the running one ended;\n"
+      "0: never (ZAMBONI_MAX_LIFETIME); default 1h" },
+    { "--idle-exit-after", F_SETTING, "DURATION", ZB_VERB_WORKER,
+      "exit 0 after this long without a task; 0: never, for a systemd\n"
+      "service (ZAMBONI_IDLE_EXIT_AFTER); default 180s" },
+    { "--lease-seconds", F_SETTING, "DURATION", ZB_VERB_WORKER,
+      "a task's lease; a worker silent for longer loses it to the sweep\n"
+      "(ZAMBONI_LEASE_SECONDS); default 60" },
+    { "--heartbeat-seconds", F_SETTING, "DURATION", ZB_VERB_WORKER,
+      "how often the lease is renewed, at most a third of the lease (exit 2\n"
+      "otherwise) (ZAMBONI_HEARTBEAT_SECONDS); default 10" },
+    { "--queue-uri", F_SETTING, "URI", ZB_VERB_WORKER,
+      "the queue's database: sqlite:PATH or postgresql://... (prefer\n"
+      "ZAMBONI_QUEUE_URI: a password on the command line is visible to other\n"
+      "users); default: the catalog's database when the catalog is SQL,\n"
+      "else sqlite:$ZAMBONI_ROOT/queue.db" },
     { "--min-input-manifests", F_MIN_MANIFESTS, "N",
       ZB_VERB_MANIFESTS | ZB_VERB_MAINTENANCE,
       "rewrite only when there are at least N data manifests (>= 2);\n"
@@ -408,6 +440,23 @@ static const verb_doc docs[] = {
       "footers.\n"
       "A corrupt file or one that does not fit fails the whole command,\n"
       "naming the file, before anything is committed." },
+    { ZB_VERB_WORKER, "worker", "[options]",
+      "Takes maintenance tasks of its size class from the queue (zamboni\n"
+      "enqueue or serve put them there) and runs each, one at a time per\n"
+      "worker loop: the operation named, on the table named, within the\n"
+      "loop's memory, cores and spill disk. Resources come from the cgroup\n"
+      "(v2 or v1) memory and CPU limits, else the machine (with a warning):\n"
+      "cores = min(floor(CPU limit), memory / 4 GiB), at least 1, shared by\n"
+      "--workers; spill under TMPDIR within ZAMBONI_SPILL_DISK_LIMIT_BYTES\n"
+      "(default 100 GiB). The first log line, \"Optimize: ...\", gives each\n"
+      "worker's share. Commits are fenced by the task's lease: a worker that\n"
+      "lost it commits nothing. Every attempt is recorded in the queue's\n"
+      "history (zamboni history) with the table's health before and after.\n"
+      "Log lines (stderr), one per event:\n"
+      "  task id=T attempt=A op=OP warehouse=W table=TBL worker=ID event=start\n"
+      "  task id=T ... worker=ID outcome=O ms=MS [message=TEXT]\n"
+      "  worker id=ID event=exit reason=drain|lifetime|idle tasks=N\n"
+      "The schema must be migrated first (zamboni db migrate)." },
     { ZB_VERB_DEMO, "demo", "[DIR]",
       "Creates a demo under DIR: a warehouse \"demo\" in an embedded SQLite\n"
       "catalog (DIR/catalog.db), DIR/zamboni.yml,\n"
@@ -432,6 +481,12 @@ static const struct {
       "table or snapshot, no catalog database), 2 usage error (also a bad\n"
       "configuration), 3 not supported by this build (non-Parquet data\n"
       "files).\n" },
+    { ZB_VERB_WORKER,
+      "Exit codes: 0 after a drain (SIGTERM, SIGINT), the max lifetime or\n"
+      "the idle exit (a task that failed is recorded, not an exit code);\n"
+      "2 usage or configuration error (a heartbeat over a third of the lease,\n"
+      "an unknown size class); 1 or 3 when the queue cannot be opened (3: its\n"
+      "schema is missing, older or newer than this build).\n" },
     { ZB_VERB_ADD_FILES,
       "Exit: 0 added, 1 failed, 2 usage, 3 refused (duplicates, a file that\n"
       "does not fit, --create on an existing table, a moved table writing\n"

@@ -41,7 +41,8 @@ enum {
     ZB_VERB_DEMO = 1u << 12,
     ZB_VERB_DOCTOR = 1u << 13,
     ZB_VERB_SCAN = 1u << 14,
-    ZB_VERB_ADD_FILES = 1u << 15
+    ZB_VERB_ADD_FILES = 1u << 15,
+    ZB_VERB_WORKER = 1u << 24      /* cli/verbs/verb_worker.c */
 };
 
 #define ZB_VERB_MAX_TABLES 4096
@@ -261,6 +262,7 @@ int zb_cli_table_config_run(int argc, char **argv);
 int zb_cli_validate_config_run(int argc, char **argv);
 int zb_cli_demo_run(int argc, char **argv);
 int zb_cli_doctor_run(int argc, char **argv);   /* cli/verbs/verb_doctor.c */
+int zb_cli_worker_run(int argc, char **argv);   /* cli/verbs/verb_worker.c */
 
 /* --status (cli/verbs/maintenance_status.c): one table's counts. */
 typedef struct zb_status_row {

@@ -8,7 +8,12 @@ add_library(zb_service_queue STATIC
   ${CMAKE_CURRENT_LIST_DIR}/queue_admin.c
   ${CMAKE_CURRENT_LIST_DIR}/queue_history.c
   ${CMAKE_CURRENT_LIST_DIR}/queue_workers.c
-  ${CMAKE_CURRENT_LIST_DIR}/queue_fence.c
+  ${CMAKE_CURRENT_LIST_DIR}/queue_fence.c)
+target_link_libraries(zb_service_queue PUBLIC zb_service_size_class
+  zb_catalog zb_util PRIVATE zb_ops PkgConfig::JANSSON Threads::Threads)
+# The size classes alone (jansson and util only), so that their fuzz
+# target compiles nothing else; part of the queue's library above.
+add_library(zb_service_size_class STATIC
   ${CMAKE_CURRENT_LIST_DIR}/../size_class.c)
-target_link_libraries(zb_service_queue PUBLIC zb_catalog zb_util
-  PRIVATE zb_ops PkgConfig::JANSSON Threads::Threads)
+target_link_libraries(zb_service_size_class PUBLIC zb_util
+  PRIVATE PkgConfig::JANSSON)

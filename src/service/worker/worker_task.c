@@ -21,7 +21,7 @@ typedef struct step_seen {
     zb_maint_status status;
     int rc;
     zb_buf report;
-    char error[512];
+    char error[1024];
     char detail[256];
 } step_seen;
 
@@ -39,7 +39,7 @@ static void on_step(const zb_maint_step *step, void *payload)
     else if (step->detail != NULL)
         snprintf(s->detail, sizeof s->detail, "%s", step->detail);
     if (step->error != NULL)
-        snprintf(s->error, sizeof s->error, "%s", step->error);
+        snprintf(s->error, sizeof s->error, "%.1000s", step->error);
 }
 
 static int64_t summary_i64(const ice_snapshot *snap, const char *key)
@@ -172,14 +172,14 @@ void zb_worker__run_task(zb_worker_slot *sl, const zb_task *task,
     } else if ((rc = catalog_for(cat, cat_wh, cat_wh_size, ws, &tctx,
                                  task->warehouse)) < 0) {
         outcome = ZB_OUTCOME_FAILED;
-        snprintf(message, sizeof message, "catalog of warehouse %s: %s",
-                 task->warehouse, tctx.err.msg);
+        snprintf(message, sizeof message, "catalog of warehouse %.200s: "
+                 "%.700s", task->warehouse, tctx.err.msg);
     } else if (o->host.table_config != NULL &&
                (rc = o->host.table_config(&tc, &tctx, task->warehouse,
                                           o->host.payload)) < 0) {
         outcome = ZB_OUTCOME_FAILED;
-        snprintf(message, sizeof message, "table config of warehouse %s: "
-                 "%s", task->warehouse, tctx.err.msg);
+        snprintf(message, sizeof message, "table config of warehouse "
+                 "%.200s: %.700s", task->warehouse, tctx.err.msg);
     } else {
         zb_maint_opts mo = ZB_MAINT_OPTS_INIT;
         zb_op_target target;
@@ -201,7 +201,8 @@ void zb_worker__run_task(zb_worker_slot *sl, const zb_task *task,
         rc = zb_maintenance_table(&target, &tctx, &mo, on_step, &seen);
         ran = 1;
         if (rc < 0 && seen.error[0] == '\0')
-            snprintf(seen.error, sizeof seen.error, "%s", tctx.err.msg);
+            snprintf(seen.error, sizeof seen.error, "%.1000s",
+                     tctx.err.msg);
         zb_err_clear(&tctx.err);
         measure(&r.after, *cat, &tctx, task->table);
     }
@@ -221,7 +222,7 @@ void zb_worker__run_task(zb_worker_slot *sl, const zb_task *task,
     if (ran) {
         if (rc == ZB_EFENCED || seen.rc == ZB_EFENCED || lost) {
             outcome = ZB_OUTCOME_LOST;
-            snprintf(message, sizeof message, "%s", lost
+            snprintf(message, sizeof message, "%.1000s", lost
                      ? "the lease was lost (the heartbeat said so)"
                      : seen.error);
         } else if (cancelled) {
@@ -243,7 +244,7 @@ void zb_worker__run_task(zb_worker_slot *sl, const zb_task *task,
             }
         } else if (rc < 0) {
             outcome = ZB_OUTCOME_FAILED;
-            snprintf(message, sizeof message, "%s", seen.error);
+            snprintf(message, sizeof message, "%.1000s", seen.error);
         } else if (seen.status == ZB_MAINT_DISABLED) {
             snprintf(message, sizeof message, "disabled by %s",
                      seen.detail);
@@ -257,7 +258,7 @@ void zb_worker__run_task(zb_worker_slot *sl, const zb_task *task,
         rc = zb_queue_finish(o->queue, &tctx, task, &r);
         if (rc == ZB_EFENCED) {
             outcome = ZB_OUTCOME_LOST;
-            snprintf(message, sizeof message, "finish refused: %s",
+            snprintf(message, sizeof message, "finish refused: %.900s",
                      tctx.err.msg);
         } else if (rc < 0) {
             zb_worker__log(ws, "worker id=%s event=error message=finish: %s",
