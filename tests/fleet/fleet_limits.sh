@@ -71,7 +71,7 @@ echo "0::/zb.slice/w" >"$cg/proc-self-cgroup"
 echo "cpu memory" >"$cg/fs/zb.slice/w/cgroup.controllers"
 echo "8589934592" >"$cg/fs/zb.slice/w/memory.max"
 echo "300000 100000" >"$cg/fs/zb.slice/w/cpu.max"
-cgroup_env=(ZAMBONI_TEST_CGROUP_ROOT="$cg/fs" ZAMBONI_TEST_PROC_CGROUP="$cg/proc-self-cgroup")
+cgroup_env=(ZB_TEST_CGROUP_ROOT="$cg/fs" ZB_TEST_PROC_CGROUP="$cg/proc-self-cgroup")
 unset ZAMBONI_MEMORY_BUDGET_BYTES
 env "${cgroup_env[@]}" "$zb" worker --idle-exit-after 1s >"$tmp/cg1.log" 2>&1 </dev/null
 rc=$?
