@@ -4,7 +4,7 @@
  * records its runs there):
  *   queue_uri (--queue-uri, ZAMBONI_QUEUE_URI) sqlite:PATH or
  *       postgresql://... (the write URL; ZAMBONI_PG_READ_URL and the
- *       ZAMBONI_PG_*_POOL sizes as for the SQL catalog); a queue_uri equal
+ *       ZAMBONI_PG_WRITE_POOL and ZAMBONI_PG_READ_POOL sizes as for the SQL catalog); a queue_uri equal
  *       to the catalog's uri uses the catalog's own handle;
  *   else, when the configured catalog is SQL, the catalog's own handle
  *       (one set of connections; fenced commits in one statement);
