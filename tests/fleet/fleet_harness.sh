@@ -186,7 +186,7 @@ show_log() { sed "s/^/     $1: /" "$tmp/$1.log" | tail -${2:-12}; }
 export ZAMBONI_SIZE_CLASSES='[{"name":"small","cores":1,"memory":"512Mi","max_jobs":1},{"name":"large","cores":2,"memory":"1Gi","max_jobs":1}]'
 # The worker's test-only pause before each compaction group commits
 # (src/service/worker/worker.h), so a signal lands in the middle.
-fleet_slow_var=ZAMBONI_TEST_WORKER_GROUP_DELAY_MS
+fleet_slow_var=ZB_TEST_WORKER_GROUP_DELAY_MS
 slow() { export "$fleet_slow_var=$1"; }
 
 # attempts TABLE OP: "attempt outcome" lines of the table's task, oldest first

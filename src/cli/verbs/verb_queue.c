@@ -115,7 +115,8 @@ static const char enqueue_help[] =
     "task per table and operation, for `zamboni worker` to take. Tables:\n"
     "the TABLE arguments, else the tables: list of zamboni.yml, else the\n"
     "table config's tables ($ZAMBONI_ROOT/configs/W/table-config.json or\n"
-    "--table-config FILE). Operations: the operations: list of\n"
+    "--table-config FILE), else every table the catalog lists in the\n"
+    "warehouse. Operations: the operations: list of\n"
     "zamboni.yml (default all six), minus those the table config disables\n"
     "for the table. A table's later operation waits on the queue until its\n"
     "earlier ones finished (runbook order).\n"
@@ -151,11 +152,11 @@ static int pick(const char ***out, size_t *n, zb_verb_env *env,
     } else if ((pt = zb_settings_tables(env->settings, &m, NULL)) != NULL &&
                m > 0) {
         /* the profile's tables */
-    } else if (env->tc != NULL) {
+    } else if (env->tc != NULL && zb_table_config_table_count(env->tc) > 0) {
         m = zb_table_config_table_count(env->tc);
         pt = NULL;
     } else {
-        return -1;
+        return -1;                 /* the catalog's tables (the caller) */
     }
     if ((list = zb_calloc(m + 1, sizeof *list)) == NULL)
         return -2;
@@ -206,6 +207,8 @@ int zb_cli_enqueue_run(int argc, char **argv)
     zb_queue *q = NULL;
     zb_ctx ctx;
     const char **tables = NULL;
+    char **listed = NULL;          /* the catalog's tables, when listed */
+    size_t n_listed = 0;
     const char *const *ops;
     const char *wh;
     json_t *doc = NULL, *arr = NULL;
@@ -232,14 +235,27 @@ int zb_cli_enqueue_run(int argc, char **argv)
         code = ZB_EXIT_USAGE;
         goto done;
     }
-    if ((prc = pick(&tables, &n, &env, qa.va)) < 0) {
-        if (prc == -2)
-            fputs("zamboni enqueue: out of memory\n", stderr);
-        else
-            fputs("zamboni enqueue: no tables: give TABLE, a tables: list "
-                  "in zamboni.yml, or a table config (--table-config, or "
-                  "$ZAMBONI_ROOT/configs/W/table-config.json)\n", stderr);
-        code = prc == -2 ? ZB_EXIT_FAILED : ZB_EXIT_USAGE;
+    if ((prc = pick(&tables, &n, &env, qa.va)) == -1) {
+        /* Nothing names tables: every table the catalog lists. */
+        size_t i;
+
+        if ((rc = zb_verb_catalog_tables(&listed, &n_listed, &env,
+                                         &ctx)) < 0) {
+            code = fail("enqueue", &ctx, rc);
+            goto done;
+        }
+        if ((tables = zb_calloc(n_listed + 1, sizeof(*tables))) == NULL) {
+            prc = -2;
+        } else {
+            for (i = 0; i < n_listed; i++)
+                tables[i] = listed[i];
+            n = n_listed;
+            prc = 0;
+        }
+    }
+    if (prc < 0) {
+        fputs("zamboni enqueue: out of memory\n", stderr);
+        code = ZB_EXIT_FAILED;
         goto done;
     }
     if ((rc = zb_verb_queue_open(&q, &env, &ctx)) < 0) {
@@ -327,6 +343,7 @@ int zb_cli_enqueue_run(int argc, char **argv)
 done:
     json_decref(doc);
     zb_free(tables);
+    zb_verb_catalog_tables_free(listed, n_listed);
     zb_queue_close(q);
     zb_verb_env_close(&env);
     zb_queue_args_free(&qa);

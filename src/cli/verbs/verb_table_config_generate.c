@@ -104,6 +104,46 @@ static int walk_namespaces(zb_catalog *cat, zb_ctx *ctx, const char *parent,
     return rc < 0 ? rc : ZB_OK;
 }
 
+int zb_verb_catalog_tables(char ***out, size_t *n, zb_verb_env *env,
+                           zb_ctx *ctx)
+{
+    zb_catalog *cat = NULL;
+    names nsl, tables;
+    size_t k;
+    int rc;
+
+    *out = NULL;
+    *n = 0;
+    memset(&nsl, 0, sizeof nsl);
+    memset(&tables, 0, sizeof tables);
+    if ((rc = zb_verb_configured_catalog(&cat, env, ctx)) < 0)
+        return rc;
+    rc = walk_namespaces(cat, ctx, NULL, &nsl, 0);
+    for (k = 0; rc >= 0 && k < nsl.n; k++) {
+        rc = zb_catalog_list_tables(cat, ctx, nsl.v[k], add_name, &tables);
+        if (tables.oom)
+            rc = zb_fail_oom(ctx);
+    }
+    free_names(&nsl);
+    if (rc < 0) {
+        free_names(&tables);
+        return rc;
+    }
+    qsort(tables.v, tables.n, sizeof *tables.v, cmp_str);
+    *out = tables.v;
+    *n = tables.n;
+    return ZB_OK;
+}
+
+void zb_verb_catalog_tables_free(char **v, size_t n)
+{
+    size_t k;
+
+    for (k = 0; k < n; k++)
+        zb_free(v[k]);
+    zb_free(v);
+}
+
 /* "bucket[16]" -> transform "bucket", *arg 16. */
 static const char *split_transform(const char *t, long *arg)
 {

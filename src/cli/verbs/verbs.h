@@ -168,6 +168,12 @@ const char *zb_verb_engine(const zb_verb_env *env);
 int zb_verb_catalog(zb_catalog **out, int *owned, zb_verb_env *env,
                     zb_ctx *ctx, const char *table);
 
+/* Every table of the configured catalog, in every namespace, sorted
+ * (*out: zb_verb_catalog_tables_free). */
+int zb_verb_catalog_tables(char ***out, size_t *n, zb_verb_env *env,
+                           zb_ctx *ctx);
+void zb_verb_catalog_tables_free(char **v, size_t n);
+
 /* The configured catalog (borrowed from env; opened once). */
 int zb_verb_configured_catalog(zb_catalog **out, zb_verb_env *env,
                                zb_ctx *ctx);

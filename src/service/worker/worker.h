@@ -147,6 +147,9 @@ typedef struct zb_worker_opts {
     int64_t poll_ms;               /* idle sleep; default 1 s (jittered by
                                       up to a quarter) */
     const atomic_int *drain;       /* raised by SIGTERM/SIGINT */
+    /* Tests only: a pause after each compaction group is written, before
+     * the commit, so that a signal can land mid-compaction; default 0. */
+    int64_t test_group_delay_ms;
     zb_worker_host host;
 } zb_worker_opts;
 

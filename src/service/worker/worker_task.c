@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ops/maintenance_run.h"
 #include "service/worker/worker_int.h"
@@ -47,10 +48,18 @@ static void on_progress(const char *stage, uint64_t done, uint64_t total,
                         void *payload)
 {
     zb_worker_slot *sl = payload;
+    int64_t delay = sl->ws->o->test_group_delay_ms;
 
     (void)total;
     if (strcmp(stage, ZB_PROGRESS_COMPACT_BYTES) == 0)
         atomic_store(&sl->bytes_done, done);
+    /* A group was written (its report comes before the commit). */
+    if (delay > 0 && done > 0 &&
+        strcmp(stage, ZB_PROGRESS_COMPACT_GROUPS) == 0) {
+        struct timespec ts = { (time_t)(delay / 1000),
+                               (long)(delay % 1000) * 1000000L };
+        nanosleep(&ts, NULL);
+    }
 }
 
 static int64_t summary_i64(const ice_snapshot *snap, const char *key)
