@@ -27,9 +27,10 @@ static const char *const migration_1[] = {
     "heartbeat_ms BIGINT, created_ms BIGINT NOT NULL, worker_id TEXT, "
     "progress TEXT, options TEXT, last_message TEXT, "
     "UNIQUE (warehouse, table_name, operation))",
-    /* take: the due tasks of a class, best first */
+    /* take: the due tasks of a class in take's order, so that it reads
+     * the first few index entries instead of sorting the queue */
     "CREATE INDEX zamboni_tasks_take ON zamboni_tasks "
-    "(state, size_class, priority, scheduled_for_ms)",
+    "(state, size_class, priority DESC, scheduled_for_ms, id)",
     /* take's runbook order: the earlier operations of a table */
     "CREATE INDEX zamboni_tasks_table ON zamboni_tasks "
     "(warehouse, table_name, op_rank)",

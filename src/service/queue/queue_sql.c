@@ -14,9 +14,10 @@
 #include "util/err.h"
 
 /* The database clock in ms since the epoch, inside the statement, so a
- * lease is compared with one clock and costs no extra round trip. */
-#define PG_NOW "CAST(floor(extract(epoch FROM clock_timestamp()) * 1000) " \
-               "AS BIGINT)"
+ * lease is compared with one clock and costs no extra round trip. now()
+ * (the transaction's start; every statement here is short), not
+ * clock_timestamp(): a volatile function cannot bound an index scan. */
+#define PG_NOW "CAST(floor(extract(epoch FROM now()) * 1000) AS BIGINT)"
 #define SQLITE_NOW "CAST((julianday('now') - 2440587.5) * 86400000 AS " \
                    "INTEGER)"
 
