@@ -166,8 +166,6 @@ static int run_read_only(int argc, char **argv, unsigned bit)
         zb_compact_plan plan;
         zb_op_target tg;
         zb_buf out;
-        zb_tc_effective eff;
-        zb_tset_value v;
         zb_table_settings set;
 
         memset(&plan, 0, sizeof plan);
@@ -178,18 +176,7 @@ static int run_read_only(int argc, char **argv, unsigned bit)
         tg.io = env.io;
         tg.ident = a->pos[0];
         tg.dry_run = 1;
-        if (env.tc != NULL)
-            zb_table_config_effective(&eff, env.tc, a->pos[0]);
-        /* flag, then config; compaction reads the property and default */
-        (void)zb_tset_explicit(&v, ZB_TSET_TARGET_FILE_SIZE,
-                               a->mo.target_file_size_bytes,
-                               env.tc ? &eff : NULL);
-        co.target_file_bytes = v.value;
-        (void)zb_tset_explicit(&v, ZB_TSET_MIN_INPUT_FILES,
-                               a->mo.min_input_files, env.tc ? &eff : NULL);
-        co.min_input_files = (int)v.value;
-        co.rewrite_all = a->mo.rewrite_all;
-        co.branch = a->mo.branch;
+        zb_verb_plan_opts(&co, &env, &a->mo, a->pos[0]);
         rc = zb_compact_plan_table(&plan, &t, &tg, &ctx, &co);
         zb_buf_init(&out, (size_t)256 << 20);
         if (rc == ZB_OK)
@@ -220,6 +207,26 @@ done:
     zb_verb_env_close(&env);
     zb_free(a);
     return code;
+}
+
+void zb_verb_plan_opts(zb_compact_opts *co, const zb_verb_env *env,
+                       const zb_maint_opts *mo, const char *ident)
+{
+    zb_tc_effective eff;
+    zb_tset_value v;
+
+    if (env->tc != NULL)
+        zb_table_config_effective(&eff, env->tc, ident);
+    /* flag, then config; compaction reads the property and default */
+    (void)zb_tset_explicit(&v, ZB_TSET_TARGET_FILE_SIZE,
+                           mo->target_file_size_bytes,
+                           env->tc ? &eff : NULL);
+    co->target_file_bytes = v.value;
+    (void)zb_tset_explicit(&v, ZB_TSET_MIN_INPUT_FILES, mo->min_input_files,
+                           env->tc ? &eff : NULL);
+    co->min_input_files = (int)v.value;
+    co->rewrite_all = mo->rewrite_all;
+    co->branch = mo->branch;
 }
 
 int zb_cli_describe_run(int argc, char **argv)

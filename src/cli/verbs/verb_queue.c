@@ -14,6 +14,7 @@
 #include "cli/exit.h"
 #include "cli/verbs/verb_queue.h"
 #include "cli/verbs/verb_queue_args.h"
+#include "ops/compact/compact.h"
 #include "util/alloc.h"
 #include "util/err.h"
 
@@ -126,10 +127,13 @@ static const char enqueue_help[] =
     "tasks, refuses the rest (exit 3). Each task may run\n"
     "ZAMBONI_MAX_ATTEMPTS times (--max-attempts, default 5).\n"
     "\n"
-    "Size class: every task is estimated at 0 bytes here, so it goes to\n"
-    "the smallest class of ZAMBONI_SIZE_CLASSES (default: standard, 2\n"
-    "cores, 8 GiB); the worker plans the table and a task whose worker was\n"
-    "lost runs again one class up.\n"
+    "Size class: a compact task is planned here (the table's manifests\n"
+    "are read) and carries its largest group's memory estimate, the part\n"
+    "that cannot spill, and a core per work unit; it goes to the smallest\n"
+    "class of ZAMBONI_SIZE_CLASSES (default: standard, 2 cores, 8 GiB)\n"
+    "whose memory holds the estimate, else the largest. The other\n"
+    "operations are not estimated yet and go to the smallest class. A task\n"
+    "whose worker was lost runs again one class up.\n"
     "\n"
     "  --warehouse W     the warehouse (required; ZAMBONI_WAREHOUSE)\n"
     "  --priority N      higher is taken first (default 0)\n"
@@ -190,6 +194,50 @@ static int op_enabled(const zb_table_config *tc, const char *ident, int op)
     default:
         return 1;
     }
+}
+
+/*
+ * What compacting ident needs (queue.h, zb_task_new): its plan's largest
+ * group estimate (read, sort and write memory, delete sets), the part a
+ * unit cannot spill, and one core per work unit (at most 64). The plan
+ * reads the table's manifests; a table that cannot be planned gets no
+ * estimate (the worker finds the error itself) and a note on stderr.
+ */
+static void estimate_compact(zb_task_new *t, zb_verb_env *env,
+                             const zb_verb_args *a, const char *ident)
+{
+    zb_compact_opts co = ZB_COMPACT_OPTS_INIT;
+    zb_compact_plan plan;
+    zb_catalog *cat = NULL;
+    zb_op_target tg;
+    zb_ctx ctx;
+    size_t i, units = 0;
+    int owned = 0, rc;
+
+    zb_ctx_init(&ctx);
+    memset(&plan, 0, sizeof plan);
+    memset(&tg, 0, sizeof tg);
+    if ((rc = zb_verb_catalog(&cat, &owned, env, &ctx, ident)) == ZB_OK) {
+        tg.catalog = cat;
+        tg.io = env->io;
+        tg.ident = ident;
+        tg.dry_run = 1;
+        zb_verb_plan_opts(&co, env, &a->mo, ident);
+        rc = zb_compact_plan_table(&plan, NULL, &tg, &ctx, &co);
+    }
+    if (rc == ZB_OK) {
+        t->est_memory_bytes = plan.est_peak_memory_bytes;
+        t->est_unspillable_bytes = plan.est_unspillable_bytes;
+        for (i = 0; i < plan.n_groups; i++)
+            units += plan.groups[i].n_slices;
+        t->est_cores = units < 1 ? 1 : units > 64 ? 64 : (int)units;
+    } else {
+        fprintf(stderr, "zamboni enqueue: %s: no memory estimate (%s); the "
+                "task goes to the smallest class\n", ident, ctx.err.msg);
+    }
+    zb_compact_plan_free(&plan);
+    if (owned)
+        zb_catalog_free(cat);
 }
 
 static int64_t setting_int(const zb_settings *s, zb_setting_id id,
@@ -295,6 +343,8 @@ int zb_cli_enqueue_run(int argc, char **argv)
             t.operation = zb_maint_op_names[j];
             t.priority = qa.priority;
             t.max_attempts = max_attempts;
+            if (j == ZB_MAINT_COMPACT)
+                estimate_compact(&t, &env, qa.va, tables[k]);
             rc = zb_queue_enqueue(q, &ctx, &t, cap, &ins, &id);
             if (rc < 0)
                 break;

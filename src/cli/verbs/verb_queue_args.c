@@ -49,6 +49,11 @@ int zb_queue_args_parse(zb_queue_args *qa, const char *verb,
         return ZB_EXIT_FAILED;
     }
     a->verb = verb;
+    {
+        /* No compaction flags here: every override "not set". */
+        zb_maint_opts mo = ZB_MAINT_OPTS_INIT;
+        a->mo = mo;
+    }
     for (i = first; i < argc; i++) {
         const char *arg = argv[i], *eq, *val;
         char name[64];

@@ -174,6 +174,12 @@ int zb_verb_catalog_tables(char ***out, size_t *n, zb_verb_env *env,
                            zb_ctx *ctx);
 void zb_verb_catalog_tables_free(char **v, size_t n);
 
+/* The compaction options a plan of ident takes from the flags (mo) and
+ * the table config, as `zamboni plan` shows them (verb_describe.c). */
+struct zb_compact_opts;
+void zb_verb_plan_opts(struct zb_compact_opts *co, const zb_verb_env *env,
+                       const zb_maint_opts *mo, const char *ident);
+
 /* The configured catalog (borrowed from env; opened once). */
 int zb_verb_configured_catalog(zb_catalog **out, zb_verb_env *env,
                                zb_ctx *ctx);

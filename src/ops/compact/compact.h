@@ -337,6 +337,11 @@ typedef struct zb_compact_plan {
     uint64_t files, bytes, rows;   /* of the groups */
     uint64_t est_out_files;
     uint64_t est_peak_memory_bytes;/* largest group estimate */
+    /* The most one work unit needs that cannot spill: its estimate
+     * without the sort's memory (a sort spills to TMPDIR down to
+     * ZB_COMPACT_SORT_MIN_BYTES; equality-delete key sets past their cap).
+     * A worker class smaller than this cannot run the plan (issue 17). */
+    uint64_t est_unspillable_bytes;
     zb_arena *arena;               /* owns everything above */
 } zb_compact_plan;
 

@@ -359,6 +359,18 @@ int zb_compact_plan_build(zb_compact_plan *p, zb_io *io, zb_ctx *ctx,
         p->est_out_files += g->est_out_files;
         if (g->est_memory_bytes > p->est_peak_memory_bytes)
             p->est_peak_memory_bytes = g->est_memory_bytes;
+        {
+            /* A unit's estimate less what its sort may give up. */
+            uint64_t sortm = zb_compact__sort_memory(
+                o, g, p->target_file_bytes,
+                zb_compact__max_group_memory(o, ctx->budget));
+            uint64_t unit = g->est_slice_memory_bytes;
+            uint64_t keep = sortm > 0 ? ZB_COMPACT_SORT_MIN_BYTES : 0;
+
+            unit = unit > sortm ? unit - sortm + keep : keep;
+            if (unit > p->est_unspillable_bytes)
+                p->est_unspillable_bytes = unit;
+        }
     }
     /* Move the arrays into the arena: one owner for everything. */
     if ((groups.len > 0 &&
