@@ -20,6 +20,8 @@ expect bad_log_level 2 '' "invalid value 'loud' for --log-level" -- --log-level 
 expect version_extra_arg 2 '' "unexpected argument 'x'" -- version x
 # Planned commands say so and exit 3 (refused), never pretend to work.
 expect planned_command_refused 3 '' 'not available in this build' -- serve
-expect planned_worker_refused 3 '' 'not available in this build' -- worker
+# worker exists (issue 17): without a catalog database it says where the
+# queue would live, and fails
+expect worker_without_database 1 '' 'no catalog database' -- worker
 
 harness_done

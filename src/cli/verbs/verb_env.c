@@ -12,6 +12,7 @@
  */
 #define ZB_MODULE "cli"
 
+#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -256,4 +257,25 @@ int zb_verb_catalog(zb_catalog **out, int *owned, zb_verb_env *env,
         return ZB_OK;
     }
     return zb_verb_configured_catalog(out, env, ctx);
+}
+
+static atomic_int *stop_flag;
+
+static void on_stop_signal(int sig)
+{
+    (void)sig;
+    if (stop_flag != NULL)
+        atomic_store(stop_flag, 1);
+}
+
+void zb_verb_catch_stop_signals(atomic_int *flag)
+{
+    struct sigaction sa;
+
+    stop_flag = flag;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
 }

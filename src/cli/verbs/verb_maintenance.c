@@ -275,23 +275,6 @@ static void on_step(const zb_maint_step *st, void *payload)
 /* SIGINT/SIGTERM: no new group or table starts (ctx.stop). */
 static atomic_int stop_requested;
 
-static void on_signal(int sig)
-{
-    (void)sig;
-    atomic_store(&stop_requested, 1);
-}
-
-static void catch_signals(void)
-{
-    struct sigaction sa;
-
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-}
-
 /* The worst exit code recorded for table. */
 static int table_worst(const run_state *s, const char *table)
 {
@@ -347,8 +330,8 @@ static json_t *status_json(const zb_status_row *before,
     return o;
 }
 
-static int pick_tables(const char ***out, size_t *n, zb_verb_env *env,
-                       const zb_verb_args *a)
+int zb_verb_pick_tables(const char ***out, size_t *n, zb_verb_env *env,
+                        const zb_verb_args *a)
 {
     const char *const *pt;
     const char **list;
@@ -580,7 +563,7 @@ int zb_cli_maintenance_run(int argc, char **argv)
     }
     if ((code = zb_verb_check_flags(a, &env)) != 0)
         goto done;
-    prc = pick_tables(&tables, &n, &env, a);
+    prc = zb_verb_pick_tables(&tables, &n, &env, a);
     if (prc == -2) {
         fputs("zamboni maintenance: out of memory\n", stderr);
         code = ZB_EXIT_FAILED;
@@ -630,7 +613,7 @@ int zb_cli_maintenance_run(int argc, char **argv)
             printf("table config: %s\n", env.tc_path);
         zb_verb_print_resources(stdout, &env, "");
     }
-    catch_signals();
+    zb_verb_catch_stop_signals(&stop_requested);
     ctx.stop = &stop_requested;
     par = a->parallel > 1 ? a->parallel : 1;
     /* one progress line cannot show several tables: off with N > 1 */

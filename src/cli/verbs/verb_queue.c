@@ -29,12 +29,6 @@ static const char migrate_help[] =
     "refused (exit 3).\n"
     "\n";
 
-static int fail(const char *verb, zb_ctx *ctx, int rc)
-{
-    fprintf(stderr, "zamboni %s: %s\n", verb,
-            ctx->err.msg[0] ? ctx->err.msg : zb_rc_name(rc));
-    return zb_cli_exit_code(rc);
-}
 
 static void print_db(const zb_queue_args *qa, zb_verb_env *env,
                      zb_sqldb *db)
@@ -82,12 +76,12 @@ int zb_cli_db_run(int argc, char **argv)
     env.no_tc = 1;
     if ((rc = zb_verb_env_open(&env, &ctx, qa.va)) < 0 ||
         (rc = zb_verb_queue_db(&db, &env, &ctx)) < 0) {
-        code = fail("db migrate", &ctx, rc);
+        code = zb_queue_verb_fail("db migrate", &ctx, rc);
         goto done;
     }
     print_db(&qa, &env, db);
     if ((rc = zb_queue_migrate(db, &ctx, &from, &to)) < 0) {
-        code = fail("db migrate", &ctx, rc);
+        code = zb_queue_verb_fail("db migrate", &ctx, rc);
         goto done;
     }
     if (qa.json)
@@ -140,36 +134,6 @@ static const char enqueue_help[] =
     "  --table-config FILE   the table config (default: by the warehouse)\n"
     "  --max-attempts N  attempts per task (default 5)\n"
     "  --json            one JSON object: the tasks and the counts\n";
-
-static int pick(const char ***out, size_t *n, zb_verb_env *env,
-                const zb_verb_args *a)
-{
-    const char *const *pt;
-    const char **list;
-    size_t k, m;
-
-    *out = NULL;
-    *n = 0;
-    if (a->n_pos > 0) {
-        m = a->n_pos;
-        pt = a->pos;
-    } else if ((pt = zb_settings_tables(env->settings, &m, NULL)) != NULL &&
-               m > 0) {
-        /* the profile's tables */
-    } else if (env->tc != NULL && zb_table_config_table_count(env->tc) > 0) {
-        m = zb_table_config_table_count(env->tc);
-        pt = NULL;
-    } else {
-        return -1;                 /* the catalog's tables (the caller) */
-    }
-    if ((list = zb_calloc(m + 1, sizeof *list)) == NULL)
-        return -2;
-    for (k = 0; k < m; k++)
-        list[k] = pt ? pt[k] : zb_table_config_table(env->tc, k);
-    *out = list;
-    *n = m;
-    return 0;
-}
 
 /* Whether the table config leaves op enabled for ident (as
  * ops/maintenance_run.c decides; no config: every operation). */
@@ -274,7 +238,7 @@ int zb_cli_enqueue_run(int argc, char **argv)
         return code < 0 ? ZB_EXIT_OK : code;
     }
     if ((rc = zb_verb_env_open(&env, &ctx, qa.va)) < 0) {
-        code = fail("enqueue", &ctx, rc);
+        code = zb_queue_verb_fail("enqueue", &ctx, rc);
         goto done;
     }
     if ((wh = zb_settings_get(env.settings, ZB_SET_WAREHOUSE)) == NULL) {
@@ -283,15 +247,17 @@ int zb_cli_enqueue_run(int argc, char **argv)
         code = ZB_EXIT_USAGE;
         goto done;
     }
-    if ((prc = pick(&tables, &n, &env, qa.va)) == -1) {
+    prc = zb_verb_pick_tables(&tables, &n, &env, qa.va);
+    if (prc == -1 || (prc == 0 && n == 0)) {
         /* Nothing names tables: every table the catalog lists. */
         size_t i;
 
         if ((rc = zb_verb_catalog_tables(&listed, &n_listed, &env,
                                          &ctx)) < 0) {
-            code = fail("enqueue", &ctx, rc);
+            code = zb_queue_verb_fail("enqueue", &ctx, rc);
             goto done;
         }
+        zb_free(tables);
         if ((tables = zb_calloc(n_listed + 1, sizeof(*tables))) == NULL) {
             prc = -2;
         } else {
@@ -307,7 +273,7 @@ int zb_cli_enqueue_run(int argc, char **argv)
         goto done;
     }
     if ((rc = zb_verb_queue_open(&q, &env, &ctx)) < 0) {
-        code = fail("enqueue", &ctx, rc);
+        code = zb_queue_verb_fail("enqueue", &ctx, rc);
         goto done;
     }
     print_db(&qa, &env, zb_queue_db(q));
@@ -387,7 +353,7 @@ int zb_cli_enqueue_run(int argc, char **argv)
                (long long)live_n);
     }
     if (rc < 0)
-        code = fail("enqueue", &ctx, rc);
+        code = zb_queue_verb_fail("enqueue", &ctx, rc);
     else if (fflush(stdout) != 0)
         code = ZB_EXIT_FAILED;
 done:

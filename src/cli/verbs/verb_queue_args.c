@@ -133,3 +133,10 @@ void zb_queue_args_free(zb_queue_args *qa)
     zb_free(qa->va);
     qa->va = NULL;
 }
+
+int zb_queue_verb_fail(const char *verb, const zb_ctx *ctx, int rc)
+{
+    fprintf(stderr, "zamboni %s: %s\n", verb,
+            ctx->err.msg[0] ? ctx->err.msg : zb_rc_name(rc));
+    return zb_cli_exit_code(rc);
+}

@@ -30,6 +30,9 @@ int zb_queue_args_parse(zb_queue_args *qa, const char *verb,
                         int max_pos);
 void zb_queue_args_free(zb_queue_args *qa);
 
+/* "zamboni VERB: message" on stderr; the exit code of rc. */
+int zb_queue_verb_fail(const char *verb, const zb_ctx *ctx, int rc);
+
 /* The flags every queue verb takes, for the help texts. */
 #define ZB_QUEUE_COMMON_HELP                                                \
     "  --queue-uri URI   the queue database: sqlite:PATH or postgresql://\n" \

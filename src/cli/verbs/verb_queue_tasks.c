@@ -46,12 +46,6 @@ static const char history_help[] =
     "  --limit N         at most N attempts (default 100)\n"
     "  --json            a JSON array\n";
 
-static int fail(const char *verb, zb_ctx *ctx, int rc)
-{
-    fprintf(stderr, "zamboni %s: %s\n", verb,
-            ctx->err.msg[0] ? ctx->err.msg : zb_rc_name(rc));
-    return zb_cli_exit_code(rc);
-}
 
 static json_t *task_json(const zb_task *t)
 {
@@ -198,7 +192,7 @@ int zb_cli_tasks_run(int argc, char **argv)
     env.no_tc = 1;
     if ((rc = zb_verb_env_open(&env, &ctx, qa.va)) < 0 ||
         (rc = zb_verb_queue_open(&q, &env, &ctx)) < 0) {
-        code = fail(verb, &ctx, rc);
+        code = zb_queue_verb_fail(verb, &ctx, rc);
         goto done;
     }
     if (qa.verbose && !qa.json)
@@ -243,7 +237,7 @@ int zb_cli_tasks_run(int argc, char **argv)
         printf("task %lld scheduled again\n", (long long)id);
     }
     if (rc < 0)
-        code = fail(verb, &ctx, rc);
+        code = zb_queue_verb_fail(verb, &ctx, rc);
     else if (fflush(stdout) != 0)
         code = ZB_EXIT_FAILED;
 done:
@@ -333,7 +327,7 @@ int zb_cli_history_run(int argc, char **argv)
     env.no_tc = 1;
     if ((rc = zb_verb_env_open(&env, &ctx, qa.va)) < 0 ||
         (rc = zb_verb_queue_open(&q, &env, &ctx)) < 0) {
-        code = fail("history", &ctx, rc);
+        code = zb_queue_verb_fail("history", &ctx, rc);
         goto done;
     }
     o.json = qa.json;
@@ -348,7 +342,7 @@ int zb_cli_history_run(int argc, char **argv)
         rc = zb_fail_oom(&ctx);
     if (rc == ZB_OK && !o.json && o.n == 0)
         printf("no attempts recorded\n");
-    code = rc < 0 ? fail("history", &ctx, rc)
+    code = rc < 0 ? zb_queue_verb_fail("history", &ctx, rc)
                   : (fflush(stdout) == 0 ? ZB_EXIT_OK : ZB_EXIT_FAILED);
 done:
     json_decref(o.arr);

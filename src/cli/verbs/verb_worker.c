@@ -54,23 +54,6 @@ typedef struct host_state {
 
 static atomic_int drain_requested;
 
-static void on_signal(int sig)
-{
-    (void)sig;
-    atomic_store(&drain_requested, 1);
-}
-
-static void catch_signals(void)
-{
-    struct sigaction sa;
-
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-}
-
 static void log_line(const char *line, void *payload)
 {
     (void)payload;
@@ -336,7 +319,7 @@ int zb_cli_worker_run(int argc, char **argv)
     o.host.table_config = host_table_config;
     o.host.log_line = log_line;
     o.host.payload = h;
-    catch_signals();
+    zb_verb_catch_stop_signals(&drain_requested);
     if ((rc = zb_worker_run(&o, &ctx, &sum)) < 0)
         goto fail;
     if (sum.left_running) {

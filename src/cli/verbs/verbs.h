@@ -12,6 +12,7 @@
 #ifndef ZB_CLI_VERBS_H
 #define ZB_CLI_VERBS_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -179,6 +180,19 @@ void zb_verb_catalog_tables_free(char **v, size_t n);
 struct zb_compact_opts;
 void zb_verb_plan_opts(struct zb_compact_opts *co, const zb_verb_env *env,
                        const zb_maint_opts *mo, const char *ident);
+
+/* SIGINT and SIGTERM raise *flag (once set up; the flag must live as long
+ * as the process): work stops starting, what runs finishes or drains. */
+void zb_verb_catch_stop_signals(atomic_int *flag);
+
+/*
+ * The tables a run works on: the TABLE arguments, else the tables: list
+ * of zamboni.yml, else the table config's tables (*n may be 0); -1 when
+ * none of those exists, -2 out of memory. *out: zb_free (the strings are
+ * borrowed).
+ */
+int zb_verb_pick_tables(const char ***out, size_t *n, zb_verb_env *env,
+                        const zb_verb_args *a);
 
 /* The configured catalog (borrowed from env; opened once). */
 int zb_verb_configured_catalog(zb_catalog **out, zb_verb_env *env,
