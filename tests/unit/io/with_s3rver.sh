@@ -9,9 +9,14 @@ set -u
 node=$1 src=$2
 shift 2
 work=$(mktemp -d "${TMPDIR:-/tmp}/zb-s3.XXXXXX")
-pids=()
+# The servers' pids go to a file: start runs in a command substitution
+# (a subshell), where an array would not reach cleanup.
 cleanup() {
-    for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+    local p
+    for p in $(cat "$work/pids" 2>/dev/null); do
+        pkill -P "$p" 2>/dev/null     # s3rver.mjs's restarted node
+        kill "$p" 2>/dev/null
+    done
     wait 2>/dev/null
     rm -rf "$work"
 }
@@ -22,7 +27,7 @@ start() {
     local name=$1 i
     shift
     "$node" "$@" >"$work/$name.out" 2>"$work/$name.err" &
-    pids+=($!)
+    echo $! >>"$work/pids"
     for i in $(seq 1 200); do
         if read -r word port <"$work/$name.out" 2>/dev/null &&
            [ "$word" = listening ]; then
