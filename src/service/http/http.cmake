@@ -1,0 +1,1 @@
+# zb_service_http: filled in by the HTTP work (issue 18).

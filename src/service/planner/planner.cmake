@@ -1,0 +1,1 @@
+# zb_service_planner: filled in by the planner work (issue 18).
