@@ -10,7 +10,8 @@
  * For tests only: ZB_TEST_CGROUP_ROOT (a folder laid out like
  * /sys/fs/cgroup) with ZB_TEST_PROC_CGROUP (a file in /proc/self/cgroup's
  * format) replace the real cgroup files, ZB_TEST_WORKER_GROUP_DELAY_MS
- * pauses after each compaction group is written, and ZB_TEST_WORKER_POLL_MS the
+ * pauses after each compaction group is written, ZB_TEST_WORKER_IGNORE_LOST=1
+ * leaves a lost lease to the commit fence, and ZB_TEST_WORKER_POLL_MS the
  * idle poll interval (default 1000). They are not settings: no ZAMBONI_
  * prefix, never in zamboni.yml.
  */
@@ -270,6 +271,8 @@ int zb_cli_worker_run(int argc, char **argv)
         if (zb_str_to_u64(&ms, v) == 0 && ms > 0 && ms < 600000)
             o.poll_ms = (int64_t)ms;
     }
+    if ((v = getenv("ZB_TEST_WORKER_IGNORE_LOST")) != NULL && v[0] == '1')
+        o.test_ignore_lost = 1;
     if ((v = getenv("ZB_TEST_WORKER_GROUP_DELAY_MS")) != NULL) {
         uint64_t ms;
         if (zb_str_to_u64(&ms, v) == 0 && ms < 600000)

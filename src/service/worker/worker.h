@@ -150,6 +150,9 @@ typedef struct zb_worker_opts {
     /* Tests only: a pause after each compaction group is written, before
      * the commit, so that a signal can land mid-compaction; default 0. */
     int64_t test_group_delay_ms;
+    /* Tests only: a heartbeat that finds the lease lost does not stop the
+     * task, so that its commit is refused by the fence; default 0. */
+    int test_ignore_lost;
     zb_worker_host host;
 } zb_worker_opts;
 
