@@ -50,6 +50,9 @@ cls=$(sql "SELECT size_class FROM zamboni_attempts WHERE table_name = 'fleet.t1'
 msg=$(sql "SELECT message FROM zamboni_attempts WHERE table_name = 'fleet.t1' AND operation = 'compact' AND attempt = 1")
 echo "     lost attempt's message: $msg"
 grep -qi 'lost\|lease' <<<"$msg" && ok lost_message || bad lost_message "message '$msg'"
+# ...and counts what the dead attempt left: the group it had written
+grep -q '"groups_written": 1' <<<"$msg" && ok lost_message_counts_groups ||
+    bad lost_message_counts_groups "message '$msg'"
 fleet_rows "$tmp/after1" t1
 grep "^t1 " "$tmp/before" >"$tmp/before1"
 rows_same killed_rows_unchanged "$tmp/before1" "$tmp/after1"

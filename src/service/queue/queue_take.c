@@ -320,6 +320,7 @@ typedef struct swept {
     int attempt, stop;
     char warehouse[256], table[1024], operation[32], size_class[64];
     char worker_id[256];
+    char progress[1024];           /* its last heartbeat's */
 } swept;
 
 typedef struct sweep_list {
@@ -347,6 +348,7 @@ static int sweep_row(void *payload, int n, const char *const *vals)
     zb_queue__str(s->operation, sizeof(s->operation), t.operation);
     zb_queue__str(s->size_class, sizeof(s->size_class), t.size_class);
     zb_queue__str(s->worker_id, sizeof(s->worker_id), t.worker_id);
+    zb_queue__str(s->progress, sizeof(s->progress), t.progress);
     return 0;
 }
 
@@ -371,7 +373,7 @@ typedef struct sweep_job {
     const zb_queue *q;
     const swept *s;
     const char *up;
-    char message[1024];
+    char message[2048];
     int64_t now_ms;
     int done;
 } sweep_job;
@@ -440,10 +442,14 @@ int zb_queue_sweep(zb_queue *q, zb_ctx *ctx, const zb_size_classes *classes,
         j.s = s;
         j.up = up != NULL ? up->name : s->size_class;
         snprintf(j.message, sizeof(j.message), "lost: worker %s let its "
-                 "lease expire (at %lld ms, last heartbeat %lld ms)%s",
+                 "lease expire (at %lld ms, last heartbeat %lld ms)%s%s%.600s",
                  s->worker_id[0] ? s->worker_id : "?", (long long)s->lease_ms,
                  (long long)s->heartbeat_ms,
-                 s->stop ? "; cancel was asked, task removed" : "");
+                 s->stop ? "; cancel was asked, task removed" : "",
+                 s->progress[0] ? "; its last progress (files of groups "
+                                  "written and not committed are left for "
+                                  "remove-orphans): " : "",
+                 s->progress);
         if ((rc = zb_sqldb_now_ms(q->db, ctx, &j.now_ms)) < 0)
             break;
         rc = zb_sqldb_transaction(q->db, ctx, sweep_tx, &j);

@@ -202,6 +202,7 @@ static void beat_task(zb_worker_state *ws, zb_worker_slot *sl, zb_ctx *ctx)
 {
     zb_lease_state state = ZB_LEASE_HELD;
     zb_task t;
+    char progress[128];
     int running, rc;
 
     pthread_mutex_lock(&ws->mu);
@@ -211,8 +212,14 @@ static void beat_task(zb_worker_state *ws, zb_worker_slot *sl, zb_ctx *ctx)
     pthread_mutex_unlock(&ws->mu);
     if (!running)
         return;
-    rc = zb_queue_heartbeat(ws->o->queue, ctx, &t, ws->o->lease_ms, NULL,
-                            &state);
+    /* The progress a sweep quotes when this attempt is lost: groups
+     * written but not committed leave their files for remove-orphans. */
+    snprintf(progress, sizeof progress,
+             "{\"groups_written\": %llu, \"input_bytes_done\": %llu}",
+             (unsigned long long)atomic_load(&sl->groups_done),
+             (unsigned long long)atomic_load(&sl->bytes_done));
+    rc = zb_queue_heartbeat(ws->o->queue, ctx, &t, ws->o->lease_ms,
+                            progress, &state);
     if (rc == ZB_EFENCED) {
         state = ZB_LEASE_LOST;
     } else if (rc < 0) {

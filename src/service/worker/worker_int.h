@@ -24,6 +24,7 @@ typedef struct zb_worker_slot {
     zb_budget *budget;
     atomic_int stop;               /* the running task's ctx->stop */
     atomic_ullong rows_done, bytes_done;
+    atomic_ullong groups_done;     /* compaction groups written */
     /* under mu: */
     int started, done;
     int running;                   /* task holds the attempt being run */

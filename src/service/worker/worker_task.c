@@ -53,6 +53,8 @@ static void on_progress(const char *stage, uint64_t done, uint64_t total,
     (void)total;
     if (strcmp(stage, ZB_PROGRESS_COMPACT_BYTES) == 0)
         atomic_store(&sl->bytes_done, done);
+    if (strcmp(stage, ZB_PROGRESS_COMPACT_GROUPS) == 0)
+        atomic_store(&sl->groups_done, done);
     /* A group was written (its report comes before the commit). */
     if (delay > 0 && done > 0 &&
         strcmp(stage, ZB_PROGRESS_COMPACT_GROUPS) == 0) {
@@ -163,6 +165,7 @@ void zb_worker__run_task(zb_worker_slot *sl, const zb_task *task,
     tctx.progress_payload = sl;
     atomic_store(&sl->stop, 0);
     atomic_store(&sl->bytes_done, 0);
+    atomic_store(&sl->groups_done, 0);
     pthread_mutex_lock(&ws->mu);
     sl->task = *task;
     sl->running = 1;
