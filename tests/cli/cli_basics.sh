@@ -18,8 +18,9 @@ expect missing_value 2 '' "option '--log-format' needs a value" -- --log-format
 expect bad_log_format 2 '' "invalid value 'xml' for --log-format" -- --log-format xml
 expect bad_log_level 2 '' "invalid value 'loud' for --log-level" -- --log-level loud
 expect version_extra_arg 2 '' "unexpected argument 'x'" -- version x
-# Planned commands say so and exit 3 (refused), never pretend to work.
-expect planned_command_refused 3 '' 'not available in this build' -- serve
+# serve exists (issue 18): with no warehouse to serve it says how to
+# name one (usage)
+expect serve_without_warehouse 2 '' 'no warehouse to serve' -- serve
 # worker exists (issue 17): without a catalog database it says where the
 # queue would live, and fails
 expect worker_without_database 1 '' 'no catalog database' -- worker
