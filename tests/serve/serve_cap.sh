@@ -42,9 +42,9 @@ sql "$kept_sql" >"$tmp/kept2"
 cmp -s "$tmp/kept" "$tmp/kept2" && ok scheduled_and_running_kept ||
     bad scheduled_and_running_kept "$(diff "$tmp/kept" "$tmp/kept2" | head -4 | tr '\n' ';')"
 metrics s "$tmp/m1" || { bad metrics_parse "$(head -c 400 "$tmp/m1.err")"; }
-added=$(mval_re "$tmp/m1" 'zamboni_.*added.*')
-evicted=$(mval_re "$tmp/m1" 'zamboni_.*(evicted|displaced).*')
-refused=$(mval_re "$tmp/m1" 'zamboni_.*refused.*')
+added=$(mval "$tmp/m1" zamboni_planner_tasks_added_total)
+evicted=$(mval "$tmp/m1" zamboni_planner_tasks_evicted_total)
+refused=$(mval "$tmp/m1" zamboni_planner_tasks_refused_total)
 [ "$added" = 4 ] && [ "$evicted" = 4 ] && [ "${refused:-x}" = 0 ] && ok "counters_after_displacing (added $added, evicted $evicted, refused $refused)" ||
     bad counters_after_displacing "added '$added' evicted '$evicted' refused '$refused'; $(grep -E 'added|evict|refus' "$tmp/m1" | head -6 | tr '\n' ';')"
 
@@ -54,14 +54,14 @@ mk_table w1 x.s6 small
 one_more() { [ "$(sql "SELECT count(*) FROM zamboni_tasks WHERE table_name LIKE 'x.%'")" = 5 ]; }
 wait_until 30 one_more && ok "fifth_task_created" ||
     { bad fifth_task_created "$(sql "SELECT count(*) FROM zamboni_tasks WHERE table_name LIKE 'x.%'") tasks of x"; show_log s; }
-refused_seen() { metrics s "$tmp/m2" && [ "$(mval_re "$tmp/m2" 'zamboni_.*refused.*')" -ge 1 ] 2>/dev/null; }
+refused_seen() { metrics s "$tmp/m2" && [ "$(mval "$tmp/m2" zamboni_planner_tasks_refused_total)" -ge 1 ] 2>/dev/null; }
 wait_until 10 refused_seen
 sleep 1.5
 kill "$sampler" 2>/dev/null
 metrics s "$tmp/m2"
-added=$(mval_re "$tmp/m2" 'zamboni_.*added.*')
-evicted=$(mval_re "$tmp/m2" 'zamboni_.*(evicted|displaced).*')
-refused=$(mval_re "$tmp/m2" 'zamboni_.*refused.*')
+added=$(mval "$tmp/m2" zamboni_planner_tasks_added_total)
+evicted=$(mval "$tmp/m2" zamboni_planner_tasks_evicted_total)
+refused=$(mval "$tmp/m2" zamboni_planner_tasks_refused_total)
 [ "$added" = 5 ] && [ "$evicted" = 5 ] && [ "${refused:-0}" -ge 1 ] 2>/dev/null &&
     ok "counters_when_full (added $added, evicted $evicted, refused $refused)" ||
     bad counters_when_full "added '$added' evicted '$evicted' refused '$refused'"

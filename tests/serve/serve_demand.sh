@@ -45,14 +45,17 @@ metrics s "$tmp/m1" && ok "metrics_parse ($(wc -l <"$tmp/m1") samples)" ||
 # tasks by class and state: as the database has them
 for st in scheduled excluded; do
     want=$(sql "SELECT count(*) FROM zamboni_tasks WHERE size_class = 'small' AND state = '$st'")
-    got=$(mval_re "$tmp/m1" 'zamboni_(queue_)?tasks' 'class="small"' "state=\"$st\"")
+    got=$(mval "$tmp/m1" zamboni_tasks 'class="small"' "state=\"$st\"")
     [ "$got" = "$want" ] && ok "metrics_tasks_small_$st ($got)" || bad "metrics_tasks_small_$st" "'$got', want $want"
 done
-# the issue's figures, each a family of its own
-for f in 'added' 'assigned' 'completed' 'failed' 'lost' 'abandoned' 'evicted' 'refused' \
-         'cycle.*seconds' 'last.*success' 'bytes.*rewritten' 'bytes.*reclaimed' 'conflict'; do
+# the issue's figures (the outcome counters: zamboni_attempts_total{outcome})
+for f in 'tasks_added' 'tasks_assigned' 'tasks_evicted' 'tasks_refused' 'cycle_duration_seconds' 'leader'; do
     grep -Eq "^zamboni_[a-z_]*$f[a-z_]*[{ ]" "$tmp/m1" && ok "metrics_has_$f" ||
         bad "metrics_has_$f" "no zamboni_*$f* sample in: $(sed 's/[{ ].*//' "$tmp/m1" | sort -u | tr '\n' ' ' | head -c 600)"
+done
+for o in success failed lost abandoned; do
+    [ -n "$(mval "$tmp/m1" zamboni_attempts_total "outcome=\"$o\"")" ] && ok "metrics_has_outcome_$o" ||
+        bad "metrics_has_outcome_$o" "$(grep '^zamboni_attempts_total' "$tmp/m1" | tr '\n' ';')"
 done
 
 # Taken, backed off, finished: a real worker; its compactions wait 2.5 s
@@ -66,7 +69,7 @@ if wait_until 30 t1_running; then
     [ "$d_small" = 1 ] && ok "demand_taken_and_backed_off (small 1: x.t1 running)" ||
         bad demand_taken_and_backed_off "small '$d_small', want 1"
     metrics s "$tmp/m2"
-    got=$(mval_re "$tmp/m2" 'zamboni_(queue_)?tasks' 'class="small"' 'state="running"')
+    got=$(mval "$tmp/m2" zamboni_tasks 'class="small"' 'state="running"')
     [ "$got" = 1 ] && ok "metrics_tasks_small_running (1)" || bad metrics_tasks_small_running "'$got'"
     # the worker's heartbeat figures, by worker and class
     grep -E '^zamboni_[a-z_]*(budget|rows|bytes)[a-z_]*\{' "$tmp/m2" | grep 'class="small"' | grep -q 'worker="' &&
@@ -82,9 +85,21 @@ d_small=$(demand s small); d_large=$(demand s large)
 out1=$(sql "SELECT table_name || ':' || outcome FROM zamboni_attempts ORDER BY id" | tr '\n' ' ')
 [ "$out1" = "ghost.g1:failed x.t1:success " ] && ok "attempts ($out1)" || bad attempts "$out1"
 metrics s "$tmp/m3" || bad metrics_parse_3 "$(head -c 400 "$tmp/m3.err")"
-c=$(mval_re "$tmp/m3" 'zamboni_.*completed.*'); f=$(mval_re "$tmp/m3" 'zamboni_.*failed.*')
-[ "${c:-0}" -ge 1 ] 2>/dev/null && [ "${f:-0}" -ge 1 ] 2>/dev/null && ok "metrics_completed_failed ($c, $f)" ||
-    bad metrics_completed_failed "completed '$c' failed '$f'"
+c=$(mval "$tmp/m3" zamboni_attempts_total 'outcome="success"'); f=$(mval "$tmp/m3" zamboni_attempts_total 'outcome="failed"')
+[ "$c" = 1 ] && [ "$f" = 1 ] && ok "metrics_success_failed ($c, $f)" ||
+    bad metrics_success_failed "success '$c' failed '$f'"
+a=$(mval "$tmp/m3" zamboni_tasks_assigned_total)
+[ "${a:-0}" -ge 2 ] 2>/dev/null && ok "metrics_assigned ($a)" || bad metrics_assigned "'$a'"
+# after a success: its warehouse's time, bytes rewritten and reclaimed,
+# commit conflicts
+t=$(mval "$tmp/m3" zamboni_warehouse_last_success_timestamp_seconds 'warehouse="w"')
+now=$(date +%s)
+[ -n "$t" ] && awk -v t="$t" -v n="$now" 'BEGIN {exit !(t > n - 120 && t <= n + 5)}' &&
+    ok "metrics_last_success_w ($t)" || bad metrics_last_success_w "'$t' (now $now)"
+for f in 'rewritten' 'reclaimed' 'conflict'; do
+    grep -Eq "^zamboni_[a-z_]*$f[a-z_]*[{ ]|^zamboni_[a-z_]*\{.*$f" "$tmp/m3" && ok "metrics_has_$f" ||
+        bad "metrics_has_$f" "no zamboni_*$f* sample in: $(sed 's/[{ ].*//' "$tmp/m3" | sort -u | tr '\n' ' ' | head -c 600)"
+done
 kill -TERM "$k_pid" "$s_pid"
 proc_wait k 20
 proc_wait s 20

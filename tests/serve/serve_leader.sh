@@ -27,8 +27,8 @@ wait_until 20 task_of x.s1 && ok first_table_planned || { bad first_table_planne
 sleep 2.5
 metrics a "$tmp/ma" || bad metrics_a "$(head -c 300 "$tmp/ma.err")"
 metrics b "$tmp/mb" || bad metrics_b "$(head -c 300 "$tmp/mb.err")"
-la=$(mval_re "$tmp/ma" 'zamboni_[a-z_]*leader[a-z_]*')
-lb=$(mval_re "$tmp/mb" 'zamboni_[a-z_]*leader[a-z_]*')
+la=$(mval "$tmp/ma" zamboni_planner_leader)
+lb=$(mval "$tmp/mb" zamboni_planner_leader)
 if [ "$la" = 1 ] && [ "$lb" = 0 ]; then
     ok "one_leader (a: $la, b: $lb)"; leader=a other=b
 elif [ "$la" = 0 ] && [ "$lb" = 1 ]; then
@@ -36,7 +36,7 @@ elif [ "$la" = 0 ] && [ "$lb" = 1 ]; then
 else
     bad one_leader "a: '$la', b: '$lb'"; leader=a other=b
 fi
-cyc_other=$(mval_re "$tmp/m$other" 'zamboni_planner_cycles(_total)?')
+cyc_other=$(mval "$tmp/m$other" zamboni_planner_cycles_total)
 [ "${cyc_other:-0}" = 0 ] && ok "follower_planned_nothing (cycles '${cyc_other}')" ||
     bad follower_planned_nothing "its cycles: $cyc_other"
 da=$(demand a small); db=$(demand b small)
@@ -48,13 +48,13 @@ lpid=${leader}_pid
 kill -KILL "${!lpid}"
 t0=$(date +%s%N)
 mk_table w1 x.s2 small
-took_over() { metrics "$other" "$tmp/mo" && [ "$(mval_re "$tmp/mo" 'zamboni_[a-z_]*leader[a-z_]*')" = 1 ] && task_of x.s2; }
+took_over() { metrics "$other" "$tmp/mo" && [ "$(mval "$tmp/mo" zamboni_planner_leader)" = 1 ] && task_of x.s2; }
 limit=$((lease_s + 2 * 1 + 8))
 if wait_until "$limit" took_over; then
     ms=$(( ($(date +%s%N) - t0) / 1000000 ))
     ok "other_plans_after_kill ($other took over in ${ms} ms; lease ${lease_s} s)"
 else
-    bad other_plans_after_kill "not within ${limit} s: leader '$(mval_re "$tmp/mo" 'zamboni_[a-z_]*leader[a-z_]*')', x.s2 task: $(sql "SELECT state FROM zamboni_tasks WHERE table_name = 'x.s2'")"
+    bad other_plans_after_kill "not within ${limit} s: leader '$(mval "$tmp/mo" zamboni_planner_leader)', x.s2 task: $(sql "SELECT state FROM zamboni_tasks WHERE table_name = 'x.s2'")"
     show_log "$other"
 fi
 n=$(sql "SELECT count(*) FROM zamboni_tasks WHERE table_name = 'x.s1'")
