@@ -15,8 +15,8 @@ export ZAMBONI_ROOT=$d
 expect unmigrated_refused 3 '' 'zamboni db migrate' -- tasks list
 expect unmigrated_enqueue 3 '' 'zamboni db migrate' -- enqueue --warehouse demo
 expect unmigrated_history 3 '' 'zamboni db migrate' -- history
-expect migrate_first 0 'version 0 -> 1' '' -- db migrate
-expect migrate_again 0 'version 1, up to date' '' -- db migrate
+expect migrate_first 0 'version 0 -> 2' '' -- db migrate
+expect migrate_again 0 'version 2, up to date' '' -- db migrate
 expect migrate_usage 2 '' "expected 'migrate'" -- db upgrade
 expect migrate_help 0 'schema migrations' '' -- db migrate --help
 

@@ -55,6 +55,12 @@
  *                           delete_after_commit bool|null}};
  *                           remove_orphan_files enabled while
  *                           expire_snapshots is not is an error
+ *   schedule                {OPERATION: {min_interval_minutes >= 0|null}}
+ *                           for OPERATION in compact, apply-properties,
+ *                           remove-dangling-deletes, rewrite-manifests,
+ *                           expire, remove-orphans: how soon `zamboni
+ *                           serve` plans the operation again after its
+ *                           last success [null: the planner's default]
  * Unknown keys are rejected with their key path; so is a version 1 file
  * (top-level "tables"), with how to move it to version 2.
  *
@@ -63,7 +69,9 @@
  * that min_input_files is not inherited (a listed table without it gets
  * 2), an ordering of mode "none" does not override an ordering of the
  * defaults, and retention is replaced whole (its missing parts get the
- * built-in values, not the defaults' ones).
+ * built-in values, not the defaults' ones); schedule merges per
+ * operation (a table's schedule.compact replaces the defaults' one and
+ * inherits the others).
  */
 #ifndef ZB_OPS_TABLE_CONFIG_H
 #define ZB_OPS_TABLE_CONFIG_H
@@ -149,8 +157,13 @@ typedef enum zb_tc_section {
     ZB_TC_SEC_MIN_INPUT_FILES,
     ZB_TC_SEC_RETENTION,
     ZB_TC_SEC_MAX_CONCURRENT_REWRITES,
+    ZB_TC_SEC_SCHEDULE,
     ZB_TC_SEC_COUNT
 } zb_tc_section;
+
+/* The operations a schedule names, in zb_maint_op_names' order. */
+#define ZB_TC_SCHEDULE_OPS 6
+extern const char *const zb_tc_schedule_ops[ZB_TC_SCHEDULE_OPS];
 
 typedef struct zb_tc_block {
     unsigned present;                  /* 1u << zb_tc_section, as given */
@@ -170,6 +183,9 @@ typedef struct zb_tc_block {
     int64_t min_input_files;
     int64_t max_concurrent_rewrites;   /* -1: null (the threads) */
     zb_tc_retention retention;
+    /* schedule.<op>.min_interval_minutes, indexed as zb_maint_op_names
+     * (ops/maintenance_run.h); -1: not given. */
+    int64_t min_interval_minutes[ZB_TC_SCHEDULE_OPS];
 } zb_tc_block;
 
 typedef enum zb_tc_origin {

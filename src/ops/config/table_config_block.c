@@ -457,6 +457,44 @@ static int parse_retention(zb_tc_parser *p, const json_t *obj, const char *path,
     return ZB_OK;
 }
 
+const char *const zb_tc_schedule_ops[ZB_TC_SCHEDULE_OPS] = {
+    "compact",           "apply-properties", "remove-dangling-deletes",
+    "rewrite-manifests", "expire",           "remove-orphans"
+};
+/* The same, NULL-terminated, for zb_tc__check_keys. */
+static const char *const schedule_keys[] = {
+    "compact",           "apply-properties", "remove-dangling-deletes",
+    "rewrite-manifests", "expire",           "remove-orphans", NULL
+};
+
+/* schedule: {OPERATION: {min_interval_minutes}}; null counts as absent. */
+static int parse_schedule(zb_tc_parser *p, const json_t *obj,
+                          const char *path, zb_tc_block *b)
+{
+    static const char *const op_keys[] = { "min_interval_minutes", NULL };
+    char kp[TC_PATH], vp[TC_PATH];
+    const json_t *part, *v;
+    int rc;
+
+    if ((rc = zb_tc__want_object(p, obj, path)) < 0 ||
+        (rc = zb_tc__check_keys(p, obj, path, schedule_keys)) < 0)
+        return rc;
+    for (size_t i = 0; i < ZB_TC_SCHEDULE_OPS; i++) {
+        zb_tc__sub(kp, path, zb_tc_schedule_ops[i]);
+        if ((part = zb_tc__opt(obj, zb_tc_schedule_ops[i])) == NULL)
+            continue;
+        if ((rc = zb_tc__want_object(p, part, kp)) < 0 ||
+            (rc = zb_tc__check_keys(p, part, kp, op_keys)) < 0)
+            return rc;
+        zb_tc__sub(vp, kp, "min_interval_minutes");
+        if ((v = json_object_get(part, "min_interval_minutes")) != NULL &&
+            (rc = zb_tc__want_int(p, v, vp, 0, INT32_MAX, 1,
+                                  &b->min_interval_minutes[i])) < 0)
+            return rc;
+    }
+    return ZB_OK;
+}
+
 int zb_tc__parse_block(zb_tc_parser *p, const json_t *obj, const char *path,
                        zb_tc_block *b)
 {
@@ -465,7 +503,7 @@ int zb_tc__parse_block(zb_tc_parser *p, const json_t *obj, const char *path,
                                         "target_file_size_bytes",
                                         "min_input_files", "retention",
                                         "max_concurrent_file_group_rewrites",
-                                        NULL };
+                                        "schedule", NULL };
     char kp[TC_PATH];
     const json_t *v;
     int rc;
@@ -531,6 +569,12 @@ int zb_tc__parse_block(zb_tc_parser *p, const json_t *obj, const char *path,
         if ((rc = parse_retention(p, v, kp, &b->retention)) < 0)
             return rc;
         b->present |= 1u << ZB_TC_SEC_RETENTION;
+    }
+    zb_tc__sub(kp, path, "schedule");
+    if ((v = zb_tc__opt(obj, "schedule")) != NULL) {
+        if ((rc = parse_schedule(p, v, kp, b)) < 0)
+            return rc;
+        b->present |= 1u << ZB_TC_SEC_SCHEDULE;
     }
     return ZB_OK;
 }

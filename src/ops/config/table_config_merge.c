@@ -53,6 +53,8 @@ void zb_table_config__builtin(zb_tc_block *b, int has_defaults)
     b->min_input_files = ZB_TC_DEFAULT_MIN_INPUT_FILES;
     b->max_concurrent_rewrites = ZB_UNSET;
     zb_table_config__builtin_retention(&b->retention);
+    for (size_t i = 0; i < ZB_TC_SCHEDULE_OPS; i++)
+        b->min_interval_minutes[i] = ZB_UNSET;
 }
 
 static int has(const zb_tc_block *b, zb_tc_section s)
@@ -108,6 +110,12 @@ static void overlay(zb_tc_effective *out, const zb_tc_block *src,
     if (has(src, ZB_TC_SEC_RETENTION)) {
         b->retention = src->retention;   /* whole */
         out->origin[ZB_TC_SEC_RETENTION] = origin;
+    }
+    if (has(src, ZB_TC_SEC_SCHEDULE)) {  /* per operation */
+        for (size_t i = 0; i < ZB_TC_SCHEDULE_OPS; i++)
+            if (src->min_interval_minutes[i] != ZB_UNSET)
+                b->min_interval_minutes[i] = src->min_interval_minutes[i];
+        out->origin[ZB_TC_SEC_SCHEDULE] = origin;
     }
 }
 
@@ -200,7 +208,7 @@ const char *zb_tc_section_name(zb_tc_section s)
     static const char *const names[] = {
         "description", "partition", "partition_evolution", "ordering",
         "target_file_size_bytes", "min_input_files", "retention",
-        "max_concurrent_file_group_rewrites"
+        "max_concurrent_file_group_rewrites", "schedule"
     };
     return (unsigned)s < ZB_TC_SEC_COUNT ? names[s] : "?";
 }
@@ -391,6 +399,13 @@ static int put_block(zb_buf *b, const zb_tc_effective *e)
     if (rc == ZB_OK)
         rc = put_retention(b, &k->retention,
                            mark(e->origin[ZB_TC_SEC_RETENTION]));
+    /* only the operations given: the planner's defaults are serve's */
+    for (size_t i = 0; i < ZB_TC_SCHEDULE_OPS && rc == ZB_OK; i++)
+        if (k->min_interval_minutes[i] >= 0)
+            rc = zb_buf_appendf(b, "  schedule.%s.min_interval_minutes "
+                                "%lld%s\n", zb_tc_schedule_ops[i],
+                                (long long)k->min_interval_minutes[i],
+                                mark(e->origin[ZB_TC_SEC_SCHEDULE]));
     return rc;
 }
 

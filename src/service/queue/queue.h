@@ -20,6 +20,8 @@
  *                                         (task_id, attempt); CLI runs of
  *                                         maintenance have task_id NULL
  *   zamboni_workers                       registered workers
+ *   zamboni_leader(name, holder,          leader leases (migration 2):
+ *                  expires_ms)            serve's planner
  *
  * States: "scheduled" (due once scheduled_for has passed), "running",
  * "should-stop" (cancel asked; the worker sees it at its heartbeat),
@@ -51,7 +53,7 @@
 #include "zamboni/zamboni.h"
 
 /* The schema version this build writes and reads. */
-#define ZB_QUEUE_SCHEMA_VERSION 1
+#define ZB_QUEUE_SCHEMA_VERSION 2
 
 typedef struct zb_queue zb_queue;
 
@@ -137,6 +139,34 @@ typedef struct zb_task_new {
 int zb_queue_enqueue(zb_queue *q, zb_ctx *ctx, const zb_task_new *t,
                      int64_t max_tasks, int *inserted, int64_t *id_out);
 
+/* What zb_queue_enqueue_displace did. */
+typedef enum zb_displace_outcome {
+    ZB_DISPLACE_INSERTED = 1,      /* below the cap: inserted */
+    ZB_DISPLACE_EVICTED,           /* at the cap: an excluded task made
+                                      room (evicted_id), then inserted */
+    ZB_DISPLACE_LIVE,              /* a live task holds the key: nothing */
+    ZB_DISPLACE_REFUSED            /* at the cap, nothing excluded to
+                                      displace: not created */
+} zb_displace_outcome;
+
+typedef struct zb_displace_result {
+    zb_displace_outcome outcome;
+    int64_t id;                    /* the new or the live task; 0 refused */
+    int64_t evicted_id;            /* EVICTED: the excluded task removed */
+} zb_displace_result;
+
+/*
+ * serve's enqueue (queue_displace.c): in one transaction, nothing when a
+ * live task holds the key; below max_tasks live tasks (<= 0: no cap) an
+ * insert; at the cap the excluded task of lowest priority (then oldest)
+ * is deleted, its removal logged in zamboni_attempts (outcome "evicted",
+ * next attempt number), and the task inserted; with no excluded task the
+ * task is refused. Scheduled, running and should-stop tasks are never
+ * displaced. Refused is ZB_OK with out->outcome ZB_DISPLACE_REFUSED.
+ */
+int zb_queue_enqueue_displace(zb_queue *q, zb_ctx *ctx, const zb_task_new *t,
+                              int64_t max_tasks, zb_displace_result *out);
+
 typedef struct zb_take_opts {
     const char *worker_id;
     const char *size_class;
@@ -180,6 +210,7 @@ typedef struct zb_table_health {
 #define ZB_OUTCOME_LOST "lost"
 #define ZB_OUTCOME_ABANDONED "abandoned"
 #define ZB_OUTCOME_CANCELLED "cancelled"
+#define ZB_OUTCOME_EVICTED "evicted"   /* displaced at the cap (excluded) */
 
 typedef struct zb_attempt_result {
     const char *outcome;           /* ZB_OUTCOME_* */
@@ -311,5 +342,23 @@ int zb_queue_worker_register(zb_queue *q, zb_ctx *ctx,
 int zb_queue_worker_heartbeat(zb_queue *q, zb_ctx *ctx, const char *id,
                               const zb_worker_figures *f);
 int zb_queue_worker_deregister(zb_queue *q, zb_ctx *ctx, const char *id);
+
+/* ---- leader leases (queue_leader.c, migration 2) ---- */
+
+/*
+ * Takes or renews lease name for holder, for lease_ms from now by the
+ * database's clock, in one statement (an upsert that applies only where
+ * the lease is free, expired or already holder's): *held 1 when holder
+ * has it now, 0 when another holds it unexpired.
+ */
+int zb_queue_leader_acquire(zb_queue *q, zb_ctx *ctx, const char *name,
+                            const char *holder, int64_t lease_ms, int *held);
+/* Gives it up when holder has it (a clean stop), so another takes it at
+ * once. */
+int zb_queue_leader_release(zb_queue *q, zb_ctx *ctx, const char *name,
+                            const char *holder);
+/* The unexpired holder of name (holder "" when none) and its expiry. */
+int zb_queue_leader_get(zb_queue *q, zb_ctx *ctx, const char *name,
+                        char *holder, size_t size, int64_t *expires_ms);
 
 #endif

@@ -63,8 +63,16 @@ static const char *const migration_1[] = {
     NULL
 };
 
+/* Migration 2 (issue 18): serve's leader lease. */
+static const char *const migration_2[] = {
+    "CREATE TABLE zamboni_leader (name TEXT PRIMARY KEY, "
+    "holder TEXT NOT NULL, expires_ms BIGINT NOT NULL)",
+    NULL
+};
+
 static const char *const *const migrations[ZB_QUEUE_SCHEMA_VERSION] = {
     migration_1,
+    migration_2,
 };
 
 /* One row, one int column: *payload = the value; no row leaves it. */
