@@ -83,7 +83,7 @@ db_setup() {
         SELECT 'wb', 'bulk', 't' || g, r.metadata_location, r.iceberg_type
         FROM generate_series(1, $((n - 3))) g
         JOIN iceberg_tables r ON r.catalog_name = 'wb' AND r.table_namespace = 'real'
-             AND r.table_name = 'r' || (1 + g % 3))"
+             AND r.table_name = 'r' || (1 + g % 3)"
 }
 
 # one_cycle NAME: serve under run_child until its first cycle ends; prints
