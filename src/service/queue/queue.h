@@ -361,4 +361,57 @@ int zb_queue_leader_release(zb_queue *q, zb_ctx *ctx, const char *name,
 int zb_queue_leader_get(zb_queue *q, zb_ctx *ctx, const char *name,
                         char *holder, size_t size, int64_t *expires_ms);
 
+/* ---- serve's figures (queue_figures.c): /demand and /metrics ---- */
+
+/*
+ * The demand of a class, for KEDA: its "scheduled" tasks due now that
+ * take would hand out (no live earlier operation of their table, as
+ * zb_queue_take's runbook order), plus its "running" ones. Tasks in
+ * backoff (not yet due) or waiting for an earlier operation do not count.
+ */
+int zb_queue_demand(zb_queue *q, zb_ctx *ctx, const char *size_class,
+                    int64_t *out);
+
+/* One row of a grouped figure: its labels a and b (b NULL when the
+ * figure has one) and the value. Non-zero stops. */
+typedef int (*zb_queue_group_fn)(void *payload, const char *a,
+                                 const char *b, int64_t v);
+
+/* Live tasks per (size_class a, state b). */
+int zb_queue_counts_by_class(zb_queue *q, zb_ctx *ctx, zb_queue_group_fn fn,
+                             void *payload);
+/* Every attempt recorded (CLI runs included) per outcome a. */
+int zb_queue_outcome_totals(zb_queue *q, zb_ctx *ctx, zb_queue_group_fn fn,
+                            void *payload);
+/* Per warehouse a, the finished_ms of its last successful attempt. */
+int zb_queue_last_success(zb_queue *q, zb_ctx *ctx, zb_queue_group_fn fn,
+                          void *payload);
+/* Per operation a and kind b ("data" or "metadata"), the bytes the
+ * successful attempts whose health before and after is known took off
+ * their tables (before - after where that is positive). */
+int zb_queue_bytes_reclaimed(zb_queue *q, zb_ctx *ctx, zb_queue_group_fn fn,
+                             void *payload);
+/* Takes of tasks: the task attempts recorded (cancellations aside) plus
+ * the tasks running now. */
+int zb_queue_assigned_total(zb_queue *q, zb_ctx *ctx, int64_t *out);
+
+/* A registered worker and the figures of its last heartbeat. */
+typedef struct zb_worker_info {
+    const char *id, *host, *size_class;
+    int64_t heartbeat_ms;
+    zb_worker_figures f;
+} zb_worker_info;
+
+typedef int (*zb_worker_info_fn)(void *payload, const zb_worker_info *w);
+/* The registered workers, by id. */
+int zb_queue_workers_list(zb_queue *q, zb_ctx *ctx, zb_worker_info_fn fn,
+                          void *payload);
+
+/* ---- the clock (queue_clock.c) ---- */
+
+/* The host's clock minus the database's (zb_sqldb_now_ms), in ms, the
+ * round trip halved; serve and worker warn past a minute at start. */
+#define ZB_QUEUE_CLOCK_SKEW_WARN_MS 60000
+int zb_queue_clock_skew_ms(zb_queue *q, zb_ctx *ctx, int64_t *skew_ms);
+
 #endif
