@@ -59,7 +59,12 @@ const zb_cli_command zb_cli_commands[] = {
       zb_cli_validate_config_run },
     { "demo", "create a demo warehouse to try maintenance on", NULL,
       zb_cli_demo_run },
+#ifdef ZB_HAVE_SERVE
+    { "serve", "schedule maintenance tasks for a worker fleet", NULL,
+      zb_cli_serve_run },
+#else
     { "serve", "schedule maintenance tasks for a worker fleet", NULL, NULL },
+#endif
     { "db", "db migrate: apply the task queue's schema migrations", NULL,
       zb_cli_db_run },
     { "enqueue", "put a warehouse's operations on the task queue", NULL,

@@ -173,6 +173,14 @@ static const setting_def defs[ZB_SET_COUNT] = {
                                         "ZAMBONI_SPILL_DISK_LIMIT_BYTES", NULL,
                                         "spill_disk_limit_bytes",
                                         "107374182400", 0, { NULL, NULL } },
+    /* serve (issue 18) */
+    [ZB_SET_LISTEN] = { "listen", "--listen", "ZAMBONI_LISTEN", NULL,
+                        "listen", "127.0.0.1:8650", 0, { NULL, NULL } },
+    [ZB_SET_SERVE_TOKEN] = { "serve_token", NULL, "ZAMBONI_SERVE_TOKEN",
+                             NULL, NULL, NULL, 1, { NULL, NULL } },
+    [ZB_SET_PLAN_INTERVAL] = { "plan_interval", "--plan-interval",
+                               "ZAMBONI_PLAN_INTERVAL", NULL,
+                               "plan_interval", "60s", 0, { NULL, NULL } },
 };
 
 int zb_duration_parse_ms(int64_t *out, const char *text)
@@ -414,7 +422,8 @@ static int validate(zb_ctx *ctx, const zb_settings *s)
     {
         static const zb_setting_id durations[] = {
             ZB_SET_DRAIN_TIMEOUT, ZB_SET_MAX_LIFETIME, ZB_SET_IDLE_EXIT_AFTER,
-            ZB_SET_LEASE_SECONDS, ZB_SET_HEARTBEAT_SECONDS
+            ZB_SET_LEASE_SECONDS, ZB_SET_HEARTBEAT_SECONDS,
+            ZB_SET_PLAN_INTERVAL
         };
         size_t i;
         int64_t ms;

@@ -159,6 +159,28 @@ int zb_verb_queue_open(zb_queue **out, zb_verb_env *env, zb_ctx *ctx)
     return rc;
 }
 
+void zb_verb_queue_clock_check(zb_queue *q, const char *verb)
+{
+    int64_t skew = 0;
+    zb_ctx ctx;
+
+    zb_ctx_init(&ctx);
+    if (zb_queue_clock_skew_ms(q, &ctx, &skew) < 0) {
+        fprintf(stderr, "zamboni %s: warning: cannot compare this host's "
+                "clock with the queue database's: %s\n", verb, ctx.err.msg);
+        return;
+    }
+    if (skew > ZB_QUEUE_CLOCK_SKEW_WARN_MS ||
+        skew < -ZB_QUEUE_CLOCK_SKEW_WARN_MS)
+        fprintf(stderr, "zamboni %s: warning: this host's clock is %lld s "
+                "%s the queue database's (%s): leases and schedules follow "
+                "the database's clock; fix the host's time sync (NTP)\n",
+                verb, (long long)((skew < 0 ? -skew : skew) / 1000),
+                skew > 0 ? "ahead of" : "behind",
+                zb_sqldb_describe(zb_queue_db(q)));
+    fflush(stderr);
+}
+
 void zb_verb_queue_for_records(zb_queue **out, char *why, size_t why_size,
                                zb_verb_env *env, zb_ctx *ctx)
 {

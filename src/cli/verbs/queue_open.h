@@ -38,4 +38,10 @@ void zb_verb_queue_for_records(zb_queue **out, char *why, size_t why_size,
 int zb_verb_size_classes(zb_size_classes *out, zb_verb_env *env,
                          zb_ctx *ctx);
 
+/* The clock rule (serve and worker at start): warns on stderr, "zamboni
+ * VERB: warning: this host's clock is N s ahead of|behind the queue
+ * database's ...", past ZB_QUEUE_CLOCK_SKEW_WARN_MS of skew. A failed
+ * read is a warning too: never an error. */
+void zb_verb_queue_clock_check(zb_queue *q, const char *verb);
+
 #endif

@@ -33,7 +33,7 @@
 #define TABLE_READERS (OPS | ZB_VERB_DESCRIBE | ZB_VERB_PLAN |             \
                        ZB_VERB_DOCTOR | ZB_VERB_SCAN | ZB_VERB_ADD_FILES)
 #define CATALOG (TABLE_READERS | ZB_VERB_WAREHOUSES | ZB_VERB_TABLE_CONFIG | \
-                 ZB_VERB_WORKER)
+                 ZB_VERB_WORKER | ZB_VERB_SERVE)
 
 typedef enum flag_id {
     F_DRY_RUN, F_YES, F_TABLE_CONFIG, F_STATUS, F_VERBOSE, F_PROFILE, F_ENV,
@@ -326,7 +326,14 @@ static const flag_def flags[] = {
     { "--heartbeat-seconds", F_SETTING, "DURATION", ZB_VERB_WORKER,
       "how often the lease is renewed, at most a third of the lease (exit 2\n"
       "otherwise) (ZAMBONI_HEARTBEAT_SECONDS); default 10" },
-    { "--queue-uri", F_SETTING, "URI", ZB_VERB_WORKER,
+    { "--listen", F_SETTING, "ADDR:PORT", ZB_VERB_SERVE,
+      "where the HTTP endpoints answer (ZAMBONI_LISTEN, listen:); default\n"
+      "127.0.0.1:8650; 0.0.0.0:8650 in a container, so that probes and\n"
+      "KEDA reach it; [::1]:8650 for IPv6; port 0 picks a free one" },
+    { "--plan-interval", F_SETTING, "DURATION", ZB_VERB_SERVE,
+      "time between planner cycles, at least 1s (ZAMBONI_PLAN_INTERVAL,\n"
+      "plan_interval:); default 60s" },
+    { "--queue-uri", F_SETTING, "URI", ZB_VERB_WORKER | ZB_VERB_SERVE,
       "the queue's database: sqlite:PATH or postgresql://... (prefer\n"
       "ZAMBONI_QUEUE_URI: a password on the command line is visible to other\n"
       "users); default: the catalog's database when the catalog is SQL,\n"
@@ -457,6 +464,31 @@ static const verb_doc docs[] = {
       "  task id=T ... worker=ID outcome=O ms=MS [message=TEXT]\n"
       "  worker id=ID event=exit reason=drain|lifetime|idle tasks=N\n"
       "The schema must be migrated first (zamboni db migrate)." },
+    { ZB_VERB_SERVE, "serve", "[--warehouse W]... [options]",
+      "Plans maintenance for a worker fleet and answers its probes. A\n"
+      "planner thread runs a cycle every --plan-interval: for each\n"
+      "warehouse (--warehouse, repeatable; default every configs/<W>/ under\n"
+      "ZAMBONI_ROOT), for each table of its table config, it decides from\n"
+      "cheap health signals which operations are due and puts tasks on the\n"
+      "queue, no more than the workers' free capacity per size class, within\n"
+      "the queue's cap (ZAMBONI_QUEUE_MAX_TASKS); it also sweeps the tasks\n"
+      "of lost workers. Several replicas may run: one plans at a time (a\n"
+      "leader lease in the queue's database), all answer HTTP:\n"
+      "  /livez    200 while the process runs (liveness probe)\n"
+      "  /health   200 when the queue database answers within 2 s, else 503\n"
+      "            naming the check that failed (readiness probe)\n"
+      "  /metrics  Prometheus text format\n"
+      "  /demand?class=NAME  {\"class\": NAME, \"demand\": N} for KEDA's\n"
+      "            metrics-api scaler (valueLocation: demand, targetValue: 1)\n"
+      "With ZAMBONI_SERVE_TOKEN set (environment or .env), /metrics and\n"
+      "/demand need \"Authorization: Bearer TOKEN\" (else 401).\n"
+      "The queue's schema must be migrated first (zamboni db migrate; exit 3\n"
+      "otherwise). SIGTERM or SIGINT: the planner stops, gives up its lease,\n"
+      "the HTTP server stops, exit 0. Log lines (stderr):\n"
+      "  serve replica=ID warehouses=W,... plan_interval_ms=N event=start\n"
+      "  serve http listening=ADDR:PORT token=set|unset\n"
+      "  serve health status=503|200 check=queue_database [message=TEXT]\n"
+      "  serve replica=ID event=stop reason=signal" },
     { ZB_VERB_DEMO, "demo", "[DIR]",
       "Creates a demo under DIR: a warehouse \"demo\" in an embedded SQLite\n"
       "catalog (DIR/catalog.db), DIR/zamboni.yml,\n"

@@ -292,6 +292,7 @@ int zb_cli_worker_run(int argc, char **argv)
     /* the queue, and whether the catalog shares its database */
     if ((rc = zb_verb_queue_open(&q, &env, &ctx)) < 0)
         goto fail;
+    zb_verb_queue_clock_check(q, "worker");
     if ((h = zb_calloc(1, sizeof *h)) == NULL) {
         rc = zb_fail_oom(&ctx);
         goto fail;

@@ -43,7 +43,8 @@ enum {
     ZB_VERB_DOCTOR = 1u << 13,
     ZB_VERB_SCAN = 1u << 14,
     ZB_VERB_ADD_FILES = 1u << 15,
-    ZB_VERB_WORKER = 1u << 24      /* cli/verbs/verb_worker.c */
+    ZB_VERB_WORKER = 1u << 24,     /* cli/verbs/verb_worker.c */
+    ZB_VERB_SERVE = 1u << 25       /* cli/verbs/verb_serve.c */
 };
 
 #define ZB_VERB_MAX_TABLES 4096
@@ -289,6 +290,7 @@ int zb_cli_validate_config_run(int argc, char **argv);
 int zb_cli_demo_run(int argc, char **argv);
 int zb_cli_doctor_run(int argc, char **argv);   /* cli/verbs/verb_doctor.c */
 int zb_cli_worker_run(int argc, char **argv);   /* cli/verbs/verb_worker.c */
+int zb_cli_serve_run(int argc, char **argv);    /* cli/verbs/verb_serve.c */
 
 /* --status (cli/verbs/maintenance_status.c): one table's counts. */
 typedef struct zb_status_row {
