@@ -16,7 +16,8 @@ if "$zb" serve --help 2>&1 | grep -q -- '--leader-lease'; then
     lease_args=(--leader-lease "${lease_s}s")
 fi
 expect migrate 0 '' '' -- db migrate
-wh_config w1 '{"version": 2, "warehouse": "w1", "defaults": {"retention": {"remove_orphan_files": {"enabled": false}}}}'
+wh_config w1 '{"version": 2, "warehouse": "w1", "defaults": {"retention": {"remove_orphan_files": {"enabled": false}, "rewrite_manifests": {"enabled": false}}},
+  "namespaces": {"x": {"tables": {"s1": {}, "s2": {}, "s3": {}, "s4": {}, "s5": {}, "s6": {}}}}}'
 mk_table w1 x.s1 small
 
 serve_start a --warehouse w1 --plan-interval 1s "${lease_args[@]}" || exit 1

@@ -12,7 +12,8 @@
 
 export ZAMBONI_SIZE_CLASSES='[{"name":"small","cores":1,"memory":"512Mi","max_jobs":2}]'
 expect migrate 0 '' '' -- db migrate
-wh_config w1 '{"version": 2, "warehouse": "w1", "defaults": {"retention": {"remove_orphan_files": {"enabled": false}}}}'
+wh_config w1 '{"version": 2, "warehouse": "w1", "defaults": {"retention": {"remove_orphan_files": {"enabled": false}, "rewrite_manifests": {"enabled": false}}},
+  "namespaces": {"x": {"tables": {"s1": {}, "s2": {}, "s3": {}, "s4": {}, "s5": {}, "s6": {}}}}}'
 tables=()
 for i in 1 2 3 4 5 6; do mk_table w1 "x.s$i" small; tables+=("w1/x.s$i"); done
 table_rows "$tmp/before" "${tables[@]}" || { echo "FAIL read before: $(head -c 600 "$tmp/before.err")"; exit 1; }
