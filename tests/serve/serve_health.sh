@@ -29,6 +29,7 @@ pg_own_halt() { as_owner "$pg_bin/pg_ctl" -D "$pgdir/data" -m immediate -w stop 
 export ZAMBONI_URI=$own_url ZAMBONI_QUEUE_URI=$own_url
 echo "serve: a server of its own at port $own_port"
 
+export ZAMBONI_SIZE_CLASSES='[{"name":"small","cores":1,"memory":"512Mi","max_jobs":2}]'
 expect migrate 0 '' '' -- db migrate
 wh_config w1 '{"version": 2, "warehouse": "w1"}'
 export ZAMBONI_SERVE_TOKEN=sesame-$$
