@@ -67,8 +67,15 @@ db_setup() {
     export ZAMBONI_URI=$base/$db ZAMBONI_QUEUE_URI=$base/$db ZAMBONI_WAREHOUSE=wb
     "$zb" db migrate >/dev/null
     mkdir -p "$ZAMBONI_ROOT/configs/wb"
-    echo '{"version": 2, "warehouse": "wb", "defaults": {"retention": {"remove_orphan_files": {"enabled": false}}}}' \
-        >"$ZAMBONI_ROOT/configs/wb/table-config.json"
+    # serve plans the tables its table config lists: all of them
+    python3 - "$n" >"$ZAMBONI_ROOT/configs/wb/table-config.json" <<'PY'
+import json, sys
+n = int(sys.argv[1])
+print(json.dumps({"version": 2, "warehouse": "wb",
+    "defaults": {"retention": {"remove_orphan_files": {"enabled": False}}},
+    "namespaces": {"real": {"tables": {f"r{i}": {} for i in (1, 2, 3)}},
+                   "bulk": {"tables": {f"t{g}": {} for g in range(1, n - 2)}}}}))
+PY
     [ -s "$work/files" ] || {
         "$gen" --sqlite "$work/gen.db" --table g.src --location "$work/gen" --procs 1 --appends 8 --rows 100 >/dev/null
         ls "$work/gen/g/src/data/"*.parquet | LC_ALL=C sort >"$work/files"
