@@ -74,11 +74,19 @@ if (cli.length !== 6 || !cli.every(x => x.table === "demo.users" && x.outcome ==
     throw new Error(JSON.stringify(cli.map(x => [x.operation, x.outcome])));
 if (cli[cli.length - 1].operation !== "compact") throw new Error("order");
 ' "$out" && ok maintenance_recorded || bad maintenance_recorded "json"
+expect history_other_wh 0 'no attempts recorded' '' -- history --warehouse nowhere
+expect history_other_table 0 'no attempts recorded' '' -- history demo.nosuch
+run history --json --warehouse demo demo.users
+node -e '
+const a = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+if (a.length < 6 || !a.every(x => x.warehouse === "demo" && x.table === "demo.users"))
+    throw new Error(JSON.stringify(a.map(x => [x.warehouse, x.table])));
+' "$out" && ok history_filtered || bad history_filtered "json"
 
 # a queue database of its own: unmigrated until migrated
 export ZAMBONI_QUEUE_URI=sqlite:$tmp/own-queue.db
 expect own_queue_unmigrated 3 '' 'zamboni db migrate' -- tasks list
-expect own_queue_migrate 0 "version 0 -> 1 \\(sqlite $tmp/own-queue.db\\)" '' -- db migrate
+expect own_queue_migrate 0 "version 0 -> 2 \\(sqlite $tmp/own-queue.db\\)" '' -- db migrate
 expect own_queue_empty 0 '^no live tasks$' '' -- tasks list
 expect bad_queue_uri 2 '' 'sqlite:PATH or postgresql' -- tasks list --queue-uri mysql://x
 unset ZAMBONI_QUEUE_URI

@@ -35,13 +35,16 @@ static const char tasks_help[] =
     "  --json            list: a JSON array; show: a JSON object\n";
 
 static const char history_help[] =
-    "Usage: zamboni history [--task ID] [--limit N] [--json] [FLAGS]\n"
+    "Usage: zamboni history [--warehouse W] [TABLE] [--task ID] [--limit N]\n"
+    "                       [--json] [FLAGS]\n"
     "\n"
     "The run history: every finished attempt, newest first (the workers'\n"
     "and the runs `zamboni maintenance` recorded), with its outcome\n"
     "(success, failed, lost, abandoned, cancelled), message and the\n"
     "table's health before and after when measured.\n"
     "\n"
+    "  --warehouse W     only the attempts on warehouse W (ZAMBONI_WAREHOUSE)\n"
+    "  TABLE             only the attempts on TABLE (\"ns.table\")\n"
     "  --task ID         only the attempts of task ID (default: all)\n"
     "  --limit N         at most N attempts (default 100)\n"
     "  --json            a JSON array\n";
@@ -318,7 +321,7 @@ int zb_cli_history_run(int argc, char **argv)
     memset(&o, 0, sizeof(o));
     zb_ctx_init(&ctx);
     code = zb_queue_args_parse(&qa, "history", history_help, argc, argv, 1,
-                               0);
+                               1);
     if (code != 0) {
         zb_queue_args_free(&qa);
         return code < 0 ? ZB_EXIT_OK : code;
@@ -334,8 +337,10 @@ int zb_cli_history_run(int argc, char **argv)
     if (o.json && (o.arr = json_array()) == NULL)
         rc = zb_fail_oom(&ctx);
     else
-        rc = zb_queue_attempts(q, &ctx, qa.task_id, qa.limit, history_one,
-                               &o);
+        rc = zb_queue_attempts_where(q, &ctx, zb_settings_get(env.settings,
+                                     ZB_SET_WAREHOUSE), qa.va->n_pos > 0
+                                     ? qa.va->pos[0] : NULL, qa.task_id,
+                                     qa.limit, history_one, &o);
     if (rc == ZB_ENOMEM && ctx.err.msg[0] == '\0')
         zb_fail_oom(&ctx);
     if (rc == ZB_OK && o.json && print_dump(o.arr) < 0)

@@ -176,7 +176,8 @@ static int enqueue_all(zb_planner *p, zb_ctx *ctx, zb_planner_cands *cs,
 
     for (int i = 0; i < p->classes.n; i++)
         room += free_slots[i];
-    qsort(cs->v, cs->n, sizeof(cs->v[0]), cmp_candidate);
+    if (cs->n > 1)
+        qsort(cs->v, cs->n, sizeof(cs->v[0]), cmp_candidate);
     for (size_t k = 0; k < cs->n && room > 0; k++) {
         zb_planner_candidate *c = &cs->v[k];
 

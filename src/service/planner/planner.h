@@ -50,9 +50,10 @@
  *                            other than the current one, beyond
  *                            min_snapshots_to_keep (config, properties,
  *                            defaults as ops/table_settings.h resolves)
- *   remove-orphans           every table of a served warehouse (runs of
- *                            compaction that stopped before their commit
- *                            leave files), at most once per its interval
+ *   remove-orphans           a compaction attempt (any outcome: runs
+ *                            stopped before their commit leave files)
+ *                            finished on the table since its last orphan
+ *                            sweep; at most once per its interval
  *
  * Capacity per class, each cycle: the free slots of the class's live
  * workers (zamboni_workers rows whose heartbeat is younger than
@@ -161,12 +162,14 @@ typedef struct zb_planner_signals {
     int64_t max_snapshot_age_ms, min_snapshots_to_keep;
     /* the last success of each operation, ms (0: never) */
     int64_t last_success_ms[ZB_PLANNER_OPS];
+    /* the last compact attempt of any outcome, ms (0: never) */
+    int64_t last_compact_attempt_ms;
 } zb_planner_signals;
 
 /*
  * The signals of t (loaded from cat) at now_ms, with cfg its effective
  * table config block (NULL: none); last_success_ms left 0 (the cycle
- * fills them from zamboni_attempts). Reads the manifest list only.
+ * fills them and last_compact_attempt_ms from zamboni_attempts). Reads the manifest list only.
  */
 int zb_planner_read_signals(zb_planner_signals *out, zb_ctx *ctx,
                             zb_catalog *cat, const zb_table *t,

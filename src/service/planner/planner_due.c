@@ -69,7 +69,9 @@ void zb_planner_due(int due[ZB_PLANNER_OPS], const zb_planner_signals *s,
     }
     due[ZB_MAINT_APPLY_PROPERTIES] = s->props_missing > 0;
     due[ZB_MAINT_EXPIRE] = s->expirable_snapshots > 0;
-    due[ZB_MAINT_REMOVE_ORPHANS] = 1;
+    due[ZB_MAINT_REMOVE_ORPHANS] =
+        s->last_compact_attempt_ms >
+        s->last_success_ms[ZB_MAINT_REMOVE_ORPHANS];
     for (int op = 0; op < ZB_PLANNER_OPS; op++) {
         int64_t last = s->last_success_ms[op];
 

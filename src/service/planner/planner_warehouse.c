@@ -19,7 +19,8 @@
 typedef struct op_row {
     char *table;
     int op;
-    int64_t ms;
+    int64_t ms;                    /* the last success (0: none) */
+    int64_t any_ms;                /* the last attempt of any outcome */
 } op_row;
 
 typedef struct op_rows {
@@ -63,7 +64,8 @@ static int row_cb(void *payload, int n, const char *const *vals)
         return 1;
     }
     row->op = op;
-    row->ms = n >= 3 && vals[2] ? strtoll(vals[2], NULL, 10) : 1;
+    row->ms = n >= 3 && vals[2] ? strtoll(vals[2], NULL, 10) : 0;
+    row->any_ms = n >= 4 && vals[3] ? strtoll(vals[3], NULL, 10) : 0;
     r->n++;
     return 0;
 }
@@ -167,8 +169,11 @@ static int judge_table(zb_ctx *ctx, zb_catalog *cat,
     }
     delta->tables_seen++;
     if ((row = rows_find(succ, ident, &n)) != NULL)
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < n; i++) {
             s.last_success_ms[row[i].op] = row[i].ms;
+            if (row[i].op == ZB_MAINT_COMPACT)
+                s.last_compact_attempt_ms = row[i].any_ms;
+        }
     memset(&c, 0, sizeof c);
     zb_planner_due(c.due, &s, &eff);
     if ((row = rows_find(live, ident, &n)) != NULL)
@@ -189,10 +194,13 @@ static int judge_table(zb_ctx *ctx, zb_catalog *cat,
     return rc;
 }
 
+/* Per (table, operation): the last success and the last attempt; an
+ * eviction or a cancel is no run. */
 static const char succ_sql[] =
-    "SELECT table_name, operation, max(finished_ms) FROM zamboni_attempts "
-    "WHERE warehouse = ? AND outcome = 'success' GROUP BY table_name, "
-    "operation";
+    "SELECT table_name, operation, max(CASE WHEN outcome = 'success' THEN "
+    "finished_ms END), max(finished_ms) FROM zamboni_attempts WHERE "
+    "warehouse = ? AND outcome NOT IN ('evicted', 'cancelled') GROUP BY "
+    "table_name, operation";
 static const char live_sql[] =
     "SELECT table_name, operation FROM zamboni_tasks WHERE warehouse = ?";
 

@@ -95,6 +95,40 @@ int zb_queue_attempts(zb_queue *q, zb_ctx *ctx, int64_t task_id, int limit,
     return rc;
 }
 
+int zb_queue_attempts_where(zb_queue *q, zb_ctx *ctx, const char *warehouse,
+                            const char *table, int64_t task_id, int limit,
+                            zb_attempt_fn fn, void *payload)
+{
+    attempts_job *j;
+    char sql[1024], idt[24], lim[24];
+    const char *params[4];
+    int n = 0, rc;
+
+    ZB_ASSERT_ARG(q != NULL && fn != NULL);
+    if ((j = zb_calloc(1, sizeof(*j))) == NULL)
+        return zb_fail_oom(ctx);
+    j->fn = fn;
+    j->payload = payload;
+    snprintf(sql, sizeof sql, "SELECT " ATTEMPT_COLS " FROM zamboni_attempts "
+             "WHERE 1 = 1%s%s%s ORDER BY id DESC LIMIT CAST(? AS INTEGER)",
+             warehouse != NULL && warehouse[0] ? " AND warehouse = ?" : "",
+             table != NULL && table[0] ? " AND table_name = ?" : "",
+             task_id > 0 ? " AND task_id = CAST(? AS BIGINT)" : "");
+    if (warehouse != NULL && warehouse[0])
+        params[n++] = warehouse;
+    if (table != NULL && table[0])
+        params[n++] = table;
+    if (task_id > 0)
+        params[n++] = zb_queue__i64(idt, task_id);
+    params[n++] = zb_queue__i64(lim, limit > 0 ? limit : 100);
+    rc = zb_sqldb_exec(q->db, ctx, ZB_SQL_READ, sql, n, params, attempt_row,
+                       j, NULL);
+    zb_free(j);
+    if (rc < 0 && ctx->err.code != ZB_OK)
+        zb_err_prefix(ctx, "reading attempts");
+    return rc;
+}
+
 int zb_queue_record_run(zb_queue *q, zb_ctx *ctx, const char *warehouse,
                         const char *table, const char *operation,
                         const zb_attempt_result *r)

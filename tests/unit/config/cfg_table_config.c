@@ -100,7 +100,7 @@ static const bad_case bad_cases[] = {
     { "{\"colour\":1}", "defaults.colour: unknown key (allowed: "
       "description, partition, partition_evolution, ordering, "
       "target_file_size_bytes, min_input_files, retention, "
-      "max_concurrent_file_group_rewrites)" },
+      "max_concurrent_file_group_rewrites, schedule)" },
     { "{\"description\":5}",
       "defaults.description: must be a string (got an integer)" },
     { "{\"target_file_size_bytes\":99}",

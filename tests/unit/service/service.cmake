@@ -9,3 +9,4 @@ target_link_libraries(test_service PRIVATE zbtest zb_service_queue
   zb_catalog zb_io zb_util PkgConfig::JANSSON Threads::Threads)
 add_test(NAME test_service COMMAND test_service)
 set_tests_properties(test_service PROPERTIES LABELS unit TIMEOUT 300)
+include(${CMAKE_CURRENT_LIST_DIR}/planner.cmake)

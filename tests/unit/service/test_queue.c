@@ -154,7 +154,7 @@ static void newer_refused(q_env *e)
     q_env_exec(e, "UPDATE zamboni_schema SET version = 99");
     ZBT_RC(zb_queue_open(&q, &e->ctx, e->db), ZB_EREFUSED);
     ZBT_CONTAINS(e->ctx.err.msg, "version 99");
-    ZBT_CONTAINS(e->ctx.err.msg, "this build's 1");
+    ZBT_CONTAINS(e->ctx.err.msg, "this build's 2");
     ZBT_RC(zb_queue_migrate(e->db, &e->ctx, NULL, NULL), ZB_EREFUSED);
     ZBT_CONTAINS(e->ctx.err.msg, "version 99");
     /* An older one (a build before this one's migrations) is refused too. */
