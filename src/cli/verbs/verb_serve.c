@@ -143,7 +143,7 @@ static int cmp_names(const void *x, const void *y)
 /* Every configs/<W>/ folder under the root, sorted. */
 static int scan_warehouses(serve_state *s, const char *root)
 {
-    char path[PATH_MAX], sub[PATH_MAX];
+    char path[PATH_MAX], sub[PATH_MAX + 512];
     struct dirent *de;
     struct stat st;
     DIR *d;

@@ -4,7 +4,6 @@
  */
 #define ZB_MODULE "http"
 
-#include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
@@ -13,22 +12,23 @@
 #include "util/alloc.h"
 #include "util/err.h"
 
+/* json_dump_callback's sink: straight into the answer's buffer. */
+static int dump_to_buf(const char *text, size_t n, void *payload)
+{
+    return zb_buf_append(payload, text, n) == ZB_OK ? 0 : -1;
+}
+
 static int put_json(zb_buf *out, zb_ctx *ctx, json_t *j)
 {
-    char *text;
     int rc;
 
     if (j == NULL)
         return zb_fail_oom(ctx);
-    text = json_dumps(j, JSON_PRESERVE_ORDER);
+    rc = json_dump_callback(j, dump_to_buf, out, JSON_PRESERVE_ORDER);
     json_decref(j);
-    if (text == NULL)
+    if (rc < 0 || zb_buf_putc(out, '\n') < 0)
         return zb_fail_oom(ctx);
-    rc = zb_buf_puts(out, text);
-    free(text);
-    if (rc == ZB_OK)
-        rc = zb_buf_putc(out, '\n');
-    return rc < 0 ? zb_fail_oom(ctx) : ZB_OK;
+    return ZB_OK;
 }
 
 int zb_http_demand_json(zb_buf *out, int *status, zb_ctx *ctx, zb_queue *q,

@@ -309,12 +309,12 @@ typedef int (*zb_attempt_fn)(void *payload, const zb_attempt *a);
  * limit (<= 0: 100). */
 int zb_queue_attempts(zb_queue *q, zb_ctx *ctx, int64_t task_id, int limit,
                       zb_attempt_fn fn, void *payload);
+
 /* The same, filtered: warehouse, table (NULL or "": any), task_id (0:
  * any); `zamboni history [--warehouse W] [TABLE]`. */
 int zb_queue_attempts_where(zb_queue *q, zb_ctx *ctx, const char *warehouse,
                             const char *table, int64_t task_id, int limit,
                             zb_attempt_fn fn, void *payload);
-
 /*
  * Records a run that no task drove (`zamboni maintenance` from the
  * command line) as an attempt with task_id NULL and worker_id the host.
@@ -347,24 +347,6 @@ int zb_queue_worker_register(zb_queue *q, zb_ctx *ctx,
 int zb_queue_worker_heartbeat(zb_queue *q, zb_ctx *ctx, const char *id,
                               const zb_worker_figures *f);
 int zb_queue_worker_deregister(zb_queue *q, zb_ctx *ctx, const char *id);
-
-/* ---- leader leases (queue_leader.c, migration 2) ---- */
-
-/*
- * Takes or renews lease name for holder, for lease_ms from now by the
- * database's clock, in one statement (an upsert that applies only where
- * the lease is free, expired or already holder's): *held 1 when holder
- * has it now, 0 when another holds it unexpired.
- */
-int zb_queue_leader_acquire(zb_queue *q, zb_ctx *ctx, const char *name,
-                            const char *holder, int64_t lease_ms, int *held);
-/* Gives it up when holder has it (a clean stop), so another takes it at
- * once. */
-int zb_queue_leader_release(zb_queue *q, zb_ctx *ctx, const char *name,
-                            const char *holder);
-/* The unexpired holder of name (holder "" when none) and its expiry. */
-int zb_queue_leader_get(zb_queue *q, zb_ctx *ctx, const char *name,
-                        char *holder, size_t size, int64_t *expires_ms);
 
 /* ---- serve's figures (queue_figures.c): /demand and /metrics ---- */
 
@@ -418,5 +400,23 @@ int zb_queue_workers_list(zb_queue *q, zb_ctx *ctx, zb_worker_info_fn fn,
  * round trip halved; serve and worker warn past a minute at start. */
 #define ZB_QUEUE_CLOCK_SKEW_WARN_MS 60000
 int zb_queue_clock_skew_ms(zb_queue *q, zb_ctx *ctx, int64_t *skew_ms);
+
+/* ---- leader leases (queue_leader.c, migration 2) ---- */
+
+/*
+ * Takes or renews lease name for holder, for lease_ms from now by the
+ * database's clock, in one statement (an upsert that applies only where
+ * the lease is free, expired or already holder's): *held 1 when holder
+ * has it now, 0 when another holds it unexpired.
+ */
+int zb_queue_leader_acquire(zb_queue *q, zb_ctx *ctx, const char *name,
+                            const char *holder, int64_t lease_ms, int *held);
+/* Gives it up when holder has it (a clean stop), so another takes it at
+ * once. */
+int zb_queue_leader_release(zb_queue *q, zb_ctx *ctx, const char *name,
+                            const char *holder);
+/* The unexpired holder of name (holder "" when none) and its expiry. */
+int zb_queue_leader_get(zb_queue *q, zb_ctx *ctx, const char *name,
+                        char *holder, size_t size, int64_t *expires_ms);
 
 #endif
