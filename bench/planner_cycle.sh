@@ -49,7 +49,8 @@ echo "PostgreSQL $(psql "$url" -qAt -c 'SHOW server_version') on loopback; $(npr
 for v in $(env | grep -o '^ZAMBONI_[A-Z0-9_]*'); do unset "$v"; done
 export ZAMBONI_ROOT=$work/root HOME=$work
 export ZAMBONI_MEMORY_BUDGET_BYTES=1073741824
-export ZAMBONI_SIZE_CLASSES="[{\"name\":\"small\",\"cores\":1,\"memory\":\"512Mi\",\"max_jobs\":$max_jobs}]"
+# "large": where burst (b)'s tasks sit, so that "small" has room to try
+export ZAMBONI_SIZE_CLASSES="[{\"name\":\"small\",\"cores\":1,\"memory\":\"512Mi\",\"max_jobs\":$max_jobs},{\"name\":\"large\",\"cores\":2,\"memory\":\"1Gi\",\"max_jobs\":$max_jobs}]"
 free_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
 }
@@ -64,6 +65,8 @@ metric() {
 db_setup() {
     local db=$1 n=$2 i
     psql "$url" -qAt -c "CREATE DATABASE $db"
+    # a root of its own: its table config, its real tables' folders
+    export ZAMBONI_ROOT=$work/root_$db
     export ZAMBONI_URI=$base/$db ZAMBONI_QUEUE_URI=$base/$db ZAMBONI_WAREHOUSE=wb
     "$zb" db migrate >/dev/null
     mkdir -p "$ZAMBONI_ROOT/configs/wb"
@@ -128,11 +131,11 @@ one_cycle() {
 echo "== 1. one planner cycle over $tables tables and over $((tables / 10)) (3 real tables of 8 small files; the rest registered by SQL, pointing at their metadata)"
 t0=$(date +%s%N)
 db_setup plan_small $((tables / 10))
-db_setup plan_full "$tables"
-echo "  setup: $(( ($(date +%s%N) - t0) / 1000000 )) ms for both databases"
-export ZAMBONI_URI=$base/plan_small ZAMBONI_QUEUE_URI=$base/plan_small
+echo "  setup: $(( ($(date +%s%N) - t0) / 1000000 )) ms for $((tables / 10)) tables"
 one_cycle "tables_$((tables / 10))"
-export ZAMBONI_URI=$base/plan_full ZAMBONI_QUEUE_URI=$base/plan_full
+t0=$(date +%s%N)
+db_setup plan_full "$tables"
+echo "  setup: $(( ($(date +%s%N) - t0) / 1000000 )) ms for $tables tables"
 one_cycle "tables_$tables"
 echo "  live tasks after: $(psql "$base/plan_full" -qAt -c 'SELECT count(*) FROM zamboni_tasks') (at most max_jobs=$max_jobs per cycle)"
 
@@ -143,16 +146,16 @@ fill() {
     psql "$q" -qAt -v ON_ERROR_STOP=1 -c "DELETE FROM zamboni_tasks" -c "
         INSERT INTO zamboni_tasks (warehouse, table_name, operation, op_rank, size_class, priority, state,
             scheduled_for_ms, attempt, max_attempts, created_ms, last_message)
-        SELECT 'wb', 'ghost.g' || g, 'compact', 0, 'small', g % 100, '$1',
+        SELECT 'wb', 'ghost.g' || g, 'compact', 0, '$4', g % 100, '$1',
             (extract(epoch from clock_timestamp()) * 1000)::bigint + $2, $3, 5,
             (extract(epoch from clock_timestamp()) * 1000)::bigint, 'bench'
         FROM generate_series(1, $cap) g"
 }
-fill excluded 0 5
+fill excluded 0 5 small
 echo "  (a) $cap excluded tasks"
 one_cycle burst_excluded
 echo "  (a) after: $(psql "$q" -qAt -c "SELECT count(*) || ' tasks: ' || count(*) FILTER (WHERE state = 'excluded') || ' excluded, ' || count(*) FILTER (WHERE table_name LIKE 'bulk.%' OR table_name LIKE 'real.%') || ' new' FROM zamboni_tasks")"
-fill scheduled 3600000 0
-echo "  (b) $cap scheduled tasks (due in an hour)"
+fill scheduled 3600000 0 large
+echo "  (b) $cap scheduled tasks (class large, due in an hour): the queue full, nothing displaceable"
 one_cycle burst_scheduled
 echo "  (b) after: $(psql "$q" -qAt -c "SELECT count(*) || ' tasks: ' || count(*) FILTER (WHERE table_name LIKE 'ghost.%') || ' of the burst kept' FROM zamboni_tasks")"
