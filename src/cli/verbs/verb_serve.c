@@ -156,7 +156,8 @@ static int scan_warehouses(serve_state *s, const char *root)
     while ((de = readdir(d)) != NULL && s->n_wh < MAX_WAREHOUSES) {
         if (!plain_name(de->d_name))
             continue;
-        snprintf(sub, sizeof sub, "%s/%s", path, de->d_name);
+        if (snprintf(sub, sizeof sub, "%s/%s", path, de->d_name) >= (int)sizeof sub)
+            continue;
         if (stat(sub, &st) == 0 && S_ISDIR(st.st_mode))
             snprintf(s->warehouses[s->n_wh++], sizeof s->warehouses[0], "%s",
                      de->d_name);

@@ -309,12 +309,12 @@ typedef int (*zb_attempt_fn)(void *payload, const zb_attempt *a);
  * limit (<= 0: 100). */
 int zb_queue_attempts(zb_queue *q, zb_ctx *ctx, int64_t task_id, int limit,
                       zb_attempt_fn fn, void *payload);
+
 /* The same, filtered: warehouse, table (NULL or "": any), task_id (0:
  * any); `zamboni history [--warehouse W] [TABLE]`. */
 int zb_queue_attempts_where(zb_queue *q, zb_ctx *ctx, const char *warehouse,
                             const char *table, int64_t task_id, int limit,
                             zb_attempt_fn fn, void *payload);
-
 /*
  * Records a run that no task drove (`zamboni maintenance` from the
  * command line) as an attempt with task_id NULL and worker_id the host.
