@@ -19,6 +19,8 @@
  *   zamboni_planner_leader                              gauge 0|1
  *   zamboni_warehouse_last_success_timestamp_seconds{warehouse}   gauge
  *   zamboni_reclaimed_bytes_total{operation,kind}       counter
+ *   zamboni_rewritten_bytes_total                       counter
+ *   zamboni_commit_conflicts_total                      counter
  *       kind data|metadata: health before - after of successful attempts
  *   zamboni_worker_budget_reserved_bytes{worker,class}  gauge
  *   zamboni_worker_budget_wait_seconds{worker,class}    gauge
@@ -280,6 +282,23 @@ static int history_families(zb_prom *p, zb_ctx *ctx, zb_queue *q)
         l[3] = rec.r[k].b;
         zb_prom_sample(p, "zamboni_reclaimed_bytes_total", l,
                        (double)rec.r[k].v);
+    }
+    {
+        zb_queue_rewrite_totals rt;
+
+        if ((rc = zb_queue_rewrite_totals_get(q, ctx, &rt)) < 0)
+            goto done;
+        zb_prom_family(p, "zamboni_rewritten_bytes_total", "counter",
+                       "Input bytes compaction rewrote in committed groups "
+                       "(the attempts' reports).");
+        zb_prom_sample(p, "zamboni_rewritten_bytes_total", NULL,
+                       (double)rt.bytes_rewritten);
+        zb_prom_family(p, "zamboni_commit_conflicts_total", "counter",
+                       "Commit conflicts: compaction groups a concurrent "
+                       "commit made drop, and attempts that failed on "
+                       "another writer's commit.");
+        zb_prom_sample(p, "zamboni_commit_conflicts_total", NULL,
+                       (double)rt.commit_conflicts);
     }
 done:
     rows_free(&last);

@@ -172,7 +172,7 @@ static int enqueue_all(zb_planner *p, zb_ctx *ctx, zb_planner_cands *cs,
                        zb_planner_counters *delta)
 {
     int64_t room = 0;
-    int rc;
+    int rc, full = 0;
 
     for (int i = 0; i < p->classes.n; i++)
         room += free_slots[i];
@@ -193,6 +193,14 @@ static int enqueue_all(zb_planner *p, zb_ctx *ctx, zb_planner_cands *cs,
             ci = class_index(p, sc);
             if (free_slots[ci] <= 0)
                 break;             /* later ones wait: runbook order */
+            /* The queue refused one: it is at its cap with nothing to
+             * displace, and stays so this cycle. The rest are counted
+             * as refused (as far as the room goes) without asking. */
+            if (full) {
+                delta->refused++;
+                room--;
+                break;
+            }
             memset(&t, 0, sizeof t);
             t.warehouse = c->warehouse;
             t.table = c->ident;
@@ -211,6 +219,8 @@ static int enqueue_all(zb_planner *p, zb_ctx *ctx, zb_planner_cands *cs,
                                 "table=%s operation=%s cap=%" PRId64,
                                 c->warehouse, c->ident, t.operation,
                                 p->max_tasks);
+                full = 1;
+                room--;
                 break;
             }
             if (r.outcome == ZB_DISPLACE_LIVE)

@@ -378,6 +378,20 @@ int zb_queue_last_success(zb_queue *q, zb_ctx *ctx, zb_queue_group_fn fn,
  * their tables (before - after where that is positive). */
 int zb_queue_bytes_reclaimed(zb_queue *q, zb_ctx *ctx, zb_queue_group_fn fn,
                              void *payload);
+/*
+ * From the compaction attempts' reports (the "T: rewrote N file(s) (B
+ * bytes)" line zb_compact_report writes): the input bytes rewritten by
+ * committed groups, and the commit conflicts: groups dropped because a
+ * concurrent commit changed their files (attempts not stopped by a drain
+ * or cancel), plus attempts of any operation that failed on "another
+ * writer committed first".
+ */
+typedef struct zb_queue_rewrite_totals {
+    int64_t bytes_rewritten;
+    int64_t commit_conflicts;
+} zb_queue_rewrite_totals;
+int zb_queue_rewrite_totals_get(zb_queue *q, zb_ctx *ctx,
+                                zb_queue_rewrite_totals *out);
 /* Takes of tasks: the task attempts recorded (cancellations aside) plus
  * the tasks running now. */
 int zb_queue_assigned_total(zb_queue *q, zb_ctx *ctx, int64_t *out);

@@ -7,6 +7,7 @@
 #define ZB_MODULE "queue"
 
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "service/queue/queue_int.h"
@@ -188,5 +189,46 @@ int zb_queue_workers_list(zb_queue *q, zb_ctx *ctx, zb_worker_info_fn fn,
                         &j, NULL);
     if (rc < 0)
         zb_err_prefix(ctx, "listing the workers");
+    return rc;
+}
+
+/* ---- rewrites and conflicts, from the attempts' reports ---- */
+
+static int rewrite_row(void *payload, int n, const char *const *vals)
+{
+    zb_queue_rewrite_totals *t = payload;
+    const char *report = n >= 1 ? vals[0] : NULL;
+    const char *message = n >= 2 ? vals[1] : NULL;
+    const char *outcome = n >= 3 && vals[2] ? vals[2] : "";
+    const char *at;
+    unsigned long long files, bytes, dropped;
+
+    if (report != NULL && (at = strstr(report, ": rewrote ")) != NULL &&
+        sscanf(at, ": rewrote %llu file(s) (%llu bytes)", &files, &bytes) ==
+            2)
+        t->bytes_rewritten += (int64_t)bytes;
+    if (report != NULL && strcmp(outcome, "abandoned") != 0 &&
+        strcmp(outcome, "cancelled") != 0 &&
+        (at = strstr(report, "warning: ")) != NULL &&
+        sscanf(at, "warning: %llu group(s) dropped", &dropped) == 1)
+        t->commit_conflicts += (int64_t)dropped;
+    if (message != NULL && strstr(message, "another writer committed first"))
+        t->commit_conflicts++;
+    return 0;
+}
+
+int zb_queue_rewrite_totals_get(zb_queue *q, zb_ctx *ctx,
+                                zb_queue_rewrite_totals *out)
+{
+    int rc;
+
+    ZB_ASSERT_ARG(q != NULL && out != NULL);
+    memset(out, 0, sizeof(*out));
+    rc = zb_queue__exec(q, ctx, ZB_SQL_READ, "SELECT report, message, "
+                        "outcome FROM zamboni_attempts WHERE report IS NOT "
+                        "NULL OR message IS NOT NULL", 0, NULL, rewrite_row,
+                        out, NULL);
+    if (rc < 0)
+        zb_err_prefix(ctx, "reading the attempts' reports");
     return rc;
 }
