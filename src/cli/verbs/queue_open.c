@@ -4,6 +4,9 @@
  */
 #define ZB_MODULE "cli"
 
+#define _XOPEN_SOURCE 700   /* realpath */
+
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -207,4 +210,50 @@ void zb_verb_queue_for_records(zb_queue **out, char *why, size_t why_size,
         snprintf(why, why_size, "%s", ctx->err.msg);
     zb_sqldb_close(db);
     zb_err_copy(&ctx->err, &saved);
+}
+
+int zb_verb_catalog_in_queue_db(const zb_settings *s,
+                                const zb_catalog_config *cfg)
+{
+    const char *q = zb_settings_get(s, ZB_SET_QUEUE_URI);
+    char a[PATH_MAX], b[PATH_MAX];
+
+    if (cfg->kind != ZB_CATALOG_SQLITE && cfg->kind != ZB_CATALOG_POSTGRES)
+        return 0;
+    if (q == NULL)
+        return 1;                  /* the queue defaults to the catalog's */
+    if (cfg->kind == ZB_CATALOG_SQLITE && strncmp(q, "sqlite:", 7) == 0 &&
+        cfg->sqlite_path != NULL)
+        return realpath(q + 7, a) != NULL &&
+               realpath(cfg->sqlite_path, b) != NULL && strcmp(a, b) == 0;
+    return cfg->kind == ZB_CATALOG_POSTGRES && cfg->pg_write_url != NULL &&
+           strcmp(q, cfg->pg_write_url) == 0;
+}
+
+int zb_verb_service_catalog(zb_catalog **out, zb_ctx *ctx,
+                            const zb_verb_env *env, zb_queue *q, int share_db,
+                            const char *warehouse)
+{
+    zb_catalog_config cfg;
+    zb_io *io = NULL;
+    unsigned pinned = 0;
+    int rc;
+
+    *out = NULL;
+    memset(&cfg, 0, sizeof cfg);
+    rc = zb_settings_catalog_config(&cfg, ctx, env->settings);
+    if (rc == ZB_OK && (rc = zb_io_new(&io, ctx)) == ZB_OK)
+        rc = zb_verb_add_s3(io, ctx, env->settings, &pinned);
+    if (rc == ZB_OK) {
+        cfg.warehouse = warehouse;
+        cfg.s3_pinned = pinned;
+        cfg.owns_io = 1;
+        if (share_db)
+            cfg.sqldb = zb_queue_db(q);
+        rc = zb_catalog_open(out, ctx, io, &cfg);
+        if (rc == ZB_OK)
+            io = NULL;             /* the catalog owns it */
+    }
+    zb_io_free(io);
+    return rc;
 }

@@ -44,4 +44,23 @@ int zb_verb_size_classes(zb_size_classes *out, zb_verb_env *env,
  * read is a warning too: never an error. */
 void zb_verb_queue_clock_check(zb_queue *q, const char *verb);
 
+/*
+ * Whether the catalog cfg names lives in the queue's database (queue_uri
+ * unset, or naming the same SQLite file or PostgreSQL URL), so that the
+ * service's catalog handles can use the queue's zb_sqldb: shared
+ * connections, and the commit fence inside the compare-and-swap.
+ */
+int zb_verb_catalog_in_queue_db(const zb_settings *s,
+                                const zb_catalog_config *cfg);
+
+/*
+ * A catalog handle for warehouse as the worker and serve open one per
+ * thread: the configured catalog with its own FileIO (S3 settings
+ * included), on the queue's zb_sqldb when share_db. The caller serialises
+ * calls that share env's settings.
+ */
+int zb_verb_service_catalog(zb_catalog **out, zb_ctx *ctx,
+                            const zb_verb_env *env, zb_queue *q, int share_db,
+                            const char *warehouse);
+
 #endif

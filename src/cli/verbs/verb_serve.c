@@ -62,29 +62,12 @@ static int open_catalog(void *payload, zb_ctx *ctx, const char *warehouse,
                         zb_catalog **out)
 {
     serve_state *s = payload;
-    zb_catalog_config cfg;
-    zb_io *io = NULL;
-    unsigned pinned = 0;
     int rc;
 
-    *out = NULL;
     pthread_mutex_lock(&s->mu);
-    memset(&cfg, 0, sizeof cfg);
-    rc = zb_settings_catalog_config(&cfg, ctx, s->env->settings);
-    if (rc == ZB_OK && (rc = zb_io_new(&io, ctx)) == ZB_OK)
-        rc = zb_verb_add_s3(io, ctx, s->env->settings, &pinned);
-    if (rc == ZB_OK) {
-        cfg.warehouse = warehouse;
-        cfg.s3_pinned = pinned;
-        cfg.owns_io = 1;
-        if (s->share_db)
-            cfg.sqldb = zb_queue_db(s->queue);
-        rc = zb_catalog_open(out, ctx, io, &cfg);
-        if (rc == ZB_OK)
-            io = NULL;             /* the catalog owns it */
-    }
+    rc = zb_verb_service_catalog(out, ctx, s->env, s->queue, s->share_db,
+                                 warehouse);
     pthread_mutex_unlock(&s->mu);
-    zb_io_free(io);
     return rc;
 }
 
@@ -108,25 +91,6 @@ static void planner_counters(void *payload, zb_planner_counters *out)
     if (s->planner != NULL)
         zb_planner_counters_get(s->planner, out);
     pthread_mutex_unlock(&s->pmu);
-}
-
-/* As the worker decides it (verb_worker.c): the catalog's SQL database
- * is the queue's, so a catalog handle may share the queue's zb_sqldb. */
-static int same_database(const zb_settings *st, const zb_catalog_config *cfg)
-{
-    const char *q = zb_settings_get(st, ZB_SET_QUEUE_URI);
-    char a[PATH_MAX], b[PATH_MAX];
-
-    if (cfg->kind != ZB_CATALOG_SQLITE && cfg->kind != ZB_CATALOG_POSTGRES)
-        return 0;
-    if (q == NULL)
-        return 1;                  /* the queue defaults to the catalog's */
-    if (cfg->kind == ZB_CATALOG_SQLITE && strncmp(q, "sqlite:", 7) == 0 &&
-        cfg->sqlite_path != NULL)
-        return realpath(q + 7, a) != NULL &&
-               realpath(cfg->sqlite_path, b) != NULL && strcmp(a, b) == 0;
-    return cfg->kind == ZB_CATALOG_POSTGRES && cfg->pg_write_url != NULL &&
-           strcmp(q, cfg->pg_write_url) == 0;
 }
 
 static int plain_name(const char *w)
@@ -366,7 +330,7 @@ int zb_cli_serve_run(int argc, char **argv)
     memset(&cfg, 0, sizeof cfg);
     if ((rc = zb_settings_catalog_config(&cfg, &ctx, env.settings)) < 0)
         goto fail;
-    s->share_db = same_database(env.settings, &cfg);
+    s->share_db = zb_verb_catalog_in_queue_db(env.settings, &cfg);
     if (gethostname(host, sizeof host) != 0)
         snprintf(host, sizeof host, "localhost");
     host[sizeof host - 1] = '\0';

@@ -66,29 +66,12 @@ static int host_open_catalog(zb_catalog **out, zb_ctx *ctx,
                              const char *warehouse, void *payload)
 {
     host_state *h = payload;
-    zb_catalog_config cfg;
-    zb_io *io = NULL;
-    unsigned pinned = 0;
     int rc;
 
-    *out = NULL;
     pthread_mutex_lock(&h->mu);
-    memset(&cfg, 0, sizeof cfg);
-    rc = zb_settings_catalog_config(&cfg, ctx, h->env->settings);
-    if (rc == ZB_OK && (rc = zb_io_new(&io, ctx)) == ZB_OK)
-        rc = zb_verb_add_s3(io, ctx, h->env->settings, &pinned);
-    if (rc == ZB_OK) {
-        cfg.warehouse = warehouse;
-        cfg.s3_pinned = pinned;
-        cfg.owns_io = 1;
-        if (h->share_db)
-            cfg.sqldb = zb_queue_db(h->queue);
-        rc = zb_catalog_open(out, ctx, io, &cfg);
-        if (rc == ZB_OK)
-            io = NULL;             /* the catalog owns it */
-    }
+    rc = zb_verb_service_catalog(out, ctx, h->env, h->queue, h->share_db,
+                                 warehouse);
     pthread_mutex_unlock(&h->mu);
-    zb_io_free(io);
     return rc;
 }
 
@@ -132,26 +115,6 @@ static int host_table_config(const zb_table_config **out, zb_ctx *ctx,
 done:
     pthread_mutex_unlock(&h->mu);
     return rc;
-}
-
-/* Whether the catalog's SQL database is the queue's, so that a catalog
- * handle can use the queue's zb_sqldb (shared connections; the fence in
- * the compare-and-swap). */
-static int same_database(const zb_settings *s, const zb_catalog_config *cfg)
-{
-    const char *q = zb_settings_get(s, ZB_SET_QUEUE_URI);
-    char a[PATH_MAX], b[PATH_MAX];
-
-    if (cfg->kind != ZB_CATALOG_SQLITE && cfg->kind != ZB_CATALOG_POSTGRES)
-        return 0;
-    if (q == NULL)
-        return 1;                  /* the queue defaults to the catalog's */
-    if (cfg->kind == ZB_CATALOG_SQLITE && strncmp(q, "sqlite:", 7) == 0 &&
-        cfg->sqlite_path != NULL)
-        return realpath(q + 7, a) != NULL &&
-               realpath(cfg->sqlite_path, b) != NULL && strcmp(a, b) == 0;
-    return cfg->kind == ZB_CATALOG_POSTGRES && cfg->pg_write_url != NULL &&
-           strcmp(q, cfg->pg_write_url) == 0;
 }
 
 static int duration(int64_t *out, zb_ctx *ctx, const zb_settings *s,
@@ -306,7 +269,7 @@ int zb_cli_worker_run(int argc, char **argv)
     memset(&cfg, 0, sizeof cfg);
     if ((rc = zb_settings_catalog_config(&cfg, &ctx, env.settings)) < 0)
         goto fail;
-    h->share_db = same_database(env.settings, &cfg);
+    h->share_db = zb_verb_catalog_in_queue_db(env.settings, &cfg);
     if (gethostname(host, sizeof host) != 0)
         snprintf(host, sizeof host, "localhost");
     host[sizeof host - 1] = '\0';
