@@ -2,6 +2,9 @@
  * test_catalog_rest: the REST catalog client (src/catalog/catalog_rest*.c)
  * against the in-process test server of rest_server.c.
  */
+#include <stdlib.h>
+
+#include "rest_server.h"
 #include "zbtest.h"
 
 extern const zbt_case test_catalog_rest_calls[];
@@ -15,6 +18,10 @@ int main(int argc, char **argv)
                                        test_catalog_rest_faults,
                                        test_catalog_rest_parse,
                                        test_catalog_rest_writers, NULL };
+    const char *writer = getenv("ZB_TEST_REST_WRITER");
 
+    /* One of concurrent_writers' writer processes (rest_writers.c). */
+    if (writer)
+        return rest_writer_main(writer);
     return zbt_main(argc, argv, suites);
 }

@@ -113,6 +113,10 @@ void rest_fixture_start(rest_fixture *f, const rest_server_opts *opts,
 int rest_fixture_open(rest_fixture *f, const zb_catalog_config *cfg);
 void rest_fixture_stop(rest_fixture *f);
 
+/* A writer process of concurrent_writers (rest_writers.c): spec is
+ * "N URI"; returns the process's exit status. */
+int rest_writer_main(const char *spec);
+
 /* First-version metadata of a two-column table (id long, data string). */
 ice_metadata *rest_first_metadata(const char *location);
 /* Counts items of a listing into a buffer "a,b,c". */
