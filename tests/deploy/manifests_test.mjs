@@ -368,6 +368,16 @@ function report(name, problems) {
   }
 }
 
+// kustomize v4 or later (labels:, the v4 image and patch transformers).
+try {
+  const v = JSON.parse(execFileSync(kubectl, ['version', '--client', '-o', 'json'],
+    { encoding: 'utf8' })).kustomizeVersion ?? '';
+  const major = Number(/^v?(\d+)/.exec(v)?.[1] ?? 0);
+  report(`kubectl's kustomize ${v} is v4 or later`, major >= 4 ? [] : [`kustomize ${v || 'unknown'}`]);
+} catch (err) {
+  report('kubectl version --client', [err.message]);
+}
+
 const renderings = {};
 for (const [dir, opts] of [['base', { secretExternal: true }],
   ['overlays/example', { secretExternal: false }], ['cron', { secretExternal: true }]]) {
