@@ -33,6 +33,10 @@ if dpkg-query -W -f='${Status}' zamboni 2>/dev/null | grep -q 'installed'; then
     echo "SKIP: a zamboni package is installed already; this test would remove it"
     exit 77
 fi
+if getent passwd zamboni >/dev/null; then
+    echo "SKIP: a user zamboni exists already; purging the package would remove it"
+    exit 77
+fi
 for tool in cpack dpkg-deb dpkg-shlibdeps lintian help2man pkg-config cc; do
     if ! command -v "$tool" >/dev/null; then
         echo "FAIL: $tool not found (scripts/install-deps.sh installs it)"
@@ -58,12 +62,15 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-ok() { echo "PASS $1"; pass=$((pass + 1)); }
+# Each line says how long its step took (the test has a CI budget).
+step=$SECONDS
+ok() { echo "PASS $1 [$((SECONDS - step)) s]"; pass=$((pass + 1)); step=$SECONDS; }
 bad() {
     echo "FAIL $1: $2"
     sed 's/^/     stdout: /' "$out" | tail -12
     sed 's/^/     stderr: /' "$err" | tail -12
     fail=$((fail + 1))
+    step=$SECONDS
 }
 run() { "$@" >"$out" 2>"$err" </dev/null; }
 finish() {
@@ -74,13 +81,12 @@ finish() {
 
 # --- the packaging build ------------------------------------------------------
 b=$work/build
-t0=$SECONDS
 if run cmake -S "$src" -B "$b" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
        -DCMAKE_INSTALL_PREFIX=/usr -DZB_WERROR=OFF -DZB_BUILD_TESTS=OFF \
        -DZB_BUILD_BENCH=OFF -DCMAKE_SKIP_INSTALL_ALL_DEPENDENCY=ON &&
    run cmake --build "$b" -j2 --target zamboni libzamboni zamboni_man \
        zamboni_changelog; then
-    ok "packaging build ($((SECONDS - t0)) s)"
+    ok "packaging build"
 else
     bad "packaging build" "cmake failed"; finish
 fi
