@@ -16,9 +16,13 @@
 
 # The units go under /usr/lib/systemd/system whatever the prefix: that is
 # where systemd looks for a package's units.
-install(FILES ${PROJECT_SOURCE_DIR}/packaging/systemd/zamboni-serve.service
-  ${PROJECT_SOURCE_DIR}/packaging/systemd/zamboni-worker@.service
-  DESTINATION lib/systemd/system COMPONENT systemd)
+# ExecStart names the installed binary (@CMAKE_INSTALL_FULL_BINDIR@).
+foreach(unit zamboni-serve.service zamboni-worker@.service)
+  configure_file(${PROJECT_SOURCE_DIR}/packaging/systemd/${unit}.in
+    ${CMAKE_BINARY_DIR}/systemd/${unit} @ONLY)
+  install(FILES ${CMAKE_BINARY_DIR}/systemd/${unit}
+    DESTINATION lib/systemd/system COMPONENT systemd)
+endforeach()
 
 configure_file(${PROJECT_SOURCE_DIR}/packaging/debian/changelog.in
   ${CMAKE_BINARY_DIR}/debian/changelog @ONLY)

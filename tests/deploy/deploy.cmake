@@ -1,4 +1,7 @@
 # Deploying (issue 20), label deploy:
+#   deploy_install    cmake --install of this build with DESTDIR: the files,
+#                     the units' ExecStart, a program built by zamboni.pc,
+#                     only the public API exported
 #   deploy_deb        the packaging build (zamboni, libzamboni, man page
 #                     only), cpack -G DEB, lintian, dpkg -i, --version, the
 #                     demo, a program built with pkg-config, dpkg --purge.
@@ -11,6 +14,12 @@
 # The package test makes its own non-sanitized build: not in sanitizer
 # builds, where it would test nothing new.
 if(NOT ZB_SANITIZE AND NOT ZB_SANITIZE_THREAD)
+  if(ZB_LIBZAMBONI)
+    add_test(NAME deploy_install
+      COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/install_test.sh ${PROJECT_SOURCE_DIR}
+              ${CMAKE_BINARY_DIR})
+    set_tests_properties(deploy_install PROPERTIES LABELS deploy TIMEOUT 120)
+  endif()
   add_test(NAME deploy_deb
     COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/deb_test.sh ${PROJECT_SOURCE_DIR}
             ${CMAKE_BINARY_DIR}/deploy-deb)
