@@ -3,16 +3,10 @@
 # zamboni, and the Debian files lintian asks of a package. Included last
 # from the top-level CMakeLists.txt.
 #
-# The packaging build (tests/deploy/deb_test.sh does it):
-#   cmake -S . -B build-deb -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-#         -DCMAKE_INSTALL_PREFIX=/usr -DZB_WERROR=OFF \
-#         -DZB_BUILD_TESTS=OFF -DZB_BUILD_BENCH=OFF
-#   cmake --build build-deb --target zamboni libzamboni zamboni_man
-#   (cd build-deb && cpack -G DEB)
-# RelWithDebInfo keeps assert(): they guard safety (rows in equal rows
-# out), so a package never runs without them: cpack refuses a build whose
-# flags define NDEBUG (a Release build as CMake sets it). ZB_WERROR is off so a newer compiler's new
-# warning does not break a package build (the project's own builds keep it).
+# The packaging build: packaging/deb-cache.cmake (RelWithDebInfo with
+# assertions, ZB_WERROR off, hardening, only what the package holds). A
+# package never runs without assertions: cpack refuses a build whose flags
+# define NDEBUG (a Release build as CMake sets it).
 
 # The units go under /usr/lib/systemd/system whatever the prefix: that is
 # where systemd looks for a package's units.

@@ -79,11 +79,9 @@ finish() {
     exit $?
 }
 
-# --- the packaging build ------------------------------------------------------
+# --- the packaging build (packaging/deb-cache.cmake) ------------------------
 b=$work/build
-if run cmake -S "$src" -B "$b" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-       -DCMAKE_INSTALL_PREFIX=/usr -DZB_WERROR=OFF -DZB_BUILD_TESTS=OFF \
-       -DZB_BUILD_BENCH=OFF -DCMAKE_SKIP_INSTALL_ALL_DEPENDENCY=ON &&
+if run cmake -C "$src/packaging/deb-cache.cmake" -S "$src" -B "$b" -G Ninja &&
    run cmake --build "$b" -j2 --target zamboni libzamboni zamboni_man \
        zamboni_changelog; then
     ok "packaging build"
