@@ -19,6 +19,12 @@ debs=(
     libzstd-dev libsnappy-dev zlib1g-dev liblz4-dev libbrotli-dev # Parquet/Avro codecs
     libmicrohttpd-dev   # serve/worker HTTP endpoints
     nodejs npm          # independent readers used by the interop tests
+    # the .deb (cmake/package.cmake, tests/deploy/deb_test.sh):
+    dpkg-dev file       # dpkg-shlibdeps for the Depends; CPack finds the ELF files with file
+    help2man            # zamboni(1) from --help
+    lintian             # the package checked for errors
+    bash-completion     # the completion script's home (/usr/share/bash-completion)
+    adduser             # the maintainer scripts' system user
 )
 
 missing=()
@@ -44,6 +50,13 @@ if [ "${#missing[@]}" -gt 0 ]; then
     echo "install-deps: installing ${missing[*]}" >&2
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# The manifests' test (tests/deploy/manifests_test.mjs) needs kubectl with
+# kustomize v4 or later; Debian's kubernetes-client is older, so it is not
+# installed from here: say so rather than fail later.
+if ! command -v kubectl >/dev/null 2>&1; then
+    echo "install-deps: kubectl not found: the test deploy_manifests will fail (needs kubectl >= 1.21, kustomize v4+)" >&2
 fi
 
 # npm packages (exact versions in package.json); the lock file stays out of git.
