@@ -206,6 +206,8 @@ static void finish_job(job *j, zb_arena *arena)
                                       j->table, j->hooks->row_skew);
         if (arena == NULL)
             rc = zb_fail_oom(&j->ctx);
+        if (j->hooks->lose_maps)   /* issue 21: as after a restart */
+            j->g->carry_lost = "its position map was lost";
     }
     j->rc = rc;
     if (rc < 0)
