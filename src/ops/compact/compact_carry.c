@@ -502,6 +502,8 @@ int zb_carry_write(zb_carry *c, zb_ctx *ctx, size_t gi,
     int rc = ZB_OK;
 
     *rows = 0;
+    c->out[gi].files = NULL;       /* an earlier attempt's are gone */
+    c->out[gi].n = 0;
     memset(&ga, 0, sizeof ga);
     ga.ctx = ctx;
     ga.g = g;

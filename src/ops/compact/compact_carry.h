@@ -16,9 +16,11 @@
  * The concurrent delete files stay as they are: they name only replaced
  * files (dangling, the job of remove-dangling-deletes).
  *
- * Each commit attempt notes and writes afresh (zb_carry_reset); the files
- * of attempts that failed are deleted (zb_carry_delete_pending), those
- * of the committed one kept (zb_carry_keep_pending).
+ * The notes last across commit attempts (each attempt validates only the
+ * snapshots committed since the last; zb_carry_reset when the branch
+ * moved elsewhere); each attempt writes its files afresh. The files of
+ * attempts that failed are deleted (zb_carry_delete_pending), those of
+ * the committed one kept (zb_carry_keep_pending).
  */
 #ifndef ZB_OPS_COMPACT_CARRY_H
 #define ZB_OPS_COMPACT_CARRY_H

@@ -59,6 +59,10 @@ typedef struct cst {
     json_t *applied;               /* delete file path -> [group index] */
     int none_left;
     zb_carry *carry;               /* issue 21: deletes carried over */
+    /* Snapshots validated by an earlier attempt (id text -> true): an
+     * attempt reads only the ones committed since, so that it stays
+     * short next to a writer that commits every few tens of ms. */
+    json_t *checked;
 } cst;
 
 static int same_partition(const zb_compact_group *g, int32_t spec_id,
@@ -327,14 +331,46 @@ static int check_snapshot(cst *s, zb_ctx *ctx, const zb_table *t,
     return rc;
 }
 
+/* When a snapshot an earlier attempt validated is no longer between the
+ * plan's and the head (the branch moved elsewhere), the deletes noted to
+ * carry may come from it: note everything again. (Drops stay, as they
+ * always did: conservative.) */
+static int forget_if_gone(cst *s, zb_ctx *ctx, const ice_snapshot **chain,
+                          size_t n)
+{
+    const char *key;
+    json_t *v, *now = json_object();
+    size_t i, kept = 0;
+    int rc = ZB_OK;
+
+    if (now == NULL)
+        return zb_fail_oom(ctx);
+    for (i = 0; i < n; i++) {
+        char id[24];
+
+        snprintf(id, sizeof id, "%lld", (long long)chain[i]->snapshot_id);
+        if (json_object_set_new(now, id, json_true()) < 0) {
+            json_decref(now);
+            return zb_fail_oom(ctx);
+        }
+    }
+    json_object_foreach(s->checked, key, v)
+        kept += json_object_get(now, key) != NULL;
+    json_decref(now);
+    if (kept != json_object_size(s->checked)) {
+        json_object_clear(s->checked);
+        rc = zb_carry_reset(s->carry, ctx);
+    }
+    return rc;
+}
+
 static int validate(cst *s, zb_ctx *ctx, const zb_table *t)
 {
     const ice_snapshot *head = NULL, **chain = NULL;
     size_t n, i;
     int rc;
 
-    if ((rc = zb_carry_reset(s->carry, ctx)) < 0 ||
-        (rc = zb_compact__head(&head, ctx, t->meta, s->o->branch)) < 0)
+    if ((rc = zb_compact__head(&head, ctx, t->meta, s->o->branch)) < 0)
         return rc;
     if (head == NULL || s->plan->snapshot_id < 0) {
         memset(s->drop, 1, s->n);
@@ -359,8 +395,20 @@ static int validate(cst *s, zb_ctx *ctx, const zb_table *t)
         return ZB_OK;
     }
     n = i;
-    for (i = 0; i < n && rc == ZB_OK; i++)
-        rc = check_snapshot(s, ctx, t, chain[i]);
+    if ((rc = forget_if_gone(s, ctx, chain, n)) < 0) {
+        zb_free(chain);
+        return rc;
+    }
+    for (i = 0; i < n && rc == ZB_OK; i++) {
+        char id[24];
+
+        snprintf(id, sizeof id, "%lld", (long long)chain[i]->snapshot_id);
+        if (json_object_get(s->checked, id) != NULL)
+            continue;
+        if ((rc = check_snapshot(s, ctx, t, chain[i])) == ZB_OK &&
+            json_object_set_new(s->checked, id, json_true()) < 0)
+            rc = zb_fail_oom(ctx);
+    }
     zb_free(chain);
     return rc;
 }
@@ -643,6 +691,7 @@ int zb_compact__commit(zb_compact_group **groups, size_t n,
         (s.removed = json_object()) == NULL ||
         (s.removed_stripped = json_object()) == NULL ||
         (s.applied = json_object()) == NULL ||
+        (s.checked = json_object()) == NULL ||
         zb_carry_new(&s.carry, ctx, n) < 0) {
         rc = zb_fail_oom(ctx);
         goto done;
@@ -694,5 +743,6 @@ done:
     if (s.carry != NULL && rc != ZB_OK && rc != ZB_ETIMEOUT)
         zb_carry_delete_pending(s.carry, t->io, ctx);
     zb_carry_free(s.carry);
+    json_decref(s.checked);
     return rc;
 }
