@@ -18,7 +18,8 @@
  * Usage: zb-hot-writer (--dir DIR | --sqlite DB --table NS.NAME
  *          --location DIR [--warehouse W]) [--format 2|3] [--seconds S]
  *          [--every-ms M] [--rows R] [--seed N] --expect FILE
- * Creates the table, then writes. Prints
+ * Creates the table (commit.retry.num-retries 12, min-wait-ms 20,
+ * max-wait-ms 400: a hot table's settings), then writes. Prints
  *   appends A deletes D applied P dangling X rows_deleted R expected_rows E
  * and writes the ids it expects live to FILE, one a line.
  * Exit 0, 1 on an error, 2 usage.
@@ -86,6 +87,14 @@ static int create(hw *h)
     static const char SPEC[] =
         "{\"spec-id\":0,\"fields\":[{\"source-id\":2,\"field-id\":1000,"
         "\"name\":\"day\",\"transform\":\"identity\"}]}";
+    /* A hot table's commit retries: more of them, and shorter waits,
+     * than the defaults (4, from 100 ms), for the writer and compaction
+     * alike. */
+    static const ice_kv props[] = {
+        { "commit.retry.num-retries", "12" },
+        { "commit.retry.min-wait-ms", "20" },
+        { "commit.retry.max-wait-ms", "400" },
+    };
     json_t *schema = json_loads(SCHEMA, 0, NULL);
     json_t *spec = json_loads(SPEC, 0, NULL);
     int rc = -1;
@@ -107,7 +116,7 @@ static int create(hw *h)
     }
     rc = zb_ingest_create(&h->t, h->cat, &h->ctx, h->ident, h->dir,
                           (const zb_json *)schema, (const zb_json *)spec,
-                          NULL, 0, h->format);
+                          props, sizeof props / sizeof props[0], h->format);
 out:
     json_decref(schema);
     json_decref(spec);

@@ -167,26 +167,34 @@ async function scenario(conn, c) {
     return;
   }
   const summary = wout.trim();
-  let carried = 0, carriedRows = 0;
+  let carried = 0, carriedRows = 0, whole = 0;
   runs.forEach((r, i) => {
     const tag = `${c.name} run ${i + 1}`;
     console.log(`  ${tag}: ${r.committed}/${r.planned} group(s) committed, ` +
       `${r.carriedGroups} with carried deletes (${r.carriedFiles} file(s), ` +
       `${r.carriedRows} row(s) hidden), ${r.ms} ms`);
-    if (r.code !== 0 && !/every compaction group conflicts/.test(r.out)) {
+    // Losing the optimistic commit race every retry (the writer commits
+    // in between each attempt) is no validation drop: the groups are
+    // named "lost the commit race", and the run exits 1 saying so.
+    const lost = /gave up after \d+ attempts/.test(r.out);
+    if (r.code !== 0 && !lost) {
       fail(`${tag}: zamboni compact exited ${r.code}: ${r.out.slice(0, 600)}`);
       return;
     }
+    if (r.planned > 0 && r.committed === r.planned) whole++;
     if (r.failedGroups > 0) fail(`${tag}: ${r.failedGroups} group(s) failed: ${r.out.slice(0, 600)}`);
     if (r.drops.length !== r.dropped)
       fail(`${tag}: ${r.dropped} group(s) dropped but ${r.drops.length} named`);
     for (const d of r.drops) {
       if (EXCEPTIONS.some((re) => re.test(d))) console.log(`  ${tag}: named exception: ${d.trim()}`);
+      else if (lost && /lost the commit race/.test(d)) console.log(`  ${tag}: ${d.trim()}`);
       else fail(`${tag}: a group dropped for no named exception: ${d.trim()}`);
     }
     carried += r.carriedGroups;
     carriedRows += r.carriedRows;
   });
+  if (whole > 0) ok(`${c.name}: ${whole} of ${runs.length} run(s) committed every group they planned`);
+  else fail(`${c.name}: no run committed every group it planned`);
   if (carried > 0) ok(`${c.name}: ${carried} group(s) committed with carried deletes, hiding ${carriedRows} row(s)`);
   else fail(`${c.name}: no group carried concurrent deletes (${runs.map((r) => r.out).join(' | ').slice(0, 600)})`);
   const want = fs.readFileSync(expect, 'utf8').split('\n').filter((l) => l).sort();
@@ -201,10 +209,17 @@ async function scenario(conn, c) {
   else fail(`${c.name}: reference reader ${refIds.length} rows, writer ${want.length}`);
   const { metadataFile } = loadTable(dir);
   installFetch((p) => p.replace(/^file:\/\//, ''));
-  const rows = await icebird.icebergRead({ tableUrl: dir, metadataFileName: path.basename(metadataFile) });
-  const ibIds = rows.map((r) => String(r.id)).sort();
-  if (same(ibIds, want)) ok(`${c.name}: icebird agrees`);
-  else fail(`${c.name}: icebird ${ibIds.length} rows, writer ${want.length}`);
+  let ibIds = null, ibErr = null;
+  try {
+    const rows = await icebird.icebergRead({ tableUrl: dir, metadataFileName: path.basename(metadataFile) });
+    ibIds = rows.map((r) => String(r.id)).sort();
+  } catch (e) { ibErr = e.message; }
+  if (c.format >= 3 && dk.dvs > 0) {
+    // As scan_icebird.mjs lists it: icebird 0.3.1 applies no deletion
+    // vector (it reads a Puffin file as Parquet), before compaction too.
+    console.log(`known ${c.name}: icebird 0.3.1 does not apply deletion vectors (${ibErr || `${ibIds.length} rows`})`);
+  } else if (ibIds && same(ibIds, want)) ok(`${c.name}: icebird agrees`);
+  else fail(`${c.name}: icebird ${ibErr || `${ibIds.length} rows`}, writer ${want.length}`);
   if (c.format >= 3) {
     // Each live DV names a live data file or a replaced one (the
     // concurrent vectors, dangling); no live data file has two.

@@ -718,8 +718,15 @@ int zb_compact__commit(zb_compact_group **groups, size_t n,
         /* Unknown outcome: the files may be referenced now. */
         goto done;
     } else if (rc == ZB_ECONFLICT) {
-        for (i = 0; i < n; i++)
+        for (i = 0; i < n; i++) {
             groups[i]->state = ZB_GROUP_DROPPED;
+            /* Issue 21: the report names why (validation named its own). */
+            if (!s.none_left && groups[i]->dropped_why[0] == '\0')
+                snprintf(groups[i]->dropped_why,
+                         sizeof groups[i]->dropped_why,
+                         "lost the commit race to concurrent commits after "
+                         "%d attempt(s)", ro.attempts);
+        }
         if (s.none_left) {
             zb_err_clear(&ctx->err);
             rc = ZB_OK;
