@@ -142,10 +142,11 @@ int zb_carry_index_new(zb_carry_index **out, zb_ctx *ctx,
         if (ix->runs[i].task == ix->runs[i - 1].task &&
             ix->runs[i].in_pos <
                 ix->runs[i - 1].in_pos + ix->runs[i - 1].len) {
+            zb_fail(ctx, ZB_EINVAL, "position map: input %u has position "
+                    "%llu twice", (unsigned)ix->runs[i].task,
+                    (unsigned long long)ix->runs[i].in_pos);
             zb_carry_index_free(ix);
-            return zb_fail(ctx, ZB_EINVAL, "position map: input %u has "
-                           "position %llu twice", (unsigned)ix->runs[i].task,
-                           (unsigned long long)ix->runs[i].in_pos);
+            return ZB_EINVAL;
         }
     *out = ix;
     return ZB_OK;

@@ -396,23 +396,24 @@ static void carried(int fv)
         ice_snapshot_iter *it = NULL;
         const ice_manifest_entry *en;
         const ice_manifest_file *mf;
+        const ice_snapshot *cur;
         size_t hits = 0;
 
         if (g->carried_rows == 0)
             continue;
         ZBT_EQ_U64(g->out_files, 1);
         ZBT_OK_CTX(zb_catalog_load_table(e.cat, &e.ctx, e.dir, &t), &e.ctx);
-        ZBT_OK_CTX(ice_snapshot_iter_open(&it, e.io, &e.ctx, t->meta,
-                                          ice_metadata_current_snapshot(
-                                              t->meta), &t->paths), &e.ctx);
+        cur = ice_metadata_current_snapshot(t->meta);
+        ZBT_CHECK(cur != NULL);
+        ZBT_OK_CTX(ice_snapshot_iter_open(&it, e.io, &e.ctx, t->meta, cur,
+                                          &t->paths), &e.ctx);
         while (ice_snapshot_iter_next(it, &e.ctx, &en, &mf) > 0) {
             const ice_data_file *d = &en->data_file;
 
             if (d->content != ICE_CONTENT_POSITION_DELETES)
                 continue;
             /* Added by the compaction's own snapshot. */
-            if (en->snapshot_id ==
-                    ice_metadata_current_snapshot(t->meta)->snapshot_id &&
+            if (en->snapshot_id == cur->snapshot_id &&
                 (fv < 3 || (ice_data_file_is_dv(d) &&
                             d->referenced_data_file != NULL)))
                 hits++;
