@@ -370,6 +370,9 @@ static void count(zb_compact_result *r, const zb_compact_group *g)
         r->files_added += g->out_files;
         r->bytes_added += g->out_bytes;
         r->rows_written += g->out_rows;
+        r->groups_carried += g->carried_deletes > 0;
+        r->carried_deletes += g->carried_deletes;
+        r->carried_rows += g->carried_rows;
         break;
     case ZB_GROUP_DROPPED:
         r->groups_dropped++;

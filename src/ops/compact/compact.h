@@ -366,6 +366,9 @@ typedef struct zb_compact_result {
     int stopped;                   /* a stop request ended the run early */
     uint64_t dangling_deletes;     /* delete files that applied only to
                                       removed files (not removed here) */
+    /* Issue 21: groups committed with concurrent deletes carried onto
+     * their new files, those delete files, and the rows they hide. */
+    uint64_t groups_carried, carried_deletes, carried_rows;
 } zb_compact_result;
 
 /*

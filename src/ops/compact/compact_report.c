@@ -52,26 +52,16 @@ int zb_compact_plan_report(zb_buf *out, const char *table,
 static int carried_lines(zb_buf *out, const zb_compact_result *r)
 {
     const zb_compact_plan *p = &r->plan;
-    uint64_t groups = 0, files = 0, rows = 0;
     size_t i;
     int bad = 0;
 
-    for (i = 0; i < p->n_groups; i++) {
-        const zb_compact_group *g = &p->groups[i];
-
-        if (g->state == ZB_GROUP_COMMITTED && g->carried_deletes > 0) {
-            groups++;
-            files += g->carried_deletes;
-            rows += g->carried_rows;
-        }
-    }
-    if (groups > 0)
+    if (r->groups_carried > 0)
         bad |= zb_buf_appendf(out, "  carried deletes: %llu group(s) "
                               "committed with %llu concurrent delete "
                               "file(s) carried, hiding %llu row(s)\n",
-                              (unsigned long long)groups,
-                              (unsigned long long)files,
-                              (unsigned long long)rows) < 0;
+                              (unsigned long long)r->groups_carried,
+                              (unsigned long long)r->carried_deletes,
+                              (unsigned long long)r->carried_rows) < 0;
     for (i = 0; i < p->n_groups; i++) {
         const zb_compact_group *g = &p->groups[i];
 
