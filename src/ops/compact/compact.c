@@ -206,6 +206,8 @@ static void finish_job(job *j, zb_arena *arena)
                                       j->table, j->hooks->row_skew);
         if (arena == NULL)
             rc = zb_fail_oom(&j->ctx);
+        if (j->hooks->lose_maps)   /* issue 21: as after a restart */
+            j->g->carry_lost = "its position map was lost";
     }
     j->rc = rc;
     if (rc < 0)
@@ -368,6 +370,9 @@ static void count(zb_compact_result *r, const zb_compact_group *g)
         r->files_added += g->out_files;
         r->bytes_added += g->out_bytes;
         r->rows_written += g->out_rows;
+        r->groups_carried += g->carried_deletes > 0;
+        r->carried_deletes += g->carried_deletes;
+        r->carried_rows += g->carried_rows;
         break;
     case ZB_GROUP_DROPPED:
         r->groups_dropped++;

@@ -314,6 +314,16 @@ typedef struct zb_compact_group {
     uint64_t sort_runs, sort_spilled_bytes; /* the sort's (exec/sort/xsort.h) */
     uint64_t eq_spilled;           /* equality key sets that spilled */
     ice_data_file *outputs;        /* n = out_files, in the run's arena */
+    /* Issue 21, carried deletes (ops/compact/compact_carry.h): the
+     * group's position map (its slices' runs in the run's arena) or why
+     * it has none; after the commit, what was carried and, when the group
+     * was dropped, why. */
+    struct zb_carry_run *carry_runs;
+    size_t n_carry_runs;
+    const char *carry_lost;
+    uint64_t carried_deletes;      /* concurrent delete files carried */
+    uint64_t carried_rows;         /* rows the carried deletes hide */
+    char dropped_why[192];
 } zb_compact_group;
 
 typedef struct zb_compact_skip {
@@ -356,6 +366,9 @@ typedef struct zb_compact_result {
     int stopped;                   /* a stop request ended the run early */
     uint64_t dangling_deletes;     /* delete files that applied only to
                                       removed files (not removed here) */
+    /* Issue 21: groups committed with concurrent deletes carried onto
+     * their new files, those delete files, and the rows they hide. */
+    uint64_t groups_carried, carried_deletes, carried_rows;
 } zb_compact_result;
 
 /*

@@ -34,6 +34,7 @@
 #include <jansson.h>
 
 #include "catalog/catalog_retry.h"
+#include "ops/compact/compact_carry.h"
 #include "ops/compact/compact_int.h"
 #include "table/commit/commit.h"
 #include "format/parquet/parquet.h"
@@ -57,6 +58,11 @@ typedef struct cst {
                                       stripped */
     json_t *applied;               /* delete file path -> [group index] */
     int none_left;
+    zb_carry *carry;               /* issue 21: deletes carried over */
+    /* Snapshots validated by an earlier attempt (id text -> true): an
+     * attempt reads only the ones committed since, so that it stays
+     * short next to a writer that commits every few tens of ms. */
+    json_t *checked;
 } cst;
 
 static int same_partition(const zb_compact_group *g, int32_t spec_id,
@@ -109,6 +115,8 @@ static void drop_group(cst *s, size_t i, zb_ctx *ctx, const char *why,
     if (s->drop[i])
         return;
     s->drop[i] = 1;
+    snprintf(s->groups[i]->dropped_why, sizeof s->groups[i]->dropped_why,
+             "snapshot %lld %s %s", (long long)snap, why, path);
     zb_log_warn(ctx, "%s: dropping compaction group %s: snapshot %lld %s "
                 "%s", s->plan->ident, s->groups[i]->partition,
                 (long long)snap, why, path);
@@ -194,6 +202,33 @@ static int uses_starting_seq(const cst *s)
            s->plan->sequence_number > 0;
 }
 
+/*
+ * Issue 21: a position delete file or DV added since the plan that may
+ * name files of group i is carried onto its outputs when the group kept
+ * a position map; else the group is dropped, the message saying why.
+ */
+static void carry_or_drop(cst *s, size_t i, zb_ctx *ctx,
+                          const zb_table *t, const ice_data_file *f,
+                          const char *ref, int64_t snap)
+{
+    const char *cannot = zb_carry_cannot(s->groups[i]);
+    char why[160];
+
+    if (s->drop[i])
+        return;
+    if (cannot == NULL) {
+        if (zb_carry_note(s->carry, ctx, i, f) == ZB_OK)
+            return;
+        cannot = "no room to note the deletes to carry";
+        zb_err_clear(&ctx->err);
+    }
+    if (ref == NULL && read_paths(s, ctx, t, f, i, snap) == 0)
+        return;
+    snprintf(why, sizeof why, "added deletes that cannot be carried (%s) "
+             "against", cannot);
+    drop_group(s, i, ctx, why, ref != NULL ? ref : f->file_path, snap);
+}
+
 /* One entry written by a snapshot committed since the plan. */
 static void check_entry(cst *s, zb_ctx *ctx, const zb_table *t,
                         const ice_manifest_entry *e, int32_t spec_id,
@@ -231,16 +266,14 @@ static void check_entry(cst *s, zb_ctx *ctx, const zb_table *t,
                 hit = json_object_get(s->removed_stripped,
                                       zb_scan_path_strip(ref));
             if (hit != NULL)
-                drop_group(s, (size_t)json_integer_value(hit), ctx,
-                           "added deletes against", ref, snap);
+                carry_or_drop(s, (size_t)json_integer_value(hit), ctx, t,
+                              f, ref, snap);
             zb_free(bound);
             return;
         }
         for (i = 0; i < s->n; i++)
-            if (same_partition(s->groups[i], spec_id, f) &&
-                !s->drop[i] && read_paths(s, ctx, t, f, i, snap) != 0)
-                drop_group(s, i, ctx, "added position deletes against "
-                           "its files:", f->file_path, snap);
+            if (same_partition(s->groups[i], spec_id, f) && !s->drop[i])
+                carry_or_drop(s, i, ctx, t, f, NULL, snap);
         return;
     }
     for (i = 0; i < s->n; i++) {
@@ -298,6 +331,39 @@ static int check_snapshot(cst *s, zb_ctx *ctx, const zb_table *t,
     return rc;
 }
 
+/* When a snapshot an earlier attempt validated is no longer between the
+ * plan's and the head (the branch moved elsewhere), the deletes noted to
+ * carry may come from it: note everything again. (Drops stay, as they
+ * always did: conservative.) */
+static int forget_if_gone(cst *s, zb_ctx *ctx, const ice_snapshot **chain,
+                          size_t n)
+{
+    const char *key;
+    json_t *v, *now = json_object();
+    size_t i, kept = 0;
+    int rc = ZB_OK;
+
+    if (now == NULL)
+        return zb_fail_oom(ctx);
+    for (i = 0; i < n; i++) {
+        char id[24];
+
+        snprintf(id, sizeof id, "%lld", (long long)chain[i]->snapshot_id);
+        if (json_object_set_new(now, id, json_true()) < 0) {
+            json_decref(now);
+            return zb_fail_oom(ctx);
+        }
+    }
+    json_object_foreach(s->checked, key, v)
+        kept += json_object_get(now, key) != NULL;
+    json_decref(now);
+    if (kept != json_object_size(s->checked)) {
+        json_object_clear(s->checked);
+        rc = zb_carry_reset(s->carry, ctx);
+    }
+    return rc;
+}
+
 static int validate(cst *s, zb_ctx *ctx, const zb_table *t)
 {
     const ice_snapshot *head = NULL, **chain = NULL;
@@ -329,8 +395,20 @@ static int validate(cst *s, zb_ctx *ctx, const zb_table *t)
         return ZB_OK;
     }
     n = i;
-    for (i = 0; i < n && rc == ZB_OK; i++)
-        rc = check_snapshot(s, ctx, t, chain[i]);
+    if ((rc = forget_if_gone(s, ctx, chain, n)) < 0) {
+        zb_free(chain);
+        return rc;
+    }
+    for (i = 0; i < n && rc == ZB_OK; i++) {
+        char id[24];
+
+        snprintf(id, sizeof id, "%lld", (long long)chain[i]->snapshot_id);
+        if (json_object_get(s->checked, id) != NULL)
+            continue;
+        if ((rc = check_snapshot(s, ctx, t, chain[i])) == ZB_OK &&
+            json_object_set_new(s->checked, id, json_true()) < 0)
+            rc = zb_fail_oom(ctx);
+    }
     zb_free(chain);
     return rc;
 }
@@ -477,12 +555,42 @@ static int make_op(cst *s, zb_ctx *ctx, const zb_table *t)
                                         &g->outputs[j]);
             added++;
         }
+        if (rc == ZB_OK)
+            rc = zb_carry_add(s->carry, ctx, s->op, i, g->out_spec_id);
     }
     json_decref(dangling);
     json_decref(shared);
     if (rc == ZB_OK)
         rc = add_summary(s, ctx, removed, added);
     return rc;
+}
+
+/* Writes the deletes validation noted for each group left; a group whose
+ * deletes cannot be carried (unreadable, no room) is dropped. */
+static int carry_deletes(cst *s, zb_ctx *ctx, const zb_table *t)
+{
+    size_t i;
+
+    for (i = 0; i < s->n; i++) {
+        zb_compact_group *g = s->groups[i];
+        uint64_t rows = 0;
+
+        g->carried_deletes = g->carried_rows = 0;
+        if (s->drop[i] || !zb_carry_has(s->carry, i))
+            continue;
+        if (zb_carry_write(s->carry, ctx, i, g, t, s->t->io, &rows) < 0) {
+            char why[160];
+
+            snprintf(why, sizeof why, "added deletes that could not be "
+                     "carried (%.100s):", ctx->err.msg);
+            zb_err_clear(&ctx->err);
+            drop_group(s, i, ctx, why, g->partition, -1);
+            continue;
+        }
+        g->carried_deletes = zb_carry_notes(s->carry, i);
+        g->carried_rows = rows;
+    }
+    return ZB_OK;
 }
 
 static int build(zb_json **reqs, zb_json **updates, zb_ctx *ctx,
@@ -496,6 +604,8 @@ static int build(zb_json **reqs, zb_json **updates, zb_ctx *ctx,
     s->op = NULL;
     ice_commit_result_free(&s->r);
     if ((rc = validate(s, ctx, t)) < 0)
+        return rc;
+    if ((rc = carry_deletes(s, ctx, t)) < 0)
         return rc;
     for (i = 0; i < s->n; i++)
         left += !s->drop[i];
@@ -519,6 +629,7 @@ static void cleanup(zb_ctx *ctx, const zb_table *t, void *payload)
     cst *s = payload;
 
     (void)t;
+    zb_carry_delete_pending(s->carry, s->t->io, ctx);
     ice_commit_result_delete_files(&s->r, s->t->io, ctx);
     ice_commit_result_free(&s->r);
 }
@@ -579,7 +690,9 @@ int zb_compact__commit(zb_compact_group **groups, size_t n,
     if ((s.drop = zb_calloc(n, 1)) == NULL ||
         (s.removed = json_object()) == NULL ||
         (s.removed_stripped = json_object()) == NULL ||
-        (s.applied = json_object()) == NULL) {
+        (s.applied = json_object()) == NULL ||
+        (s.checked = json_object()) == NULL ||
+        zb_carry_new(&s.carry, ctx, n) < 0) {
         rc = zb_fail_oom(ctx);
         goto done;
     }
@@ -590,6 +703,12 @@ int zb_compact__commit(zb_compact_group **groups, size_t n,
         ro.total_timeout_ms = o->drain_timeout_ms;
     rc = zb_catalog_commit_retry(t->catalog, ctx, plan->ident, build, &s,
                                  &ro, &next);
+    if (rc == ZB_OK)
+        zb_carry_keep_pending(s.carry);
+    else if (rc != ZB_ETIMEOUT)
+        zb_carry_delete_pending(s.carry, t->io, ctx);
+    for (i = 0; rc != ZB_OK && i < n; i++)
+        groups[i]->carried_deletes = groups[i]->carried_rows = 0;
     if (rc == ZB_OK) {
         *snapshot_id = s.r.snapshot_id;
         for (i = 0; i < n; i++)
@@ -599,8 +718,15 @@ int zb_compact__commit(zb_compact_group **groups, size_t n,
         /* Unknown outcome: the files may be referenced now. */
         goto done;
     } else if (rc == ZB_ECONFLICT) {
-        for (i = 0; i < n; i++)
+        for (i = 0; i < n; i++) {
             groups[i]->state = ZB_GROUP_DROPPED;
+            /* Issue 21: the report names why (validation named its own). */
+            if (!s.none_left && groups[i]->dropped_why[0] == '\0')
+                snprintf(groups[i]->dropped_why,
+                         sizeof groups[i]->dropped_why,
+                         "lost the commit race to concurrent commits after "
+                         "%d attempt(s)", ro.attempts);
+        }
         if (s.none_left) {
             zb_err_clear(&ctx->err);
             rc = ZB_OK;
@@ -621,5 +747,9 @@ done:
     json_decref(s.removed_stripped);
     json_decref(s.applied);
     zb_free(s.drop);
+    if (s.carry != NULL && rc != ZB_OK && rc != ZB_ETIMEOUT)
+        zb_carry_delete_pending(s.carry, t->io, ctx);
+    zb_carry_free(s.carry);
+    json_decref(s.checked);
     return rc;
 }

@@ -25,10 +25,14 @@ typedef struct zb_compact_test_hooks {
      * (default NULL: nothing), with payload (default NULL). */
     void (*before_commit)(void *payload);
     void *payload;
+    /* Issue 21: 1 forgets each group's position map after its rewrite
+     * (as a restart would): concurrent deletes drop the group again. */
+    int lose_maps;
 } zb_compact_test_hooks;
 
 #define ZB_COMPACT_TEST_HOOKS_INIT \
-    { .row_skew = 0, .before_commit = NULL, .payload = NULL }
+    { .row_skew = 0, .before_commit = NULL, .payload = NULL, \
+      .lose_maps = 0 }
 
 /* zb_compact with hooks (NULL: none, the same as zb_compact). */
 int zb_compact_test_run(const zb_op_target *t, zb_ctx *ctx,

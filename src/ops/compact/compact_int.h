@@ -52,6 +52,12 @@ typedef struct zb_compact_slice {
     uint64_t sort_runs, sort_spilled_bytes, eq_spilled;
     ice_data_file *outputs;        /* n_outputs, in the unit's arena */
     size_t n_outputs;
+    /* Issue 21, carried deletes: the slice's position map
+     * (ops/compact/compact_carry_map.h; runs in the unit's arena, task
+     * indexes into g->tasks), or why it has none. */
+    struct zb_carry_run *carry_runs;
+    size_t n_carry_runs;
+    const char *carry_lost;
 } zb_compact_slice;
 
 /* The average input size below which a group is not cut. */

@@ -47,6 +47,32 @@ int zb_compact_plan_report(zb_buf *out, const char *table,
     return bad ? ZB_ENOMEM : ZB_OK;
 }
 
+/* Issue 21: deletes carried onto the rewritten files, and each dropped
+ * group with the exception that dropped it. */
+static int carried_lines(zb_buf *out, const zb_compact_result *r)
+{
+    const zb_compact_plan *p = &r->plan;
+    size_t i;
+    int bad = 0;
+
+    if (r->groups_carried > 0)
+        bad |= zb_buf_appendf(out, "  carried deletes: %llu group(s) "
+                              "committed with %llu concurrent delete "
+                              "file(s) carried, hiding %llu row(s)\n",
+                              (unsigned long long)r->groups_carried,
+                              (unsigned long long)r->carried_deletes,
+                              (unsigned long long)r->carried_rows) < 0;
+    for (i = 0; i < p->n_groups; i++) {
+        const zb_compact_group *g = &p->groups[i];
+
+        if (g->state == ZB_GROUP_DROPPED && g->dropped_why[0] != '\0')
+            bad |= zb_buf_appendf(out, "  dropped group %zu partition=%s: "
+                                  "%s\n", i + 1, g->partition,
+                                  g->dropped_why) < 0;
+    }
+    return bad ? ZB_ENOMEM : ZB_OK;
+}
+
 int zb_compact_report(zb_buf *out, const char *table,
                       const zb_compact_result *r, int dry_run)
 {
@@ -90,6 +116,7 @@ int zb_compact_report(zb_buf *out, const char *table,
                               "concurrent commit changed their files' "
                               "deletes, or a stop request\n",
                               (unsigned long long)r->groups_dropped) < 0;
+    bad |= carried_lines(out, r) < 0;
     if (r->groups_failed > 0)
         bad |= zb_buf_appendf(out, "  warning: %llu group(s) failed\n",
                               (unsigned long long)r->groups_failed) < 0;

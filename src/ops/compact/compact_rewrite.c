@@ -34,6 +34,7 @@
 #include "exec/arrow/arrow_spill.h"
 #include "format/parquet/parquet.h"
 #include "format/parquet/parquet_write.h"
+#include "ops/compact/compact_carry_map.h"
 #include "ops/compact/compact_int.h"
 #include "ops/ingest/table_write.h"
 #include "plan/read/scan_read.h"
@@ -86,6 +87,9 @@ typedef struct rw {
     const char **out_names;        /* the output spec's field names */
     int32_t *out_ids;              /* and ids */
     zb_buf key;
+    /* Issue 21: where each surviving input row went (binpack). */
+    zb_carry_map map;
+    const uint32_t *rest_task;     /* rest[i]'s index into g->tasks */
 } rw;
 
 typedef struct part {
@@ -317,6 +321,11 @@ static int try_copy(rw *s, const zb_scan_task *t, uint64_t min_rows)
     }
     if (rc < 0)
         goto done;
+    if ((rc = zb_carry_map_add(&s->map, (uint32_t)(t - s->g->tasks), 0,
+                               (uint64_t)pq_reader_meta(r)->num_rows)) < 0) {
+        rc = zb_fail_oom(s->ctx);
+        goto done;
+    }
     s->rows_copied += (uint64_t)pq_reader_meta(r)->num_rows;
     s->rows_done += (uint64_t)pq_reader_meta(r)->num_rows;
     s->rows_in_file += (uint64_t)pq_reader_meta(r)->num_rows;
@@ -547,6 +556,18 @@ static int read_ahead(rw *s, const zb_rowstream_opts *ro,
         if ((rc = take_batch(s, &batch)) < 0)
             break;
     if (rc == 0) {
+        size_t i;
+
+        /* Read-ahead takes inputs without deletes only: each one whole,
+         * in order. */
+        for (i = 0; i < n && rc == 0; i++)
+            if (tasks[i].data.file->record_count > 0 &&
+                zb_carry_map_add(&s->map, s->rest_task ? s->rest_task[i] : 0,
+                                 0, (uint64_t)tasks[i].data.file
+                                        ->record_count) < 0)
+                rc = zb_fail_oom(s->ctx);
+    }
+    if (rc == 0) {
         zb_compact__readahead_counts(ra, &c);
         s->sl->rows_read += c.rows_read;
         s->sl->rows_deleted += c.deleted_by_position +
@@ -585,6 +606,20 @@ static int stream_rows(rw *s, const zb_scan_task *tasks, size_t n,
             if ((rc = zb_xsort_add(s->xs, s->ctx, &batch)) < 0)
                 break;
             continue;
+        }
+        if (n > 0 && s->rest_task != NULL) {
+            uint64_t pos0;
+            const uint32_t *sel;
+            size_t nsel;
+
+            zb_rowstream_last_rows(rs, &pos0, &sel, &nsel);
+            if (zb_carry_map_add_sel(
+                    &s->map, s->rest_task[zb_rowstream_task_index(rs)],
+                    pos0, sel, nsel) < 0) {
+                batch.release(&batch);
+                rc = zb_fail_oom(s->ctx);
+                break;
+            }
         }
         if ((rc = write_batch(s, &batch)) < 0)
             break;
@@ -689,6 +724,34 @@ static int open_repart(rw *s)
     return ZB_OK;
 }
 
+/* The slice's position map into the unit's arena, checked against the
+ * rows written (a mismatch loses it: carried deletes need it exact). */
+static void keep_map(rw *s, int rc)
+{
+    zb_compact_slice *sl = s->sl;
+
+    sl->carry_runs = NULL;
+    sl->n_carry_runs = 0;
+    sl->carry_lost = s->map.lost;
+    if (rc < 0 || sl->carry_lost != NULL)
+        return;
+    if (s->map.rows != sl->rows_written) {
+        sl->carry_lost = "its position map does not cover the rows written";
+        return;
+    }
+    if (s->map.runs.len == 0)
+        return;
+    sl->carry_runs = zb_arena_calloc(s->arena, s->map.runs.len,
+                                     sizeof *sl->carry_runs);
+    if (sl->carry_runs == NULL) {
+        sl->carry_lost = "no room for its position map";
+        return;
+    }
+    memcpy(sl->carry_runs, s->map.runs.items,
+           s->map.runs.len * sizeof *sl->carry_runs);
+    sl->n_carry_runs = s->map.runs.len;
+}
+
 /* Long: the rewrite's steps in order (writer options, output schema,
  * repartition, sort, each task copied or streamed, finish) and the one
  * cleanup of everything they made. */
@@ -703,6 +766,7 @@ int zb_compact__rewrite(zb_compact_slice *sl, zb_arena *arena, zb_io *io,
     size_t n_sf = 0;
     const ice_metadata *m = table->meta;
     zb_scan_task *rest = NULL;
+    uint32_t *rest_task = NULL;
     size_t n_rest = 0, i;
     size_t batch_rows = zb_compact__batch_rows(o, target, g);
     uint64_t min_rows = o->copy_min_rows ? o->copy_min_rows
@@ -726,6 +790,13 @@ int zb_compact__rewrite(zb_compact_slice *sl, zb_arena *arena, zb_io *io,
     s.cur = SIZE_MAX;
     s.lineage = m->format_version >= 3 && !o->reset_row_lineage;
     s.join_tail = sl->of_several;
+    zb_carry_map_init(&s.map, 0);
+    if (o->strategy != ZB_COMPACT_BINPACK)
+        zb_carry_map_lose(&s.map, "sort and z-order rewrites keep no "
+                                  "position map yet");
+    else if (repart)
+        zb_carry_map_lose(&s.map, "its rows moved to another partition "
+                                  "spec (no position map)");
     for (i = 0; i < sl->n; i++)
         if (tasks[i].data.file->record_count > 0)
             s.slice_rows += (uint64_t)tasks[i].data.file->record_count;
@@ -769,7 +840,8 @@ int zb_compact__rewrite(zb_compact_slice *sl, zb_arena *arena, zb_io *io,
                             o, res != NULL ? res->budget : NULL)),
               batch_rows, res, table->ident)) < 0))
         goto done;
-    if ((rest = zb_calloc(sl->n + 1, sizeof *rest)) == NULL) {
+    if ((rest = zb_calloc(sl->n + 1, sizeof *rest)) == NULL ||
+        (rest_task = zb_calloc(sl->n + 1, sizeof *rest_task)) == NULL) {
         rc = zb_fail_oom(ctx);
         goto done;
     }
@@ -777,8 +849,10 @@ int zb_compact__rewrite(zb_compact_slice *sl, zb_arena *arena, zb_io *io,
         rc = 0;
         if (no_deletes && (rc = try_copy(&s, &tasks[i], min_rows)) < 0)
             goto done;
-        if (rc == 0)
+        if (rc == 0) {
+            rest_task[n_rest] = (uint32_t)(sl->first + i);
             rest[n_rest++] = tasks[i];
+        }
         if (zb_ctx_stopped(ctx)) {
             rc = zb_fail(ctx, ZB_ECANCELED, "%s: stopped", table->ident);
             goto done;
@@ -788,6 +862,7 @@ int zb_compact__rewrite(zb_compact_slice *sl, zb_arena *arena, zb_io *io,
                                   sl->in_batch_rows > 0 ? sl->in_batch_rows
                                                         : batch_rows);
     sl->read_workers = s.read_workers;
+    s.rest_task = rest_task;
     if ((rc = stream_rows(&s, rest, n_rest,
                           sl->in_batch_rows > 0 ? sl->in_batch_rows
                                                 : batch_rows)) < 0 ||
@@ -832,11 +907,14 @@ done:
                 rc = zb_fail_oom(ctx);
         }
     }
+    keep_map(&s, rc);
     if (rc < 0)
         zb_compact__drop_slices(sl, 1, io, ctx);
     if (s.have_schema)
         s.schema.release(&s.schema);
     zb_free(rest);
+    zb_free(rest_task);
+    zb_carry_map_free(&s.map);
     zb_vec_free(&s.outs);
     zb_vec_free(&s.parts);
     zb_buf_free(&s.folder);

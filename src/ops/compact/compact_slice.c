@@ -15,6 +15,7 @@
 
 #include <string.h>
 
+#include "ops/compact/compact_carry.h"
 #include "ops/compact/compact_int.h"
 #include "util/alloc.h"
 #include "util/err.h"
@@ -192,6 +193,7 @@ int zb_compact__finish_group(zb_compact_group *g, zb_compact_slice *slices,
         at += slices[i].n_outputs;
     }
     g->out_files = files;
+    zb_compact__carry_gather(g, slices, n, arena);
     for (i = 0; i < files; i++)
         g->out_bytes += (uint64_t)g->outputs[i].file_size_in_bytes;
     g->state = ZB_GROUP_WRITTEN;

@@ -676,6 +676,9 @@ int zb_rowstream_next(zb_rowstream *rs, zb_ctx *ctx, struct ArrowArray *out,
         if (nsel == 0)
             continue;
         rs->last_task = rs->ti;
+        rs->last_pos0 = rs->row_base - n;
+        rs->last_nsel = nsel;
+        rs->last_sel = nsel != n;
         if (schema && (rc = zb_rowstream_schema(schema, rs, ctx)) < 0) {
             zb_arrow_array_release(out);
             goto fail;
@@ -696,6 +699,14 @@ const zb_read_counts *zb_rowstream_counts(const zb_rowstream *rs)
 size_t zb_rowstream_task_index(const zb_rowstream *rs)
 {
     return rs->last_task;
+}
+
+void zb_rowstream_last_rows(const zb_rowstream *rs, uint64_t *pos0,
+                            const uint32_t **sel, size_t *nsel)
+{
+    *pos0 = rs->last_pos0;
+    *sel = rs->last_sel ? rs->sel : NULL;
+    *nsel = rs->last_nsel;
 }
 
 void zb_rowstream_free(zb_rowstream *rs)

@@ -228,6 +228,15 @@ const zb_read_counts *zb_rowstream_counts(const zb_rowstream *rs);
 /* Index into tasks of the data file the last batch came from. */
 size_t zb_rowstream_task_index(const zb_rowstream *rs);
 
+/*
+ * The rows of the last batch as positions of its data file (a rewrite's
+ * position map, ops/compact/compact_carry_map.h): batch row i is at
+ * position *pos0 + (*sel ? (*sel)[i] : i), for i < *nsel. Valid until
+ * the next zb_rowstream_next.
+ */
+void zb_rowstream_last_rows(const zb_rowstream *rs, uint64_t *pos0,
+                            const uint32_t **sel, size_t *nsel);
+
 void zb_rowstream_free(zb_rowstream *rs);
 
 /*

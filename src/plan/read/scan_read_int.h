@@ -277,6 +277,11 @@ struct zb_rowstream {
     uint64_t row_base;             /* file position of the batch's row 0 */
     size_t pos_cur;
     size_t last_task;
+    /* The last batch's rows as positions of its file (issue 21): the
+     * first read row's position and whether sel picked rows. */
+    uint64_t last_pos0;
+    size_t last_nsel;
+    int last_sel;
     uint32_t *sel;
     size_t sel_cap;
     uint8_t *del;                  /* per batch: 0 live, 1 pos, 2 eq */

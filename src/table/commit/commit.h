@@ -235,7 +235,9 @@ void ice_commit_uuid(char out[37]);
  * files it is a row-level delete, "delete" (deletes alone) or
  * "overwrite" (data and deletes), as Iceberg Java's RowDelta says.
  * Appends never merge existing manifests (Java's FastAppend; merging is
- * the rewrite-manifests operation's job).
+ * the rewrite-manifests operation's job). The manifests a REPLACE, DELETE
+ * or OVERWRITE rewrites to mark removed files are merged: their entries go
+ * into one new manifest per content and spec, rolled at the target size.
  */
 typedef enum ice_commit_op_kind {
     ICE_OP_APPEND,    /* add data and delete files; removes nothing */

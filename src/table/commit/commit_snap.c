@@ -381,18 +381,53 @@ static int scan_removed(bst *b)
     return ZB_OK;
 }
 
-/* Step 4: one manifest with removed files, rewritten. */
-static int rewrite(bst *b, const ice_manifest_file *mf)
+/*
+ * Step 4: the manifests with removed files, rewritten: their entries go
+ * into one new manifest per content and spec (rolled at the target), as
+ * Java's merging producer does for a rewrite. One new manifest per old
+ * one would make a replace of many small appends' files write (and sync)
+ * hundreds of manifests, far longer than a busy writer's commits leave
+ * between them (issue 21).
+ */
+typedef struct merged {
+    ice_manifest_content content;
+    int32_t spec_id;
+    ice_manifest_writer *w;
+    size_t est;
+} merged;
+
+#define MERGED_MAX 16
+
+static int rewrite(bst *b, const ice_manifest_file *mf, merged *m,
+                   size_t *n_m)
 {
     ice_manifest_reader *r = NULL;
     ice_manifest_writer *w = NULL;
     const ice_manifest_entry *e;
+    merged *slot = NULL;
+    size_t i;
     int rc;
 
+    for (i = 0; i < *n_m && slot == NULL; i++)
+        if (m[i].content == mf->content &&
+            m[i].spec_id == mf->partition_spec_id)
+            slot = &m[i];
+    if (slot == NULL && *n_m < MERGED_MAX) {
+        slot = &m[(*n_m)++];
+        memset(slot, 0, sizeof *slot);
+        slot->content = mf->content;
+        slot->spec_id = mf->partition_spec_id;
+    }
     if ((rc = ice_manifest_open(&r, b->op->o.io, b->ctx, mf, NULL, b->v,
-                                &b->op->paths)) < 0 ||
-        (rc = open_manifest(b, &w, mf->content, mf->partition_spec_id)) < 0)
+                                &b->op->paths)) < 0)
         goto done;
+    if (slot != NULL && slot->w != NULL) {
+        w = slot->w;
+        slot->w = NULL;
+    } else if ((rc = open_manifest(b, &w, mf->content,
+                                   mf->partition_spec_id)) < 0) {
+        goto done;
+    }
     while ((rc = ice_manifest_next(r, b->ctx, &e)) > 0) {
         ice_manifest_entry c;
 
@@ -415,9 +450,18 @@ static int rewrite(bst *b, const ice_manifest_file *mf)
         }
         if ((rc = ice_manifest_writer_add(w, b->ctx, &c)) < 0)
             break;
+        if (slot != NULL)
+            slot->est += ice_snap__entry_bytes(&e->data_file);
     }
     if (rc < 0)
         goto done;
+    if (slot != NULL && (int64_t)slot->est < b->target) {
+        slot->w = w;               /* the next manifest's entries join */
+        w = NULL;
+        goto done;
+    }
+    if (slot != NULL)
+        slot->est = 0;
     rc = close_manifest(b, w);
     w = NULL;
 done:
@@ -472,6 +516,8 @@ static int carry_over(bst *b)
     ice_manifest_file counted;
     ice_manifest_list_reader *lr = NULL;
     const ice_manifest_file *mf;
+    merged m[MERGED_MAX];
+    size_t n_m = 0, i;
     int rc;
 
     if (b->parent == NULL)
@@ -480,7 +526,7 @@ static int carry_over(bst *b)
         return rc;
     while ((rc = ice_manifest_list_next(lr, b->ctx, &mf)) > 0) {
         if (json_object_get(b->hits, mf->manifest_path) != NULL)
-            rc = rewrite(b, mf);
+            rc = rewrite(b, mf, m, &n_m);
         else if ((rc = count_entries(b, mf, &counted)) < 0)
             break;
         else if (counted.added_files_count == 0 &&
@@ -492,6 +538,13 @@ static int carry_over(bst *b)
             break;
     }
     ice_manifest_list_free(lr);
+    for (i = 0; i < n_m; i++) {
+        if (rc >= 0 && m[i].w != NULL)
+            rc = close_manifest(b, m[i].w);
+        else
+            ice_manifest_writer_abort(m[i].w);
+        m[i].w = NULL;
+    }
     return rc;
 }
 

@@ -30,3 +30,10 @@ add_executable(test_ops_compact_mem unit/ops/compact_mem_test.c)
 target_link_libraries(test_ops_compact_mem PRIVATE zbtest zb_ops)
 add_test(NAME test_ops_compact_mem COMMAND test_ops_compact_mem)
 set_tests_properties(test_ops_compact_mem PROPERTIES LABELS unit TIMEOUT 120)
+
+# Issue 21: the position map of a rewrite (compact_carry_map.c).
+add_executable(test_ops_compact_carry_map unit/ops/compact_carry_map_test.c)
+target_link_libraries(test_ops_compact_carry_map PRIVATE zbtest zb_ops)
+add_test(NAME test_ops_compact_carry_map COMMAND test_ops_compact_carry_map)
+set_tests_properties(test_ops_compact_carry_map PROPERTIES LABELS unit
+  TIMEOUT 60)

@@ -269,7 +269,9 @@ static void test_ops_compact_race__writer(void)
 
 /* Between the writes and the commit, another writer deletes a row of a
  * file of partition 1's group by position, and one row of partition 0
- * by equality: group 1 is dropped (its files deleted), group 0 commits
+ * by equality. With its position map lost (as after a restart, the test
+ * hook), group 1 is dropped (its files deleted), the report naming why;
+ * group 0 commits
  * with the starting sequence number so the equality delete still
  * applies; both deleted rows stay deleted. */
 typedef struct inject {
@@ -311,11 +313,20 @@ static void test_ops_compact_race__injected(void)
     ZBT_CHECK(in.path != NULL);
     hk.before_commit = before_commit;
     hk.payload = &in;
+    hk.lose_maps = 1;
     ZBT_OK_CTX(ct_compact_hooked(&e, &o, &hk, &r), &e.ctx);
     ZBT_EQ_U64(r.groups_committed, 1);
     ZBT_EQ_U64(r.groups_dropped, 1);
     ZBT_EQ_INT(r.plan.groups[r.plan.groups[0].state == ZB_GROUP_DROPPED
                                   ? 0 : 1].partition[1], '1');
+    {
+        zb_buf out = ZB_BUF_INIT(1 << 20);
+
+        ZBT_OK_CTX(zb_compact_report(&out, "t", &r, 0), &e.ctx);
+        ZBT_CONTAINS(zb_buf_cstr(&out), "dropped group");
+        ZBT_CONTAINS(zb_buf_cstr(&out), "position map was lost");
+        zb_buf_free(&out);
+    }
     zb_compact_result_free(&r);
     ids = ct_ids(&e, &n);
     ZBT_EQ_U64(n, rows0 - 2);
@@ -332,6 +343,117 @@ static void test_ops_compact_race__injected(void)
     zb_free(ids);
     zb_free(in.path);
     of_close(&e);
+}
+
+/*
+ * Issue 21: the same concurrent position delete (v2: a position delete
+ * file; v3: a deletion vector) and equality delete, with the maps kept:
+ * both groups commit, the position delete carried onto the new file of
+ * partition 1's group (a position delete file, or one DV for the one
+ * new data file that holds the row), and both rows stay deleted.
+ */
+static void carried(int fv)
+{
+    of_env e;
+    zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
+    zb_compact_test_hooks hk = ZB_COMPACT_TEST_HOOKS_INIT;
+    zb_compact_result r;
+    zb_buf out = ZB_BUF_INIT(1 << 20);
+    inject in;
+    of_items live;
+    int64_t *ids;
+    size_t n, i, new_dvs = 0;
+    uint64_t rows0, h0, carried_rows = 0, carried_files = 0;
+
+    of_open(&e, fv >= 3 ? "c-carry-dv" : "c-carry");
+    of_make_table(&e, fv, 1, PARTS, 8, ROWS);
+    of_rows(&e, &rows0, &h0);
+    of_live(&live, &e);
+    in.e = &e;
+    in.path = NULL;
+    for (i = 0; i < live.n && in.path == NULL; i++)
+        if (live.v[i].content == 0 && strstr(live.v[i].path, "part=1"))
+            in.path = zb_strdup(live.v[i].path);
+    of_items_free(&live);
+    ZBT_CHECK(in.path != NULL);
+    hk.before_commit = before_commit;
+    hk.payload = &in;
+    ZBT_OK_CTX(ct_compact_hooked(&e, &o, &hk, &r), &e.ctx);
+    ZBT_EQ_U64(r.groups_committed, 2);
+    ZBT_EQ_U64(r.groups_dropped, 0);
+    for (i = 0; i < r.plan.n_groups; i++) {
+        carried_rows += r.plan.groups[i].carried_rows;
+        carried_files += r.plan.groups[i].carried_deletes;
+    }
+    ZBT_EQ_U64(carried_rows, 1);
+    ZBT_EQ_U64(carried_files, 1);
+    /* The compaction's snapshot added one delete file: one DV naming the
+     * new file that holds the row (v3), or one position delete file
+     * (v2). (The outputs' paths live in the run's arena, gone now.) */
+    for (i = 0; i < r.plan.n_groups; i++) {
+        const zb_compact_group *g = &r.plan.groups[i];
+        zb_table *t = NULL;
+        ice_snapshot_iter *it = NULL;
+        const ice_manifest_entry *en;
+        const ice_manifest_file *mf;
+        const ice_snapshot *cur;
+        size_t hits = 0;
+
+        if (g->carried_rows == 0)
+            continue;
+        ZBT_EQ_U64(g->out_files, 1);
+        ZBT_OK_CTX(zb_catalog_load_table(e.cat, &e.ctx, e.dir, &t), &e.ctx);
+        cur = ice_metadata_current_snapshot(t->meta);
+        ZBT_CHECK(cur != NULL);
+        ZBT_OK_CTX(ice_snapshot_iter_open(&it, e.io, &e.ctx, t->meta, cur,
+                                          &t->paths), &e.ctx);
+        while (ice_snapshot_iter_next(it, &e.ctx, &en, &mf) > 0) {
+            const ice_data_file *d = &en->data_file;
+
+            if (d->content != ICE_CONTENT_POSITION_DELETES)
+                continue;
+            /* Added by the compaction's own snapshot. */
+            if (en->snapshot_id == cur->snapshot_id &&
+                (fv < 3 || (ice_data_file_is_dv(d) &&
+                            d->referenced_data_file != NULL)))
+                hits++;
+        }
+        ice_snapshot_iter_free(it);
+        zb_table_free(t);
+        ZBT_EQ_U64(hits, 1);
+    }
+    ZBT_OK_CTX(zb_compact_report(&out, "t", &r, 0), &e.ctx);
+    ZBT_CONTAINS(zb_buf_cstr(&out), "carried deletes: 1 group(s)");
+    ZBT_CONTAINS(zb_buf_cstr(&out), "hiding 1 row(s)");
+    zb_buf_free(&out);
+    zb_compact_result_free(&r);
+    ids = ct_ids(&e, &n);
+    ZBT_EQ_U64(n, rows0 - 2);
+    for (i = 0; i < n; i++)
+        ZBT_CHECK(ids[i] != 2 * ROWS + 7);
+    zb_free(ids);
+    /* The carried delete is live beside the concurrent one (which names
+     * only the replaced file now). */
+    of_live(&live, &e);
+    for (i = 0; i < live.n; i++)
+        if (live.v[i].content == 1 &&
+            strstr(live.v[i].path, fv >= 3 ? ".puffin" : ".parquet"))
+            new_dvs++;
+    of_items_free(&live);
+    ZBT_CHECK(new_dvs >= 2);
+    of_check_files(&e);
+    zb_free(in.path);
+    of_close(&e);
+}
+
+static void test_ops_compact_race__carried_v2(void)
+{
+    carried(2);
+}
+
+static void test_ops_compact_race__carried_dv_v3(void)
+{
+    carried(3);
 }
 
 /* SIGKILL at random points of a compaction: the table stays readable
@@ -503,6 +625,7 @@ static void test_ops_compact_race__dropped_group_keeps_shared_puffin(void)
     ZBT_EQ_U64(rows0, 4 * ROWS - 4);
     hk.before_commit = dv_for_dropped;
     hk.payload = &e;
+    hk.lose_maps = 1;              /* else the vector is carried */
     ZBT_OK_CTX(ct_compact_hooked(&e, &o, &hk, &r), &e.ctx);
     ZBT_EQ_U64(r.groups_committed, 1);
     ZBT_EQ_U64(r.groups_dropped, 1);
@@ -803,6 +926,8 @@ const zbt_case test_ops_compact_race[] = {
     ZBT_CASE(test_ops_compact_race__dv_in_wrong_partition_is_corrupt),
     ZBT_CASE(test_ops_compact_race__sigkill),
     ZBT_CASE(test_ops_compact_race__injected),
+    ZBT_CASE(test_ops_compact_race__carried_v2),
+    ZBT_CASE(test_ops_compact_race__carried_dv_v3),
     ZBT_CASE(test_ops_compact_race__writer),
     ZBT_END
 };

@@ -1,0 +1,639 @@
+/*
+ * ops/compact/compact_carry.c - concurrent deletes carried onto the
+ * rewritten files (ops/compact/compact_carry.h).
+ */
+#define ZB_MODULE "compact"
+
+#include <stdio.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "exec/arrow/arrow.h"
+#include "exec/roaring/roaring.h"
+#include "format/parquet/parquet.h"
+#include "format/puffin/puffin.h"
+#include "ops/compact/compact_carry.h"
+#include "ops/ingest/table_write.h"
+#include "plan/scan/scan_plan.h"
+#include "util/alloc.h"
+#include "util/arena.h"
+#include "util/err.h"
+
+/* Iceberg's reserved field ids of position delete files. */
+#define POS_FILE_PATH_ID 2147483546
+#define POS_POS_ID 2147483545
+#define ARENA_MAX ((size_t)256 << 20)
+#define URI_MAX ((size_t)16 << 10)
+/* Largest DV blob read (as the row stream's). */
+#define DV_MAX_BYTES ((int64_t)1 << 30)
+
+typedef struct note {
+    size_t gi;
+    const char *path;              /* as the manifest names it */
+    const char *ref;               /* a DV's data file */
+    int dv;
+    int64_t offset, size;          /* the DV blob */
+    struct note *next;
+} note;
+
+typedef struct written {
+    ice_data_file *files;
+    size_t n;
+} written;
+
+struct zb_carry {
+    size_t n_groups;
+    zb_arena *arena;               /* notes and records of this attempt */
+    note **notes;                  /* per group */
+    written *out;                  /* per group */
+    json_t *pending;               /* files written, not yet committed */
+};
+
+int zb_carry_new(zb_carry **out, zb_ctx *ctx, size_t n_groups)
+{
+    zb_carry *c = zb_calloc(1, sizeof *c);
+
+    *out = NULL;
+    if (c == NULL ||
+        (c->notes = zb_calloc(n_groups + 1, sizeof *c->notes)) == NULL ||
+        (c->out = zb_calloc(n_groups + 1, sizeof *c->out)) == NULL ||
+        (c->pending = json_array()) == NULL ||
+        zb_arena_new(&c->arena, ARENA_MAX) < 0) {
+        zb_carry_free(c);
+        return zb_fail_oom(ctx);
+    }
+    c->n_groups = n_groups;
+    *out = c;
+    return ZB_OK;
+}
+
+void zb_carry_free(zb_carry *c)
+{
+    if (c == NULL)
+        return;
+    zb_free(c->notes);
+    zb_free(c->out);
+    json_decref(c->pending);
+    zb_arena_free(c->arena);
+    zb_free(c);
+}
+
+int zb_carry_reset(zb_carry *c, zb_ctx *ctx)
+{
+    zb_arena_free(c->arena);
+    c->arena = NULL;
+    memset(c->notes, 0, c->n_groups * sizeof *c->notes);
+    memset(c->out, 0, c->n_groups * sizeof *c->out);
+    if (zb_arena_new(&c->arena, ARENA_MAX) < 0)
+        return zb_fail_oom(ctx);
+    return ZB_OK;
+}
+
+const char *zb_carry_cannot(const zb_compact_group *g)
+{
+    if (g->carry_lost != NULL)
+        return g->carry_lost;
+    if (g->n_carry_runs == 0 && g->out_rows > 0)
+        return "it has no position map";
+    return NULL;
+}
+
+int zb_carry_note(zb_carry *c, zb_ctx *ctx, size_t gi,
+                  const ice_data_file *f)
+{
+    note *n = zb_arena_calloc(c->arena, 1, sizeof *n);
+
+    if (n == NULL ||
+        (n->path = zb_arena_strdup(c->arena, f->file_path)) == NULL)
+        return zb_fail_oom(ctx);
+    n->gi = gi;
+    n->dv = ice_data_file_is_dv(f);
+    if (n->dv && (f->referenced_data_file == NULL ||
+                  (n->ref = zb_arena_strdup(c->arena,
+                                            f->referenced_data_file)) ==
+                      NULL))
+        return f->referenced_data_file == NULL
+                   ? zb_fail(ctx, ZB_ECORRUPT, "deletion vector %s names "
+                             "no data file", f->file_path)
+                   : zb_fail_oom(ctx);
+    n->offset = f->content_offset;
+    n->size = f->content_size_in_bytes;
+    n->next = c->notes[gi];
+    c->notes[gi] = n;
+    return ZB_OK;
+}
+
+int zb_carry_has(const zb_carry *c, size_t gi)
+{
+    return gi < c->n_groups && c->notes[gi] != NULL;
+}
+
+uint64_t zb_carry_notes(const zb_carry *c, size_t gi)
+{
+    const note *n;
+    uint64_t k = 0;
+
+    for (n = gi < c->n_groups ? c->notes[gi] : NULL; n != NULL; n = n->next)
+        k++;
+    return k;
+}
+
+/* ---- reading the positions the noted files name ---- */
+
+typedef struct gather {
+    zb_ctx *ctx;
+    const zb_compact_group *g;
+    json_t *task_of;               /* input path (and stripped) -> task */
+    zb_roaring **pos;              /* per task: positions named */
+} gather;
+
+static int task_index(const gather *ga, const char *path)
+{
+    json_t *v = json_object_get(ga->task_of, path);
+
+    if (v == NULL)
+        v = json_object_get(ga->task_of, zb_scan_path_strip(path));
+    return v == NULL ? -1 : (int)json_integer_value(v);
+}
+
+static int add_pos(gather *ga, int task, uint64_t pos)
+{
+    if (ga->pos[task] == NULL && zb_roaring_new(&ga->pos[task]) < 0)
+        return zb_fail_oom(ga->ctx);
+    if (zb_roaring_add(ga->pos[task], pos) < 0)
+        return zb_fail_oom(ga->ctx);
+    return ZB_OK;
+}
+
+static int read_dv(gather *ga, zb_io *io, const zb_table *t, const note *n,
+                   int task)
+{
+    zb_buf uri = ZB_BUF_INIT(URI_MAX);
+    zb_roaring *bm = NULL;
+    zb_roaring_iter it;
+    uint8_t *blob = NULL;
+    uint64_t tmp[1024];
+    size_t got, k;
+    int rc;
+
+    if (n->offset < 0 || n->size < 12 || n->size > DV_MAX_BYTES)
+        return zb_fail(ga->ctx, ZB_ECORRUPT, "deletion vector in %s: "
+                       "offset %lld / size %lld are not a blob", n->path,
+                       (long long)n->offset, (long long)n->size);
+    if ((rc = zb_table_resolve(&uri, ga->ctx, t, n->path)) < 0)
+        goto done;
+    if ((blob = zb_malloc((size_t)n->size)) == NULL) {
+        rc = zb_fail_oom(ga->ctx);
+        goto done;
+    }
+    if ((rc = zb_io_read_range(io, ga->ctx, zb_buf_cstr(&uri),
+                               (uint64_t)n->offset, blob,
+                               (size_t)n->size)) < 0 ||
+        (rc = zb_dv_parse(&bm, ga->ctx, blob, (size_t)n->size)) < 0)
+        goto done;
+    zb_roaring_iter_init(&it, bm);
+    while (rc == ZB_OK && (got = zb_roaring_iter_read(&it, tmp, 1024)) > 0)
+        for (k = 0; k < got && rc == ZB_OK; k++)
+            rc = add_pos(ga, task, tmp[k]);
+done:
+    zb_roaring_free(bm);
+    zb_free(blob);
+    zb_buf_free(&uri);
+    return rc;
+}
+
+/* The rows of a position delete file that name the group's inputs. */
+static int read_pos_file(gather *ga, zb_io *io, const zb_table *t,
+                         const note *n)
+{
+    pq_reader_opts ro = PQ_READER_OPTS_INIT;
+    pq_reader *r = NULL;
+    struct ArrowArray b;
+    zb_buf uri = ZB_BUF_INIT(URI_MAX);
+    int32_t fids[2] = { POS_FILE_PATH_ID, POS_POS_ID };
+    char path[4096];
+    int rc;
+
+    ro.field_ids = fids;
+    ro.n_field_ids = 2;
+    if ((rc = zb_table_resolve(&uri, ga->ctx, t, n->path)) < 0 ||
+        (rc = pq_reader_open(&r, io, ga->ctx, zb_buf_cstr(&uri), &ro)) < 0)
+        goto done;
+    while ((rc = pq_reader_next(r, ga->ctx, &b)) == 1) {
+        const struct ArrowArray *cp, *cq;
+        int64_t i;
+
+        if (b.n_children != 2) {
+            b.release(&b);
+            rc = zb_fail(ga->ctx, ZB_ECORRUPT, "%s: not a position delete "
+                         "file (no file_path and pos)", n->path);
+            break;
+        }
+        cp = b.children[0];
+        cq = b.children[1];
+        for (i = 0; i < b.length && rc >= 0; i++) {
+            const int32_t *off = cp->buffers[1];
+            const char *data = cp->buffers[2];
+            const int64_t *pv = cq->buffers[1];
+            int64_t k = i + b.offset + cp->offset;
+            int64_t kq = i + b.offset + cq->offset;
+            size_t len;
+            int task;
+
+            if ((cp->null_count != 0 && cp->buffers[0] != NULL &&
+                 !zb_arrow_bit(cp->buffers[0], k)) ||
+                (cq->null_count != 0 && cq->buffers[0] != NULL &&
+                 !zb_arrow_bit(cq->buffers[0], kq)) || pv[kq] < 0)
+                continue;
+            len = (size_t)(off[k + 1] - off[k]);
+            if (len >= sizeof path)
+                continue;          /* no input has so long a path */
+            memcpy(path, data + off[k], len);
+            path[len] = '\0';
+            if ((task = task_index(ga, path)) >= 0)
+                rc = add_pos(ga, task, (uint64_t)pv[kq]);
+        }
+        b.release(&b);
+        if (rc < 0)
+            break;
+        rc = 0;
+    }
+    if (rc > 0)
+        rc = ZB_OK;
+done:
+    pq_reader_free(r);
+    zb_buf_free(&uri);
+    return rc;
+}
+
+/* ---- writing them against the outputs ---- */
+
+static void copy_partition(ice_data_file *f, const ice_data_file *out)
+{
+    f->n_partition = out->n_partition;
+    f->partition = out->partition;
+    f->partition_names = out->partition_names;
+    f->partition_field_ids = out->partition_field_ids;
+}
+
+/* v3: one DV per output with deleted rows, in one Puffin file. */
+static int write_dvs(zb_carry *c, zb_ctx *ctx, size_t gi,
+                     const zb_compact_group *g, const zb_table *t,
+                     zb_io *io, zb_roaring **per_out)
+{
+    static const int32_t dv_field = ZB_PUFFIN_DV_FIELD;
+    zb_puffin_blob *blobs;
+    zb_buf *dvs, file = ZB_BUF_INIT(ARENA_MAX), uri = ZB_BUF_INIT(URI_MAX);
+    ice_data_file *fs;
+    size_t i, k = 0, n = 0;
+    int rc = ZB_OK;
+
+    for (i = 0; i < g->out_files; i++)
+        n += per_out[i] != NULL;
+    blobs = zb_arena_calloc(c->arena, n + 1, sizeof *blobs);
+    dvs = zb_calloc(n + 1, sizeof *dvs);
+    fs = zb_arena_calloc(c->arena, n + 1, sizeof *fs);
+    if (blobs == NULL || dvs == NULL || fs == NULL) {
+        zb_free(dvs);
+        return zb_fail_oom(ctx);
+    }
+    for (i = 0; i < g->out_files && rc == ZB_OK; i++) {
+        const char **props;
+        char card[24];
+
+        if (per_out[i] == NULL)
+            continue;
+        props = zb_arena_calloc(c->arena, 5, sizeof *props);
+        snprintf(card, sizeof card, "%llu", (unsigned long long)
+                 zb_roaring_cardinality(per_out[i]));
+        zb_buf_init(&dvs[k], ARENA_MAX);
+        if (props == NULL ||
+            (props[3] = zb_arena_strdup(c->arena, card)) == NULL) {
+            rc = zb_fail_oom(ctx);
+            break;
+        }
+        if ((rc = zb_dv_build(&dvs[k], ctx, per_out[i])) < 0)
+            break;
+        props[0] = "referenced-data-file";
+        props[1] = g->outputs[i].file_path;
+        props[2] = "cardinality";
+        blobs[k].type = ZB_PUFFIN_DV_TYPE;
+        blobs[k].fields = &dv_field;
+        blobs[k].n_fields = 1;
+        blobs[k].snapshot_id = -1;
+        blobs[k].sequence_number = -1;
+        blobs[k].data = dvs[k].ptr;
+        blobs[k].len = dvs[k].len;
+        blobs[k].props = props;
+        fs[k].record_count = (int64_t)zb_roaring_cardinality(per_out[i]);
+        fs[k].referenced_data_file = g->outputs[i].file_path;
+        copy_partition(&fs[k], &g->outputs[i]);
+        k++;
+    }
+    if (rc == ZB_OK)
+        rc = zb_puffin_build(&file, ctx, blobs, k,
+                             "zamboni version " ZB_VERSION_STRING);
+    if (rc == ZB_OK)
+        rc = zb_ingest_new_file_uri(&uri, ctx, t, NULL, "puffin");
+    if (rc == ZB_OK)
+        rc = zb_io_write_new(io, ctx, zb_buf_cstr(&uri), file.ptr,
+                             file.len);
+    if (rc == ZB_OK &&
+        json_array_append_new(c->pending, json_string(zb_buf_cstr(&uri))) <
+            0)
+        rc = zb_fail_oom(ctx);
+    for (i = 0; rc == ZB_OK && i < k; i++) {
+        ice_data_file *f = &fs[i];
+
+        f->content = ICE_CONTENT_POSITION_DELETES;
+        f->file_path = zb_arena_strdup(c->arena, zb_buf_cstr(&uri));
+        f->file_format = "PUFFIN";
+        f->file_size_in_bytes = (int64_t)file.len;
+        f->block_size_in_bytes = ICE_NULL_LONG;
+        f->first_row_id = ICE_NULL_LONG;
+        f->content_offset = (int64_t)blobs[i].offset;
+        f->content_size_in_bytes = (int64_t)blobs[i].len;
+        if (f->file_path == NULL)
+            rc = zb_fail_oom(ctx);
+    }
+    for (i = 0; i < n; i++)
+        zb_buf_free(&dvs[i]);
+    zb_free(dvs);
+    zb_buf_free(&file);
+    zb_buf_free(&uri);
+    if (rc == ZB_OK) {
+        c->out[gi].files = fs;
+        c->out[gi].n = k;
+    }
+    return rc;
+}
+
+/* v2: one position delete file of the group, sorted by path then pos
+ * (the outputs' paths need not sort as they were written). */
+static int cmp_out(const void *a, const void *b, void *payload)
+{
+    const zb_compact_group *g = payload;
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+    return strcmp(g->outputs[x].file_path, g->outputs[y].file_path);
+}
+
+static void sort_outs(size_t *order, size_t n, const zb_compact_group *g)
+{
+    size_t i, j;
+
+    /* Insertion sort: a group has few outputs. */
+    for (i = 1; i < n; i++)
+        for (j = i; j > 0 && cmp_out(&order[j - 1], &order[j],
+                                     (void *)g) > 0; j--) {
+            size_t tmp = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = tmp;
+        }
+}
+
+static int write_pos_file(zb_carry *c, zb_ctx *ctx, size_t gi,
+                          const zb_compact_group *g, const zb_table *t,
+                          zb_io *io, zb_roaring **per_out, uint64_t rows)
+{
+    struct ArrowSchema sch;
+    struct ArrowArray arr, *paths, *poss;
+    zb_write_partition part;
+    ice_data_file *f;
+    size_t *order, i, total = 0, at = 0;
+    int32_t *offsets;
+    char *chars;
+    int64_t *pos;
+    int rc = ZB_OK;
+
+    memset(&sch, 0, sizeof sch);
+    memset(&arr, 0, sizeof arr);
+    if ((order = zb_calloc(g->out_files + 1, sizeof *order)) == NULL ||
+        (f = zb_arena_calloc(c->arena, 1, sizeof *f)) == NULL) {
+        zb_free(order);
+        return zb_fail_oom(ctx);
+    }
+    for (i = 0; i < g->out_files; i++) {
+        order[i] = i;
+        if (per_out[i] != NULL)
+            total += strlen(g->outputs[i].file_path) *
+                     (size_t)zb_roaring_cardinality(per_out[i]);
+    }
+    sort_outs(order, g->out_files, g);
+    if (total > INT32_MAX) {
+        zb_free(order);
+        return zb_fail(ctx, ZB_EUNSUPPORTED, "%s: %llu carried deletes are "
+                       "too many for one position delete file",
+                       g->partition, (unsigned long long)rows);
+    }
+    if (zb_arrow_schema_init(&sch, "+s", "", NULL, 0, 0, 2) < 0 ||
+        zb_arrow_schema_field(sch.children[0], "u", "file_path",
+                              POS_FILE_PATH_ID, 0, 0) < 0 ||
+        zb_arrow_schema_field(sch.children[1], "l", "pos", POS_POS_ID, 0,
+                              0) < 0 ||
+        zb_arrow_array_init(&arr, 1, 2) < 0 ||
+        zb_arrow_array_init(arr.children[0], 3, 0) < 0 ||
+        zb_arrow_array_init(arr.children[1], 2, 0) < 0) {
+        rc = zb_fail_oom(ctx);
+        goto done;
+    }
+    paths = arr.children[0];
+    poss = arr.children[1];
+    offsets = zb_malloc((rows + 1) * sizeof *offsets);
+    chars = zb_malloc(total ? total : 1);
+    pos = zb_malloc((rows ? rows : 1) * sizeof *pos);
+    paths->buffers[1] = offsets;
+    paths->buffers[2] = chars;
+    poss->buffers[1] = pos;
+    if (offsets == NULL || chars == NULL || pos == NULL) {
+        rc = zb_fail_oom(ctx);
+        goto done;
+    }
+    offsets[0] = 0;
+    for (i = 0; i < g->out_files; i++) {
+        size_t o = order[i], len = strlen(g->outputs[o].file_path);
+        zb_roaring_iter it;
+        uint64_t v;
+
+        if (per_out[o] == NULL)
+            continue;
+        zb_roaring_iter_init(&it, per_out[o]);
+        while (zb_roaring_iter_next(&it, &v) && at < rows) {
+            memcpy(chars + offsets[at], g->outputs[o].file_path, len);
+            offsets[at + 1] = offsets[at] + (int32_t)len;
+            pos[at++] = (int64_t)v;
+        }
+    }
+    arr.length = paths->length = poss->length = (int64_t)at;
+    memset(&part, 0, sizeof part);
+    part.spec_id = g->out_spec_id;
+    part.n_values = g->outputs[0].n_partition;
+    part.values = g->outputs[0].partition;
+    if ((rc = zb_ingest_write_parquet(f, c->arena, io, ctx, t,
+                                      ICE_CONTENT_POSITION_DELETES, &sch,
+                                      &arr, 1, &part)) < 0)
+        goto done;
+    if (json_array_append_new(c->pending, json_string(f->file_path)) < 0) {
+        (void)zb_io_delete(io, ctx, f->file_path);
+        rc = zb_fail_oom(ctx);
+        goto done;
+    }
+    copy_partition(f, &g->outputs[0]);
+    c->out[gi].files = f;
+    c->out[gi].n = 1;
+done:
+    zb_arrow_array_release(&arr);
+    zb_arrow_schema_release(&sch);
+    zb_free(order);
+    return rc;
+}
+
+int zb_carry_write(zb_carry *c, zb_ctx *ctx, size_t gi,
+                   const zb_compact_group *g, const zb_table *t, zb_io *io,
+                   uint64_t *rows)
+{
+    gather ga;
+    zb_carry_index *ix = NULL;
+    zb_roaring **per_out = NULL;
+    int64_t *counts = NULL;
+    const note *n;
+    size_t i;
+    int rc = ZB_OK;
+
+    *rows = 0;
+    c->out[gi].files = NULL;       /* an earlier attempt's are gone */
+    c->out[gi].n = 0;
+    memset(&ga, 0, sizeof ga);
+    ga.ctx = ctx;
+    ga.g = g;
+    if ((ga.task_of = json_object()) == NULL ||
+        (ga.pos = zb_calloc(g->n_tasks + 1, sizeof *ga.pos)) == NULL ||
+        (per_out = zb_calloc(g->out_files + 1, sizeof *per_out)) == NULL ||
+        (counts = zb_calloc(g->out_files + 1, sizeof *counts)) == NULL) {
+        rc = zb_fail_oom(ctx);
+        goto done;
+    }
+    for (i = 0; i < g->n_tasks && rc == ZB_OK; i++) {
+        const char *p = g->tasks[i].data.file->file_path;
+
+        if (json_object_set_new(ga.task_of, p, json_integer((json_int_t)i))
+                < 0 ||
+            json_object_set_new(ga.task_of, zb_scan_path_strip(p),
+                                json_integer((json_int_t)i)) < 0)
+            rc = zb_fail_oom(ctx);
+    }
+    for (n = c->notes[gi]; n != NULL && rc == ZB_OK; n = n->next) {
+        int task = n->dv ? task_index(&ga, n->ref) : -1;
+
+        if (n->dv)
+            rc = task < 0 ? ZB_OK : read_dv(&ga, io, t, n, task);
+        else
+            rc = read_pos_file(&ga, io, t, n);
+    }
+    if (rc < 0)
+        goto done;
+    for (i = 0; i < g->out_files; i++)
+        counts[i] = g->outputs[i].record_count;
+    if ((rc = zb_carry_index_new(&ix, ctx, g->carry_runs, g->n_carry_runs,
+                                 counts, g->out_files)) < 0)
+        goto done;
+    for (i = 0; i < g->n_tasks && rc == ZB_OK; i++) {
+        zb_roaring_iter it;
+        uint64_t v, op;
+        size_t file;
+
+        if (ga.pos[i] == NULL)
+            continue;
+        zb_roaring_iter_init(&it, ga.pos[i]);
+        while (rc == ZB_OK && zb_roaring_iter_next(&it, &v)) {
+            if (!zb_carry_index_find(ix, (uint32_t)i, v, &file, &op))
+                continue;          /* deleted while rewriting */
+            if (per_out[file] == NULL &&
+                zb_roaring_new(&per_out[file]) < 0) {
+                rc = zb_fail_oom(ctx);
+                break;
+            }
+            if (!zb_roaring_contains(per_out[file], op))
+                (*rows)++;
+            if (zb_roaring_add(per_out[file], op) < 0)
+                rc = zb_fail_oom(ctx);
+        }
+    }
+    if (rc == ZB_OK && *rows > 0)
+        rc = t->meta->format_version >= 3
+                 ? write_dvs(c, ctx, gi, g, t, io, per_out)
+                 : write_pos_file(c, ctx, gi, g, t, io, per_out, *rows);
+done:
+    for (i = 0; ga.pos != NULL && i < g->n_tasks; i++)
+        zb_roaring_free(ga.pos[i]);
+    for (i = 0; per_out != NULL && i < g->out_files; i++)
+        zb_roaring_free(per_out[i]);
+    zb_free(ga.pos);
+    zb_free(per_out);
+    zb_free(counts);
+    zb_carry_index_free(ix);
+    json_decref(ga.task_of);
+    return rc;
+}
+
+int zb_carry_add(zb_carry *c, zb_ctx *ctx, ice_commit_op *op, size_t gi,
+                 int32_t spec_id)
+{
+    size_t i;
+    int rc;
+
+    for (i = 0; i < c->out[gi].n; i++)
+        if ((rc = ice_commit_op_add_file(op, ctx, spec_id,
+                                         &c->out[gi].files[i])) < 0)
+            return rc;
+    return ZB_OK;
+}
+
+void zb_carry_delete_pending(zb_carry *c, zb_io *io, zb_ctx *ctx)
+{
+    zb_err saved;
+    size_t i;
+
+    zb_err_copy(&saved, &ctx->err);
+    for (i = 0; i < json_array_size(c->pending); i++)
+        (void)zb_io_delete(io, ctx,
+                           json_string_value(json_array_get(c->pending, i)));
+    zb_err_copy(&ctx->err, &saved);
+    json_array_clear(c->pending);
+}
+
+void zb_carry_keep_pending(zb_carry *c)
+{
+    json_array_clear(c->pending);
+}
+
+void zb_compact__carry_gather(zb_compact_group *g,
+                              const zb_compact_slice *slices, size_t n,
+                              zb_arena *arena)
+{
+    size_t i, runs = 0, at = 0;
+
+    g->carry_runs = NULL;
+    g->n_carry_runs = 0;
+    g->carry_lost = NULL;
+    for (i = 0; i < n; i++) {
+        if (slices[i].carry_lost != NULL && g->carry_lost == NULL)
+            g->carry_lost = slices[i].carry_lost;
+        runs += slices[i].n_carry_runs;
+    }
+    if (g->carry_lost != NULL || runs == 0)
+        return;
+    if ((g->carry_runs = zb_arena_calloc(arena, runs,
+                                         sizeof *g->carry_runs)) == NULL) {
+        g->carry_lost = "no room for its position map";
+        return;
+    }
+    for (i = 0; i < n; i++) {
+        if (slices[i].n_carry_runs > 0)
+            memcpy(g->carry_runs + at, slices[i].carry_runs,
+                   slices[i].n_carry_runs * sizeof *g->carry_runs);
+        at += slices[i].n_carry_runs;
+    }
+    g->n_carry_runs = runs;
+}
