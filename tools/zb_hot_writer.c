@@ -18,8 +18,10 @@
  * Usage: zb-hot-writer (--dir DIR | --sqlite DB --table NS.NAME
  *          --location DIR [--warehouse W]) [--format 2|3] [--seconds S]
  *          [--every-ms M] [--rows R] [--seed N] --expect FILE
- * Creates the table (commit.retry.num-retries 12, min-wait-ms 20,
- * max-wait-ms 400: a hot table's settings), then writes. Prints
+ * Creates the table (commit.retry.num-retries 60, min-wait-ms 20,
+ * max-wait-ms 400: a hot table's settings, whose retries span about
+ * 15 s, so that a compaction started while the writer runs is still
+ * retrying when it stops), then writes. Prints
  *   appends A deletes D applied P dangling X rows_deleted R expected_rows E
  * and writes the ids it expects live to FILE, one a line.
  * Exit 0, 1 on an error, 2 usage.
@@ -91,7 +93,7 @@ static int create(hw *h)
      * than the defaults (4, from 100 ms), for the writer and compaction
      * alike. */
     static const ice_kv props[] = {
-        { "commit.retry.num-retries", "12" },
+        { "commit.retry.num-retries", "60" },
         { "commit.retry.min-wait-ms", "20" },
         { "commit.retry.max-wait-ms", "400" },
     };

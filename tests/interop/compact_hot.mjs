@@ -40,10 +40,11 @@ try { icebird = await import('icebird'); } catch {
 }
 
 const SECONDS = Number(process.env.HOT_SECONDS || 25);
-// 5 s apart, the last one starting 5 s before the writer stops: its
-// retries then span the writer's end, so it commits deletes carried
-// from the writer's last seconds even while a replace attempt is still
-// slower than the writer's 40 ms between commits (the README says so).
+// 5 s apart (a run that takes longer delays the next). The table's
+// retries (zb-hot-writer sets 60) span the writer's end, so a run that
+// is still retrying when it stops commits the deletes carried from its
+// last seconds, even while a replace attempt is slower than the
+// writer's 40 ms between commits (the README says so).
 const RUNS_AT = [10, 15, 20].map((s) => (s * SECONDS) / 25);
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'zb-hot-'));
 const env = { ...process.env, ZAMBONI_ROOT: path.join(work, 'root') };
