@@ -38,7 +38,7 @@
 typedef enum flag_id {
     F_DRY_RUN, F_YES, F_TABLE_CONFIG, F_STATUS, F_VERBOSE, F_PROFILE, F_ENV,
     F_SETTING, /* --uri, --warehouse/--db, ... through settings.h */
-    F_TARGET, F_MIN_FILES, F_REWRITE_ALL, F_PARTIAL, F_MEMORY_MODE,
+    F_TARGET, F_MIN_FILES, F_REWRITE_ALL, F_PARTIAL, F_RW, F_MEMORY_MODE,
     F_READ_AHEAD, F_READ_AHEAD_FILES, F_TEMP_DIR,
     F_SORT_BY, F_SORT_TABLE, F_BRANCH, F_SNAP_OP, F_DANGLING_POLICY,
     F_MAX_AGE, F_MIN_KEEP, F_OLDER_THAN, F_MIN_MANIFESTS, F_TABLE, F_FORCE, F_JSON, F_OUTPUT, F_NAMESPACE, F_OVERWRITE,
@@ -241,12 +241,60 @@ static const flag_def flags[] = {
       "table's write.parquet.target-file-size-bytes,\n"
       "write.target-file-size-bytes, else 134217728. The flag beats the file" },
     { "--min-input-files", F_MIN_FILES, "N", COMPACTION,
-      "a group needs this many files to be rewritten (>= 1); default: the\n"
-      "table config, else 2" },
+      "a group needs this many files to be rewritten (>= 1), unless it has\n"
+      "more than one file and more than a target of bytes, or a file that\n"
+      "is too large, carries deletes or has another spec; default: the\n"
+      "table config, else 2 (ours, as the Python tool; Iceberg's: 5).\n"
+      "The options below are Iceberg's rewrite_data_files ones, by name\n"
+      "(dots as dashes); each is also a table-config.json key (dashes as\n"
+      "underscores, e.g. max_files_to_rewrite); the flag beats the key.\n"
+      "`zamboni plan` shows each value and where it came from" },
+    { "--min-file-size-bytes", F_RW, "N", COMPACTION,
+      "a file below N bytes is a candidate (>= 0); default 75% of the\n"
+      "target (Iceberg's)" },
+    { "--max-file-size-bytes", F_RW, "N", COMPACTION,
+      "a file above N bytes is a candidate, rewritten even alone and split\n"
+      "into files of the target (>= 1); default 180% of the target" },
     { "--rewrite-all", F_REWRITE_ALL, NULL, COMPACTION,
-      "every live data file is a candidate, not only small ones" },
+      "every live data file is a candidate and every group is rewritten,\n"
+      "a single file alone in its partition too (for a new sort order);\n"
+      "key rewrite_all; default false" },
+    { "--delete-file-threshold", F_RW, "N", COMPACTION,
+      "a file that N or more delete files apply to is a candidate and is\n"
+      "rewritten even alone (>= 1); default 1, ours: any file that carries\n"
+      "deletes is rewritten (Iceberg's default: no limit)" },
+    { "--delete-ratio-threshold", F_RW, "R", COMPACTION,
+      "a file whose rows its position deletes and deletion vectors name\n"
+      "reach this share (above 0, at most 1) is a candidate and is\n"
+      "rewritten even alone; default 0.3 (Iceberg's)" },
+    { "--max-file-group-size-bytes", F_RW, "N", COMPACTION,
+      "a partition's candidates, largest first, are cut into groups of at\n"
+      "most N bytes (>= 1); default 107374182400 (100 GiB, Iceberg's)" },
     { "--partial-progress", F_PARTIAL, NULL, COMPACTION,
-      "commit groups as they finish (default: one snapshot for the run)" },
+      "commit groups as they finish (default: one snapshot for the run);\n"
+      "the same as --partial-progress-enabled true" },
+    { "--partial-progress-enabled", F_RW, "BOOL", COMPACTION,
+      "true: commit groups as they finish; key partial_progress_enabled;\n"
+      "default false" },
+    { "--partial-progress-max-commits", F_RW, "N", COMPACTION,
+      "with partial progress, the groups go in at most N commits (>= 1);\n"
+      "default 10 (Iceberg's)" },
+    { "--max-files-to-rewrite", F_RW, "N", COMPACTION,
+      "rewrite at most N files in the run (>= 1): groups are taken in the\n"
+      "job order while their files fit, the one that crosses N is cut to\n"
+      "the files left (largest first); default: no limit" },
+    { "--rewrite-job-order", F_RW, "ORDER", COMPACTION,
+      "the order groups are rewritten (and taken for\n"
+      "--max-files-to-rewrite): bytes-asc, bytes-desc, files-asc,\n"
+      "files-desc or none (the plan's order); default none" },
+    { "--output-spec-id", F_RW, "ID", COMPACTION,
+      "the partition spec of the new files (>= 0, a spec of the table):\n"
+      "files of other specs are candidates and are rewritten into it;\n"
+      "default: the table's default spec" },
+    { "--use-starting-sequence-number", F_RW, "BOOL", COMPACTION,
+      "true: the new files keep the data sequence number of the snapshot\n"
+      "the plan read, so equality deletes committed meanwhile still apply;\n"
+      "default true (Iceberg's)" },
     { "--memory-mode", F_MEMORY_MODE, "MODE", COMPACTION,
       "auto (default), in_memory or chunked; accepted for compatibility:\n"
       "this engine always streams within --memory-budget-bytes" },
@@ -786,6 +834,20 @@ static int set_value(zb_verb_args *a, const flag_def *f, const char *name,
                                  "(at least 1)", v, name);
         a->mo.min_input_files = (int)x;
         return 0;
+    case F_RW: {
+        char why[96];
+        double d;
+
+        id = zb_tc_rw_for_flag(name);
+        if (id < 0)
+            return -1;
+        if (zb_tc_rw_parse(&d, (zb_tc_rw)id, v, why, sizeof why) != ZB_OK)
+            return zb_verb_usage(a->verb, "invalid value '%s' for %s (%s)",
+                                 v, name, why);
+        a->mo.rw.v[id] = d;
+        a->mo.rw.given |= 1u << id;
+        return 0;
+    }
     case F_MAX_GROUP_MEMORY:
         if (parse_i64(&x, v, 1) < 0)
             return zb_verb_usage(a->verb, "invalid value '%s' for %s", v, name);
@@ -956,8 +1018,16 @@ int zb_verb_parse(zb_verb_args *a, unsigned bit, int argc, char **argv,
             case F_YES: a->yes = 1; break;
             case F_STATUS: a->status = 1; break;
             case F_VERBOSE: a->verbose = 1; break;
-            case F_REWRITE_ALL: a->mo.rewrite_all = 1; break;
-            case F_PARTIAL: a->mo.partial_progress = 1; break;
+            case F_REWRITE_ALL:
+                a->mo.rewrite_all = 1;
+                a->mo.rw.v[ZB_TC_RW_REWRITE_ALL] = 1;
+                a->mo.rw.given |= 1u << ZB_TC_RW_REWRITE_ALL;
+                break;
+            case F_PARTIAL:
+                a->mo.partial_progress = 1;
+                a->mo.rw.v[ZB_TC_RW_PARTIAL_PROGRESS] = 1;
+                a->mo.rw.given |= 1u << ZB_TC_RW_PARTIAL_PROGRESS;
+                break;
             case F_SORT_TABLE:
                 a->sort_by_table_order = 1;
                 a->mo.sort_by_table_order = 1;

@@ -111,6 +111,13 @@ static void overlay(zb_tc_effective *out, const zb_tc_block *src,
         b->retention = src->retention;   /* whole */
         out->origin[ZB_TC_SEC_RETENTION] = origin;
     }
+    for (int k = 0; k < ZB_TC_RW_COUNT; k++)   /* per key */
+        if (src->rw.given & (1u << k)) {
+            b->rw.given |= 1u << k;
+            b->rw.v[k] = src->rw.v[k];
+            if (origin == ZB_TC_FROM_TABLE)
+                out->rw_from_table |= 1u << k;
+        }
     if (has(src, ZB_TC_SEC_SCHEDULE)) {  /* per operation */
         for (size_t i = 0; i < ZB_TC_SCHEDULE_OPS; i++)
             if (src->min_interval_minutes[i] != ZB_UNSET)
