@@ -26,6 +26,8 @@
 #include "util/vec.h"
 
 #define PLAN_ARENA_MAX ((size_t)4 << 30)
+/* The file_path column of position delete files (format/spec.md). */
+#define ZB_FILE_PATH_FIELD_ID 2147483546
 
 int64_t zb_compact_target_bytes(const zb_compact_opts *o,
                                 const ice_metadata *m)
@@ -49,6 +51,25 @@ static int min_input_files(const zb_compact_opts *o)
     return (int)v.value;
 }
 
+/* A position delete file that names one data file only: its referenced
+ * data file, or (as Iceberg reads it) equal bounds of file_path. */
+static int file_scoped(const ice_data_file *d)
+{
+    const ice_metric_bytes *lo = NULL, *hi = NULL;
+    size_t i;
+
+    if (d->referenced_data_file != NULL)
+        return 1;
+    for (i = 0; i < d->lower_bounds.n; i++)
+        if (d->lower_bounds.items[i].field_id == ZB_FILE_PATH_FIELD_ID)
+            lo = &d->lower_bounds.items[i];
+    for (i = 0; i < d->upper_bounds.n; i++)
+        if (d->upper_bounds.items[i].field_id == ZB_FILE_PATH_FIELD_ID)
+            hi = &d->upper_bounds.items[i];
+    return lo != NULL && hi != NULL && lo->len == hi->len && lo->len > 0 &&
+           memcmp(lo->ptr, hi->ptr, lo->len) == 0;
+}
+
 /* Rows that DVs and file-scoped position deletes name in this file. */
 static uint64_t known_deleted(const zb_scan_task *t)
 {
@@ -58,8 +79,8 @@ static uint64_t known_deleted(const zb_scan_task *t)
     for (i = 0; i < t->n_deletes; i++) {
         const ice_data_file *d = t->deletes[i].file;
 
-        if (d->content == ICE_CONTENT_POSITION_DELETES &&
-            d->referenced_data_file != NULL && d->record_count > 0)
+        if (d->content == ICE_CONTENT_POSITION_DELETES && file_scoped(d) &&
+            d->record_count > 0)
             n += (uint64_t)d->record_count;
     }
     return n;
