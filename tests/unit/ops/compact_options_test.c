@@ -650,6 +650,26 @@ static void test_ops_compact_options__config(void)
     zb_buf_free(&out);
 }
 
+/* The table the CLI test (tests/interop/compact_options.mjs) works on:
+ * with ZB_OPTS_KEEP set, make()'s table is copied there. */
+static void test_ops_compact_options__keep(void)
+{
+    of_env e;
+    const char *keep = getenv("ZB_OPTS_KEEP");
+    int64_t target = make(&e, "o-keep");
+
+    if (keep != NULL && keep[0] != '\0') {
+        char cmd[2048];
+
+        snprintf(cmd, sizeof cmd, "rm -rf '%s' && cp -R '%s' '%s'", keep,
+                 e.dir, keep);
+        ZBT_EQ_INT(system(cmd), 0);
+        printf("  kept the table in %s (mid file %lld bytes)\n", keep,
+               (long long)target);
+    }
+    of_close(&e);
+}
+
 static const zbt_case cases[] = {
     ZBT_CASE(test_ops_compact_options__sizes),
     ZBT_CASE(test_ops_compact_options__rewrite_all),
@@ -658,6 +678,7 @@ static const zbt_case cases[] = {
     ZBT_CASE(test_ops_compact_options__groups),
     ZBT_CASE(test_ops_compact_options__split_commits),
     ZBT_CASE(test_ops_compact_options__config),
+    ZBT_CASE(test_ops_compact_options__keep),
     ZBT_END
 };
 
