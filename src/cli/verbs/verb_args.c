@@ -412,8 +412,11 @@ static const verb_doc docs[] = {
       "subset, always in this order. The work is done by default.\n"
       "Exit code: the worst any table produced." },
     { ZB_VERB_COMPACT, "compact", "TABLE [options]",
-      "Rewrites small and delete-laden data files into files of the target\n"
-      "size and commits one replace snapshot." },
+      "Rewrites small, oversized and delete-laden data files into files of\n"
+      "the target size and commits one replace snapshot. Files are chosen\n"
+      "by Iceberg's rewrite_data_files rules and option names (below);\n"
+      "where our defaults differ (min-input-files 2, delete-file-threshold\n"
+      "1: any file that carries deletes is rewritten) --help says so." },
     { ZB_VERB_APPLY, "apply-properties", "TABLE [options]",
       "Sets the table properties and sort order its table-config entry\n"
       "declares (target file size, metadata and expiry settings)." },
@@ -434,8 +437,12 @@ static const verb_doc docs[] = {
       "rows, size histogram), partition specs, sort order, delete files and\n"
       "findings. Read-only." },
     { ZB_VERB_PLAN, "plan", "TABLE [options]",
-      "Shows the compaction plan: the groups that would be rewritten and\n"
-      "the partitions skipped. Read-only." },
+      "Shows the compaction plan: the groups that would be rewritten with\n"
+      "why their files were chosen (below min size, above max size, deletes\n"
+      "over a threshold, another spec, alone in its partition, a partition\n"
+      "cut by the group size cap), the partitions skipped and the files\n"
+      "kept with why, then each setting and option with where it came\n"
+      "from (flag, table config, default). Read-only." },
     { ZB_VERB_WAREHOUSES, "warehouses", "[options]",
       "Lists the catalog's warehouses, one name a line (for generating cron\n"
       "lines). Read-only." },
