@@ -53,7 +53,7 @@ static int min_input_files(const zb_compact_opts *o)
 
 /* A position delete file that names one data file only: its referenced
  * data file, or (as Iceberg reads it) equal bounds of file_path. */
-static int file_scoped(const ice_data_file *d)
+static int file_scoped(const ice_data_file *d, const char *path)
 {
     const ice_metric_bytes *lo = NULL, *hi = NULL;
     size_t i;
@@ -67,7 +67,8 @@ static int file_scoped(const ice_data_file *d)
         if (d->upper_bounds.items[i].field_id == ZB_FILE_PATH_FIELD_ID)
             hi = &d->upper_bounds.items[i];
     return lo != NULL && hi != NULL && lo->len == hi->len && lo->len > 0 &&
-           memcmp(lo->ptr, hi->ptr, lo->len) == 0;
+           memcmp(lo->ptr, hi->ptr, lo->len) == 0 && path != NULL &&
+           strlen(path) == lo->len && memcmp(lo->ptr, path, lo->len) == 0;
 }
 
 /* Rows that DVs and file-scoped position deletes name in this file. */
@@ -79,7 +80,8 @@ static uint64_t known_deleted(const zb_scan_task *t)
     for (i = 0; i < t->n_deletes; i++) {
         const ice_data_file *d = t->deletes[i].file;
 
-        if (d->content == ICE_CONTENT_POSITION_DELETES && file_scoped(d) &&
+        if (d->content == ICE_CONTENT_POSITION_DELETES &&
+            file_scoped(d, t->data.file->file_path) &&
             d->record_count > 0)
             n += (uint64_t)d->record_count;
     }

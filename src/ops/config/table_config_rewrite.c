@@ -172,10 +172,12 @@ int zb_tc__parse_rewrite(zb_tc_parser *p, const json_t *obj,
             break;
         }
         case ZB_TC_RW_RATIO:
-            if (!json_is_number(v) || !(json_number_value(v) > 0.0) ||
-                json_number_value(v) > 1.0)
+            if (!json_is_number(v))
                 return zb_tc__bad(p, kp, "must be a number above 0, at "
                                   "most 1 (got %s)", zb_tc__type_name(v));
+            if (!(json_number_value(v) > 0.0) || json_number_value(v) > 1.0)
+                return zb_tc__bad(p, kp, "must be a number above 0, at "
+                                  "most 1 (got %g)", json_number_value(v));
             out->v[i] = json_number_value(v);
             break;
         default:
