@@ -12,6 +12,8 @@
 //   - `compact --sort-by id --rewrite-all` rewrites every live file, the
 //     ones alone in their partition too, each new file sorted by id, the
 //     rows unchanged;
+//   - table-config.json keys reach the plan (origin "table config"), a
+//     flag beats them;
 //   - a bad option value is a usage error (exit 2).
 // Usage: node compact_options.mjs ZAMBONI TABLE_DIR
 import fs from 'node:fs';
@@ -81,6 +83,22 @@ for (const want of ['above max-file-size-bytes (split)', 'single candidate file'
   'max-files-to-rewrite 100 (flag --max-files-to-rewrite)',
   'delete-file-threshold 1 (default: 1, ours'])
   if (!out.includes(want)) fail(`plan lacks "${want}":\n${out}`);
+
+// table-config keys, and a flag over them
+const tc = `${dir}.table-config.json`;
+fs.writeFileSync(tc, JSON.stringify({ version: 2, warehouse: 'w', defaults: {
+  max_files_to_rewrite: 2, rewrite_job_order: 'bytes-desc', rewrite_all: true } }));
+out = run(['plan', dir, ...T, '--table-config', tc]);
+for (const want of ['1 group(s), 2 file(s)',
+  'max-files-to-rewrite 2 (table config max_files_to_rewrite, defaults)',
+  'rewrite-job-order bytes-desc (table config rewrite_job_order, defaults)',
+  'kept: 5 candidate file(s) over max-files-to-rewrite'])
+  if (!out.includes(want)) fail(`plan with a table config lacks "${want}":\n${out}`);
+out = run(['plan', dir, ...T, '--table-config', tc, '--max-files-to-rewrite', '4']);
+if (!out.includes('max-files-to-rewrite 4 (flag --max-files-to-rewrite)') ||
+    !out.includes('2 group(s), 4 file(s)'))
+  fail(`the flag does not beat the key:\n${out}`);
+fs.rmSync(tc);
 
 // split: only the large file
 const large = files0.filter((f) => f.part === 0).sort((a, b) => b.size - a.size)[0];
