@@ -49,7 +49,8 @@
  *   rewrite_job_order, output_spec_id, use_starting_sequence_number
  *                           Iceberg's rewrite_data_files options (its
  *                           names, dots and dashes as underscores), each
- *                           optional and merged per key; meaning, range
+ *                           optional (null: not given) and merged per
+ *                           key; meaning, range
  *                           and default: ops/compact/compact_options.h
  *   retention               {expire_snapshots {enabled [true],
  *                           max_snapshot_age_days >= 0|null,

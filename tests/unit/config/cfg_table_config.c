@@ -120,9 +120,9 @@ static const bad_case bad_cases[] = {
       "bytes-desc, files-asc, files-desc" },
     { "{\"max_files_to_rewrite\":0}",
       "defaults.max_files_to_rewrite: must be >= 1 (got 0)" },
-    { "{\"partial_progress_max_commits\":null}",
-      "defaults.partial_progress_max_commits: must be a whole number (got "
-      "null)" },
+    { "{\"partial_progress_max_commits\":1.5}",
+      "defaults.partial_progress_max_commits: must be a whole number (got a "
+      "fraction)" },
     { "{\"rewrite_all\":1}",
       "defaults.rewrite_all: must be true or false (got an integer)" },
     { "{\"min_file_size_bytes\":-1}",
