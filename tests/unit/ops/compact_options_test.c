@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "compact_test.h"
 #include "ops/compact/compact_options.h"
 #include "ops/config/table_config.h"
@@ -23,6 +25,7 @@ typedef struct live {
     int part;
     int64_t size, records, known_deleted;
     size_t n_deletes;
+    int32_t spec_id;
 } live;
 
 typedef struct table_view {
@@ -30,6 +33,7 @@ typedef struct table_view {
     zb_scan_task *tasks;
     live v[64];
     size_t n;
+    int32_t default_spec;
 } table_view;
 
 static int part_of(const char *path)
@@ -57,8 +61,10 @@ static void view(of_env *e, table_view *tv)
         l->size = s->data.file->file_size_in_bytes;
         l->records = s->data.file->record_count;
         l->n_deletes = s->n_deletes;
+        l->spec_id = s->data.spec_id;
     }
     tv->n = n;
+    tv->default_spec = t->meta->default_spec_id;
     /* Iceberg counts the rows of deletes scoped to the file (a DV, or a
      * position delete file with its referenced data file) */
     for (i = 0; i < n; i++)
@@ -91,8 +97,10 @@ static void view_free(table_view *tv)
 /* The option's definition, written here from Iceberg's documentation:
  * is l a candidate, and does it force its group to run alone. */
 static int cand(const zb_compact_opts *o, int64_t target, const live *l,
-                int *forces)
+                int32_t default_spec, int *forces)
 {
+    int32_t out = o->output_spec_id >= 0 ? o->output_spec_id : default_spec;
+    int other = l->spec_id != out;
     int64_t lo = o->min_file_bytes >= 0 ? o->min_file_bytes
                                         : target * 3 / 4;
     int64_t hi = o->max_file_bytes >= 0 ? o->max_file_bytes
@@ -104,8 +112,9 @@ static int cand(const zb_compact_opts *o, int64_t target, const live *l,
                 (double)l->known_deleted >= o->delete_ratio *
                                                 (double)l->records;
 
-    *forces = big || dels || ratio || l->n_deletes > 0 || o->rewrite_all;
-    return o->rewrite_all || l->size < lo || big || dels || ratio;
+    *forces = big || dels || ratio || other || l->n_deletes > 0 ||
+              o->rewrite_all;
+    return o->rewrite_all || l->size < lo || big || dels || ratio || other;
 }
 
 /* The paths the definition selects, one partition at a time (one group
@@ -126,7 +135,8 @@ static char *expected(const zb_compact_opts *o, int64_t target,
         for (i = 0; i < tv->n; i++) {
             int f;
 
-            if (tv->v[i].part != p || !cand(o, target, &tv->v[i], &f))
+            if (tv->v[i].part != p ||
+                !cand(o, target, &tv->v[i], tv->default_spec, &f))
                 continue;
             lines[nl++] = (char *)tv->v[i].path;
             bytes += tv->v[i].size;
@@ -497,6 +507,51 @@ static void test_ops_compact_options__groups(void)
     of_close(&e);
 }
 
+/* output-spec-id: files of another spec than the output one are
+ * candidates and run even alone; with the old spec as the output, the
+ * size rules alone choose. */
+static void test_ops_compact_options__output_spec(void)
+{
+    of_env e;
+    zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
+    zb_compact_result r;
+    table_view tv;
+    int64_t target = make(&e, "o-spec");
+    zb_table *t = of_load(&e), *t2 = NULL;
+    json_t *reqs = json_array();
+    json_t *updates = json_loads(
+        "[{\"action\":\"add-spec\",\"spec\":{\"spec-id\":1,\"fields\":["
+        "{\"source-id\":2,\"field-id\":1000,\"name\":\"part\","
+        "\"transform\":\"identity\"},"
+        "{\"source-id\":1,\"field-id\":1001,\"name\":\"id_bucket\","
+        "\"transform\":\"bucket[3]\"}]}},"
+        "{\"action\":\"set-default-spec\",\"spec-id\":-1}]", 0, NULL);
+
+    ZBT_CHECK(reqs != NULL && updates != NULL);
+    ZBT_OK_CTX(zb_catalog_commit(e.cat, &e.ctx, t, (const zb_json *)reqs,
+                                 (const zb_json *)updates, &t2), &e.ctx);
+    zb_table_free(t);
+    zb_table_free(t2);
+    json_decref(reqs);
+    json_decref(updates);
+    view(&e, &tv);
+    ZBT_EQ_INT(tv.default_spec, 1);
+    o.target_file_bytes = target;
+    /* the default spec (1) is the output: every file, single ones too */
+    ZBT_EQ_U64(check_selection(&e, &o, &tv, 2, &r), 4);
+    ZBT_EQ_U64(r.plan.files, tv.n);
+    ZBT_EQ_INT(r.plan.groups[0].out_spec_id, 1);
+    ZBT_CHECK(r.plan.groups[0].why[ZB_COMPACT_WHY_SPEC] > 0);
+    zb_compact_result_free(&r);
+    /* output-spec-id 0: the files' own spec, the size rules alone */
+    o.output_spec_id = 0;
+    ZBT_EQ_U64(check_selection(&e, &o, &tv, 2, &r), 1);
+    ZBT_EQ_INT(r.plan.groups[0].out_spec_id, 0);
+    zb_compact_result_free(&r);
+    view_free(&tv);
+    of_close(&e);
+}
+
 /* A file above max-file-size-bytes is rewritten alone and split into
  * files of about the target, rows unchanged; partial progress with
  * max-commits; the new files' sequence numbers with and without
@@ -676,6 +731,7 @@ static const zbt_case cases[] = {
     ZBT_CASE(test_ops_compact_options__delete_files),
     ZBT_CASE(test_ops_compact_options__delete_ratio),
     ZBT_CASE(test_ops_compact_options__groups),
+    ZBT_CASE(test_ops_compact_options__output_spec),
     ZBT_CASE(test_ops_compact_options__split_commits),
     ZBT_CASE(test_ops_compact_options__config),
     ZBT_CASE(test_ops_compact_options__keep),
