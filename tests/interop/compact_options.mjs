@@ -6,6 +6,7 @@
 // independent manifest reader of scan_reference.mjs):
 //   - `plan` names why: above max-file-size-bytes (split), single
 //     candidate files alone in their partition, each option's origin;
+//     with --verbose each file's reason;
 //   - `compact --min-file-size-bytes 0` rewrites only the large file and
 //     splits it into files of about the target (none above 180% of it),
 //     the rows unchanged, the other files untouched;
@@ -102,6 +103,12 @@ fs.rmSync(tc);
 
 // split: only the large file
 const large = files0.filter((f) => f.part === 0).sort((a, b) => b.size - a.size)[0];
+out = run(['plan', dir, ...T, '--verbose']);
+if (!out.includes(`file ${large.path} bytes=${large.size} deletes=0: above max-file-size-bytes (split)`))
+  fail(`plan --verbose does not name the large file's reason:\n${out}`);
+for (const f of files0.filter((g) => g.part === 0 && g !== large))
+  if (!out.includes(`file ${f.path} bytes=${f.size} deletes=0: below min-file-size-bytes`))
+    fail(`plan --verbose does not name ${f.path}'s reason:\n${out}`);
 if (large.size <= target * 1.8) fail(`the large file (${large.size}) is not above 180% of ${target}`);
 out = run(['compact', dir, ...T, '--min-file-size-bytes', '0']);
 const files1 = await liveFiles();

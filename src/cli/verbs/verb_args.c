@@ -147,6 +147,9 @@ static const flag_def flags[] = {
     { "--verbose", F_VERBOSE, NULL, ZB_VERB_MAINTENANCE,
       "print each operation's timing and the settings' origins, the\n"
       "memory budget and the threads with theirs" },
+    { "--verbose", F_VERBOSE, NULL, ZB_VERB_PLAN,
+      "also one line per file of each group, with why it was chosen\n"
+      "(the files kept are counted by reason)" },
     { "--verbose", F_VERBOSE, NULL, OPS & ~ZB_VERB_MAINTENANCE,
       "print the memory budget and the threads, each with where it came\n"
       "from, before the report (default: the report only)" },

@@ -182,6 +182,8 @@ static int run_read_only(int argc, char **argv, unsigned bit)
         zb_buf_init(&out, (size_t)256 << 20);
         if (rc == ZB_OK)
             rc = zb_compact_plan_report(&out, a->pos[0], &plan);
+        if (rc == ZB_OK && a->verbose)
+            rc = zb_compact_plan_files_report(&out, &plan);
         if (rc == ZB_OK)
             fputs(zb_buf_cstr(&out), stdout);
         if (rc == ZB_OK) {

@@ -360,6 +360,8 @@ typedef struct zb_compact_group {
     char dropped_why[192];
     /* Why its files were chosen: counts by ZB_COMPACT_WHY_* bit. */
     uint32_t why[ZB_COMPACT_WHY_COUNT];
+    unsigned *task_why;            /* per task: its 1u << ZB_COMPACT_WHY_*
+                                      bits (in the plan's arena) */
     const char *note;              /* NULL, or "partition cut by ..." */
 } zb_compact_group;
 
@@ -449,6 +451,10 @@ void zb_compact_result_free(zb_compact_result *r);
  */
 int zb_compact_plan_report(zb_buf *out, const char *table,
                            const zb_compact_plan *p);
+
+/* One line per file of each group, "  group 1 file PATH bytes=N
+ * deletes=D: below min-file-size-bytes, ..." (`zamboni plan --verbose`). */
+int zb_compact_plan_files_report(zb_buf *out, const zb_compact_plan *p);
 
 /*
  * The compact lines (section 5 "compact"): "T: rewrote N file(s) (B

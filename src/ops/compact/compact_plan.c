@@ -328,7 +328,9 @@ static int take_run(const run_item *it, zb_ctx *ctx, cut_state *cs)
     }
     if (zb_vec_push(cs->groups, (void **)&g) < 0 ||
         (g->tasks = zb_arena_calloc(p->arena, run->n,
-                                    sizeof *g->tasks)) == NULL)
+                                    sizeof *g->tasks)) == NULL ||
+        (g->task_why = zb_arena_calloc(p->arena, run->n,
+                                       sizeof *g->task_why)) == NULL)
         return zb_fail_oom(ctx);
     g->spec_id = run->spec_id;
     g->out_spec_id = cs->out_spec;
@@ -339,6 +341,7 @@ static int take_run(const run_item *it, zb_ctx *ctx, cut_state *cs)
         unsigned why = (unsigned)run->cands[k].mark;
 
         g->tasks[k] = run->cands[k].task;
+        g->task_why[k] = why;
         g->bytes += (uint64_t)f->file_size_in_bytes;
         g->rows += f->record_count > 0 ? (uint64_t)f->record_count : 0;
         g->delete_files += run->cands[k].task.n_deletes;

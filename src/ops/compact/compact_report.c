@@ -15,17 +15,47 @@ static const char *plural(uint64_t n)
     return n == 1 ? "" : "s";
 }
 
+static const char *const why_names[ZB_COMPACT_WHY_COUNT] = {
+    "below min-file-size-bytes", "above max-file-size-bytes (split)",
+    "delete files reach delete-file-threshold",
+    "deleted rows reach delete-ratio-threshold",
+    "of another spec than the output's", "rewrite-all"
+};
+
+int zb_compact_plan_files_report(zb_buf *out, const zb_compact_plan *p)
+{
+    int bad = 0;
+
+    for (size_t i = 0; i < p->n_groups; i++) {
+        const zb_compact_group *g = &p->groups[i];
+
+        for (size_t k = 0; k < g->n_tasks; k++) {
+            const ice_data_file *f = g->tasks[k].data.file;
+            unsigned why = g->task_why != NULL ? g->task_why[k] : 0;
+            const char *sep = ":";
+
+            bad |= zb_buf_appendf(out, "  group %zu file %s bytes=%lld "
+                                  "deletes=%zu", i + 1, f->file_path,
+                                  (long long)f->file_size_in_bytes,
+                                  g->tasks[k].n_deletes) < 0;
+            for (unsigned b = 0; b < ZB_COMPACT_WHY_COUNT; b++)
+                if (why & (1u << b)) {
+                    bad |= zb_buf_appendf(out, "%s %s", sep,
+                                          why_names[b]) < 0;
+                    sep = ",";
+                }
+            bad |= zb_buf_putc(out, '\n') < 0;
+        }
+    }
+    return bad ? ZB_ENOMEM : ZB_OK;
+}
+
 /* "    why: 3 below min-file-size-bytes 96, 1 above ...": what made
  * the group's files candidates, by reason (a file may count twice). */
 static int why_line(zb_buf *out, const zb_compact_group *g,
                     const zb_compact_plan *p)
 {
-    static const char *const names[ZB_COMPACT_WHY_COUNT] = {
-        "below min-file-size-bytes", "above max-file-size-bytes (split)",
-        "delete files reach delete-file-threshold",
-        "deleted rows reach delete-ratio-threshold",
-        "of another spec than the output's", "rewrite-all"
-    };
+    const char *const *names = why_names;
     const char *sep = "";
     int bad = 0;
 
