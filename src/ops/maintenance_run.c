@@ -20,6 +20,7 @@
 #include "ops/apply_properties.h"
 #include "ops/compact/compact.h"
 #include "ops/compact/compact_evolve.h"
+#include "ops/compact/compact_options.h"
 #include "ops/expire/expire.h"
 #include "ops/maintenance_run.h"
 #include "ops/orphans/remove_orphans.h"
@@ -261,8 +262,14 @@ static int run_compact(const zb_op_target *t, zb_ctx *ctx,
         return rc;
     co.target_file_bytes = given(o, cfg, ZB_TSET_TARGET_FILE_SIZE);
     co.min_input_files = (int)given(o, cfg, ZB_TSET_MIN_INPUT_FILES);
-    co.rewrite_all = o->rewrite_all;
-    co.partial_progress = o->partial_progress;
+    {
+        zb_compact_options opts;
+
+        zb_compact_options_resolve(&opts, &o->rw, cfg);
+        zb_compact_options_apply(&co, &opts);
+    }
+    co.rewrite_all |= o->rewrite_all;
+    co.partial_progress |= o->partial_progress;
     co.max_group_memory_bytes = o->max_group_memory_bytes;
     co.branch = o->branch;
     co.drain_timeout_ms = o->drain_timeout_ms;

@@ -77,6 +77,9 @@ typedef struct zb_maint_opts {
     int min_input_files;             /* files; default ZB_UNSET */
     int rewrite_all;                 /* default 0 */
     int partial_progress;            /* default 0 */
+    /* Iceberg's rewrite_data_files options given as flags
+     * (ops/compact/compact_options.h); default: none given */
+    zb_tc_rw_values rw;
     uint64_t max_group_memory_bytes; /* bytes; default 0: the budget's */
     const char *branch;              /* default NULL: main */
     int threads;                     /* zb_compact_opts.threads; default 0:
@@ -113,7 +116,7 @@ typedef struct zb_maint_opts {
         .version = ZB_MAINT_OPTS_VERSION, .config = NULL,                  \
         .run = { 1, 1, 1, 1, 1, 1 },                                       \
         .target_file_size_bytes = ZB_UNSET, .min_input_files = ZB_UNSET,   \
-        .rewrite_all = 0, .partial_progress = 0,                           \
+        .rewrite_all = 0, .partial_progress = 0, .rw = { 0, { 0 } },       \
         .max_group_memory_bytes = 0, .branch = NULL,                       \
         .threads = 0, .max_concurrent = 0, .drain_timeout_ms = 0,          \
         .max_snapshot_age_days = ZB_UNSET,                                 \

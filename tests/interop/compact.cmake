@@ -34,3 +34,14 @@ if(ZB_NODE)
   set_tests_properties(interop_compact_evolve PROPERTIES
     LABELS interop TIMEOUT 300)
 endif()
+
+# Issue 21: Iceberg's rewrite_data_files options through the CLI (plan's
+# reasons, the split of a file above max-file-size-bytes, --rewrite-all
+# with a sort on single-file partitions), rows checked by DuckDB.
+set(_zb_opts_out ${CMAKE_CURRENT_BINARY_DIR}/compact-options)
+if(ZB_NODE)
+  add_test(NAME interop_compact_options COMMAND sh -c
+    "rm -rf '${_zb_opts_out}' && ZB_OPTS_KEEP='${_zb_opts_out}' '$<TARGET_FILE:test_ops_compact_options>' test_ops_compact_options__keep && '${ZB_NODE}' '${CMAKE_CURRENT_LIST_DIR}/compact_options.mjs' '$<TARGET_FILE:zamboni>' '${_zb_opts_out}'")
+  set_tests_properties(interop_compact_options PROPERTIES
+    LABELS interop TIMEOUT 120)
+endif()

@@ -38,7 +38,7 @@
 typedef enum flag_id {
     F_DRY_RUN, F_YES, F_TABLE_CONFIG, F_STATUS, F_VERBOSE, F_PROFILE, F_ENV,
     F_SETTING, /* --uri, --warehouse/--db, ... through settings.h */
-    F_TARGET, F_MIN_FILES, F_REWRITE_ALL, F_PARTIAL, F_MEMORY_MODE,
+    F_TARGET, F_MIN_FILES, F_REWRITE_ALL, F_PARTIAL, F_RW, F_MEMORY_MODE,
     F_READ_AHEAD, F_READ_AHEAD_FILES, F_TEMP_DIR,
     F_SORT_BY, F_SORT_TABLE, F_BRANCH, F_SNAP_OP, F_DANGLING_POLICY,
     F_MAX_AGE, F_MIN_KEEP, F_OLDER_THAN, F_MIN_MANIFESTS, F_TABLE, F_FORCE, F_JSON, F_OUTPUT, F_NAMESPACE, F_OVERWRITE,
@@ -147,6 +147,9 @@ static const flag_def flags[] = {
     { "--verbose", F_VERBOSE, NULL, ZB_VERB_MAINTENANCE,
       "print each operation's timing and the settings' origins, the\n"
       "memory budget and the threads with theirs" },
+    { "--verbose", F_VERBOSE, NULL, ZB_VERB_PLAN,
+      "also one line per file of each group, with why it was chosen\n"
+      "(the files kept are counted by reason)" },
     { "--verbose", F_VERBOSE, NULL, OPS & ~ZB_VERB_MAINTENANCE,
       "print the memory budget and the threads, each with where it came\n"
       "from, before the report (default: the report only)" },
@@ -241,12 +244,60 @@ static const flag_def flags[] = {
       "table's write.parquet.target-file-size-bytes,\n"
       "write.target-file-size-bytes, else 134217728. The flag beats the file" },
     { "--min-input-files", F_MIN_FILES, "N", COMPACTION,
-      "a group needs this many files to be rewritten (>= 1); default: the\n"
-      "table config, else 2" },
+      "a group needs this many files to be rewritten (>= 1), unless it has\n"
+      "more than one file and more than a target of bytes, or a file that\n"
+      "is too large, carries deletes or has another spec; default: the\n"
+      "table config, else 2 (ours, as the Python tool; Iceberg's: 5).\n"
+      "The options below are Iceberg's rewrite_data_files ones, by name\n"
+      "(dots as dashes); each is also a table-config.json key (dashes as\n"
+      "underscores, e.g. max_files_to_rewrite); the flag beats the key.\n"
+      "`zamboni plan` shows each value and where it came from" },
+    { "--min-file-size-bytes", F_RW, "N", COMPACTION,
+      "a file below N bytes is a candidate (>= 0); default 75% of the\n"
+      "target (Iceberg's)" },
+    { "--max-file-size-bytes", F_RW, "N", COMPACTION,
+      "a file above N bytes is a candidate, rewritten even alone and split\n"
+      "into files of the target (>= 1); default 180% of the target" },
     { "--rewrite-all", F_REWRITE_ALL, NULL, COMPACTION,
-      "every live data file is a candidate, not only small ones" },
+      "every live data file is a candidate and every group is rewritten,\n"
+      "a single file alone in its partition too (for a new sort order);\n"
+      "key rewrite_all; default false" },
+    { "--delete-file-threshold", F_RW, "N", COMPACTION,
+      "a file that N or more delete files apply to is a candidate and is\n"
+      "rewritten even alone (>= 1); default 1, ours: any file that carries\n"
+      "deletes is rewritten (Iceberg's default: no limit)" },
+    { "--delete-ratio-threshold", F_RW, "R", COMPACTION,
+      "a file whose rows its position deletes and deletion vectors name\n"
+      "reach this share (above 0, at most 1) is a candidate and is\n"
+      "rewritten even alone; default 0.3 (Iceberg's)" },
+    { "--max-file-group-size-bytes", F_RW, "N", COMPACTION,
+      "a partition's candidates, largest first, are cut into groups of at\n"
+      "most N bytes (>= 1); default 107374182400 (100 GiB, Iceberg's)" },
     { "--partial-progress", F_PARTIAL, NULL, COMPACTION,
-      "commit groups as they finish (default: one snapshot for the run)" },
+      "commit groups as they finish (default: one snapshot for the run);\n"
+      "the same as --partial-progress-enabled true" },
+    { "--partial-progress-enabled", F_RW, "BOOL", COMPACTION,
+      "true: commit groups as they finish; key partial_progress_enabled;\n"
+      "default false" },
+    { "--partial-progress-max-commits", F_RW, "N", COMPACTION,
+      "with partial progress, the groups go in at most N commits (>= 1);\n"
+      "default 10 (Iceberg's)" },
+    { "--max-files-to-rewrite", F_RW, "N", COMPACTION,
+      "rewrite at most N files in the run (>= 1): groups are taken in the\n"
+      "job order while their files fit, the one that crosses N is cut to\n"
+      "the files left (largest first); default: no limit" },
+    { "--rewrite-job-order", F_RW, "ORDER", COMPACTION,
+      "the order groups are rewritten (and taken for\n"
+      "--max-files-to-rewrite): bytes-asc, bytes-desc, files-asc,\n"
+      "files-desc or none (the plan's order); default none" },
+    { "--output-spec-id", F_RW, "ID", COMPACTION,
+      "the partition spec of the new files (>= 0, a spec of the table):\n"
+      "files of other specs are candidates and are rewritten into it;\n"
+      "default: the table's default spec" },
+    { "--use-starting-sequence-number", F_RW, "BOOL", COMPACTION,
+      "true: the new files keep the data sequence number of the snapshot\n"
+      "the plan read, so equality deletes committed meanwhile still apply;\n"
+      "default true (Iceberg's)" },
     { "--memory-mode", F_MEMORY_MODE, "MODE", COMPACTION,
       "auto (default), in_memory or chunked; accepted for compatibility:\n"
       "this engine always streams within --memory-budget-bytes" },
@@ -364,8 +415,11 @@ static const verb_doc docs[] = {
       "subset, always in this order. The work is done by default.\n"
       "Exit code: the worst any table produced." },
     { ZB_VERB_COMPACT, "compact", "TABLE [options]",
-      "Rewrites small and delete-laden data files into files of the target\n"
-      "size and commits one replace snapshot." },
+      "Rewrites small, oversized and delete-laden data files into files of\n"
+      "the target size and commits one replace snapshot. Files are chosen\n"
+      "by Iceberg's rewrite_data_files rules and option names (below);\n"
+      "where our defaults differ (min-input-files 2, delete-file-threshold\n"
+      "1: any file that carries deletes is rewritten) --help says so." },
     { ZB_VERB_APPLY, "apply-properties", "TABLE [options]",
       "Sets the table properties and sort order its table-config entry\n"
       "declares (target file size, metadata and expiry settings)." },
@@ -386,8 +440,12 @@ static const verb_doc docs[] = {
       "rows, size histogram), partition specs, sort order, delete files and\n"
       "findings. Read-only." },
     { ZB_VERB_PLAN, "plan", "TABLE [options]",
-      "Shows the compaction plan: the groups that would be rewritten and\n"
-      "the partitions skipped. Read-only." },
+      "Shows the compaction plan: the groups that would be rewritten with\n"
+      "why their files were chosen (below min size, above max size, deletes\n"
+      "over a threshold, another spec, alone in its partition, a partition\n"
+      "cut by the group size cap), the partitions skipped and the files\n"
+      "kept with why, then each setting and option with where it came\n"
+      "from (flag, table config, default). Read-only." },
     { ZB_VERB_WAREHOUSES, "warehouses", "[options]",
       "Lists the catalog's warehouses, one name a line (for generating cron\n"
       "lines). Read-only." },
@@ -786,6 +844,20 @@ static int set_value(zb_verb_args *a, const flag_def *f, const char *name,
                                  "(at least 1)", v, name);
         a->mo.min_input_files = (int)x;
         return 0;
+    case F_RW: {
+        char why[96];
+        double d;
+
+        id = zb_tc_rw_for_flag(name);
+        if (id < 0)
+            return -1;
+        if (zb_tc_rw_parse(&d, (zb_tc_rw)id, v, why, sizeof why) != ZB_OK)
+            return zb_verb_usage(a->verb, "invalid value '%s' for %s (%s)",
+                                 v, name, why);
+        a->mo.rw.v[id] = d;
+        a->mo.rw.given |= 1u << id;
+        return 0;
+    }
     case F_MAX_GROUP_MEMORY:
         if (parse_i64(&x, v, 1) < 0)
             return zb_verb_usage(a->verb, "invalid value '%s' for %s", v, name);
@@ -956,8 +1028,16 @@ int zb_verb_parse(zb_verb_args *a, unsigned bit, int argc, char **argv,
             case F_YES: a->yes = 1; break;
             case F_STATUS: a->status = 1; break;
             case F_VERBOSE: a->verbose = 1; break;
-            case F_REWRITE_ALL: a->mo.rewrite_all = 1; break;
-            case F_PARTIAL: a->mo.partial_progress = 1; break;
+            case F_REWRITE_ALL:
+                a->mo.rewrite_all = 1;
+                a->mo.rw.v[ZB_TC_RW_REWRITE_ALL] = 1;
+                a->mo.rw.given |= 1u << ZB_TC_RW_REWRITE_ALL;
+                break;
+            case F_PARTIAL:
+                a->mo.partial_progress = 1;
+                a->mo.rw.v[ZB_TC_RW_PARTIAL_PROGRESS] = 1;
+                a->mo.rw.given |= 1u << ZB_TC_RW_PARTIAL_PROGRESS;
+                break;
             case F_SORT_TABLE:
                 a->sort_by_table_order = 1;
                 a->mo.sort_by_table_order = 1;

@@ -33,6 +33,7 @@
 #include "util/err.h"
 #include "util/str.h"
 #include "ops/compact/compact.h"
+#include "ops/compact/compact_options.h"
 
 /* Settings lines, "  LABEL: NAME VALUE (ORIGIN)", the rest under it. */
 static int print_settings(const char *label, const zb_table_settings *s,
@@ -181,13 +182,27 @@ static int run_read_only(int argc, char **argv, unsigned bit)
         zb_buf_init(&out, (size_t)256 << 20);
         if (rc == ZB_OK)
             rc = zb_compact_plan_report(&out, a->pos[0], &plan);
+        if (rc == ZB_OK && a->verbose)
+            rc = zb_compact_plan_files_report(&out, &plan);
         if (rc == ZB_OK)
             fputs(zb_buf_cstr(&out), stdout);
         if (rc == ZB_OK) {
+            zb_tc_effective eff;
+            zb_compact_options opts;
+
             (void)zb_maint_settings(&set, NULL, &a->mo, a->pos[0], t->meta);
             rc = print_settings("settings", &set, compaction_settings,
                                 sizeof compaction_settings /
                                     sizeof compaction_settings[0]);
+            if (env.tc != NULL)
+                zb_table_config_effective(&eff, env.tc, a->pos[0]);
+            zb_compact_options_resolve(&opts, &a->mo.rw,
+                                       env.tc ? &eff : NULL);
+            zb_buf_clear(&out);
+            if (rc == ZB_OK &&
+                (rc = zb_compact_options_report(&out, &opts, &plan)) ==
+                    ZB_OK)
+                fputs(zb_buf_cstr(&out), stdout);
         }
         zb_buf_free(&out);
         zb_compact_plan_free(&plan);
@@ -225,7 +240,13 @@ void zb_verb_plan_opts(zb_compact_opts *co, const zb_verb_env *env,
     (void)zb_tset_explicit(&v, ZB_TSET_MIN_INPUT_FILES, mo->min_input_files,
                            env->tc ? &eff : NULL);
     co->min_input_files = (int)v.value;
-    co->rewrite_all = mo->rewrite_all;
+    {
+        zb_compact_options r;
+
+        zb_compact_options_resolve(&r, &mo->rw, env->tc ? &eff : NULL);
+        zb_compact_options_apply(co, &r);
+    }
+    co->rewrite_all |= mo->rewrite_all;
     co->branch = mo->branch;
 }
 

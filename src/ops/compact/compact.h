@@ -13,15 +13,23 @@
  * Plan (zb_compact_plan; compact_plan.c). The live data files of the
  * branch head, each with the delete files that apply (plan/scan/scan_plan.h),
  * grouped by (spec id, partition tuple) through the file grouping of
- * plan/group/file_group.h. A file is a candidate when it
- * is below the target size (every file with rewrite_all), when at least
- * delete_file_threshold delete files apply to it, or when the rows its
- * position deletes and deletion vectors name exceed delete_ratio of its
- * record count. A partition's candidates are taken largest first and
- * cut into groups of at most max_group_bytes, so that neither the
- * memory nor the work of one group scales with the partition. A group
- * runs when it has min_input_files files, or when one of its files
- * carries deletes; otherwise it is skipped with the reason. Each group
+ * plan/group/file_group.h. The rules are Iceberg's rewrite_data_files
+ * ones (ops/compact/compact_options.h names each option). A file is a
+ * candidate (every file with rewrite_all) when it is below
+ * min_file_bytes or above max_file_bytes (it is then split into files of
+ * the target), when at least delete_file_threshold delete files apply to
+ * it, when the rows its position deletes and deletion vectors name reach
+ * delete_ratio of its record count, or when its spec is not the output
+ * spec. A partition's candidates are taken largest first and cut into
+ * groups of at most max_group_bytes, so that neither the memory nor the
+ * work of one group scales with the partition. A group runs when it has
+ * min_input_files files, or more than one file and more than a target of
+ * bytes, or a file made a candidate by its size above the maximum, its
+ * deletes (ours: any delete file applying, even below the thresholds) or
+ * its spec, or with rewrite_all; otherwise it is skipped with the
+ * reason. The groups that run are ordered by job_order and, with
+ * max_files_to_rewrite, taken while their files fit it (the group that
+ * crosses it is cut to the files left, largest first). Each group
  * gets a memory estimate: zb_scan_estimate_bytes (the row stream) plus
  * the writer's buffered row group (and the sort's memory), and its slices
  * (see "Slices") with the largest one's estimate.
@@ -193,13 +201,24 @@ typedef struct zb_compact_opts {
     /* Files a group needs to run; default ZB_UNSET: 2; at least 1. */
     int min_input_files;
     int rewrite_all;               /* default 0; 1: every live file is a
-                                      candidate */
+                                      candidate, and every group runs */
+    /* Bytes; a file below is a candidate; default ZB_UNSET: 75% of the
+     * target. */
+    int64_t min_file_bytes;
+    /* Bytes; a file above is a candidate, split at the target; default
+     * ZB_UNSET: 180% of the target. */
+    int64_t max_file_bytes;
     /* Delete files applying to a file that make it a candidate; default
-     * 0: off. */
+     * 1 (ours: any delete file; Iceberg's: no limit); <= 0: off. */
     int delete_file_threshold;
     /* Fraction of a file's rows its position deletes and DVs remove
-     * that makes it a candidate; default 0.3; <= 0: off. */
+     * that makes it a candidate when reached; default 0.3; <= 0: off. */
     double delete_ratio;
+    /* Files the run rewrites at most; default 0: no limit. */
+    int64_t max_files_to_rewrite;
+    /* Order of the groups (zb_tc_job_order of ops/config/table_config.h);
+     * default 0: none, the plan's order. */
+    int job_order;
     uint64_t max_group_bytes;      /* bytes; default 0: 100 GiB */
     int32_t output_spec_id;        /* default -1: the table's default spec */
     int partial_progress;          /* default 0; 1: commit groups as they
@@ -255,8 +274,12 @@ typedef struct zb_compact_opts {
         .target_file_bytes = ZB_UNSET,                                     \
         .min_input_files = ZB_UNSET,                                       \
         .rewrite_all = 0,                                                  \
-        .delete_file_threshold = 0,                                        \
+        .min_file_bytes = ZB_UNSET,                                        \
+        .max_file_bytes = ZB_UNSET,                                        \
+        .delete_file_threshold = 1,                                        \
         .delete_ratio = 0.3,                                               \
+        .max_files_to_rewrite = 0,                                         \
+        .job_order = 0,                                                    \
         .max_group_bytes = 0,                                              \
         .output_spec_id = -1,                                              \
         .partial_progress = 0,                                             \
@@ -279,6 +302,17 @@ typedef struct zb_compact_opts {
         .file_filter = NULL,                                               \
         .file_filter_payload = NULL,                                       \
     }
+
+/* Why a file is a candidate (a file may have several). */
+enum {
+    ZB_COMPACT_WHY_SMALL,          /* below min_file_bytes */
+    ZB_COMPACT_WHY_LARGE,          /* above max_file_bytes: split */
+    ZB_COMPACT_WHY_DELETE_FILES,   /* delete_file_threshold reached */
+    ZB_COMPACT_WHY_DELETE_RATIO,   /* delete_ratio reached */
+    ZB_COMPACT_WHY_SPEC,           /* not the output spec */
+    ZB_COMPACT_WHY_ALL,            /* rewrite_all, none of the above */
+    ZB_COMPACT_WHY_COUNT
+};
 
 /* Group states after a run. */
 typedef enum zb_compact_state {
@@ -324,6 +358,11 @@ typedef struct zb_compact_group {
     uint64_t carried_deletes;      /* concurrent delete files carried */
     uint64_t carried_rows;         /* rows the carried deletes hide */
     char dropped_why[192];
+    /* Why its files were chosen: counts by ZB_COMPACT_WHY_* bit. */
+    uint32_t why[ZB_COMPACT_WHY_COUNT];
+    unsigned *task_why;            /* per task: its 1u << ZB_COMPACT_WHY_*
+                                      bits (in the plan's arena) */
+    const char *note;              /* NULL, or "partition cut by ..." */
 } zb_compact_group;
 
 typedef struct zb_compact_skip {
@@ -344,6 +383,12 @@ typedef struct zb_compact_plan {
     size_t n_skipped;
     zb_compact_skip *skipped;
     uint64_t live_files;           /* live data files seen */
+    int64_t min_file_bytes, max_file_bytes; /* as applied */
+    /* Live files that are no candidate: size within [min, max], no
+     * deletes over the thresholds (kept_deletes: with delete files
+     * below them), and those the file filter left out. */
+    uint64_t kept_in_range, kept_deletes, kept_filtered;
+    uint64_t capped_files;         /* left out by max_files_to_rewrite */
     uint64_t files, bytes, rows;   /* of the groups */
     uint64_t est_out_files;
     uint64_t est_peak_memory_bytes;/* largest group estimate */
@@ -406,6 +451,10 @@ void zb_compact_result_free(zb_compact_result *r);
  */
 int zb_compact_plan_report(zb_buf *out, const char *table,
                            const zb_compact_plan *p);
+
+/* One line per file of each group, "  group 1 file PATH bytes=N
+ * deletes=D: below min-file-size-bytes, ..." (`zamboni plan --verbose`). */
+int zb_compact_plan_files_report(zb_buf *out, const zb_compact_plan *p);
 
 /*
  * The compact lines (section 5 "compact"): "T: rewrote N file(s) (B

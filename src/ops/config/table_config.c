@@ -30,7 +30,7 @@
 
 int zb_tc__bad(zb_tc_parser *p, const char *path, const char *fmt, ...)
 {
-    char what[200];
+    char what[720];             /* a block's allowed keys fit */
     va_list ap;
 
     va_start(ap, fmt);
@@ -98,7 +98,7 @@ int zb_tc__check_keys(zb_tc_parser *p, const json_t *obj, const char *path,
 {
     const char *key;
     json_t *v;
-    char kp[TC_PATH], list[160];
+    char kp[TC_PATH], list[640];
 
     json_object_foreach((json_t *)obj, key, v) {
         size_t i;

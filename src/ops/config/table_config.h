@@ -42,6 +42,16 @@
  *                           --threads or the cores rule]: compaction
  *                           groups rewritten at once (Iceberg's Spark
  *                           option of that name)
+ *   min_file_size_bytes, max_file_size_bytes, rewrite_all,
+ *   delete_file_threshold, delete_ratio_threshold,
+ *   max_file_group_size_bytes, partial_progress_enabled,
+ *   partial_progress_max_commits, max_files_to_rewrite,
+ *   rewrite_job_order, output_spec_id, use_starting_sequence_number
+ *                           Iceberg's rewrite_data_files options (its
+ *                           names, dots and dashes as underscores), each
+ *                           optional (null: not given) and merged per
+ *                           key; meaning, range
+ *                           and default: ops/compact/compact_options.h
  *   retention               {expire_snapshots {enabled [true],
  *                           max_snapshot_age_days >= 0|null,
  *                           min_snapshots_to_keep >= 1|null,
@@ -147,6 +157,70 @@ typedef struct zb_tc_retention {
 #define ZB_TC_GIVEN_ORPHAN_DAYS (1u << 0)    /* older_than_days */
 #define ZB_TC_GIVEN_MIN_MANIFESTS (1u << 1)  /* min_input_manifests */
 
+/* Iceberg's rewrite_data_files options (the block keys above); their
+ * meaning is ops/compact/compact_options.h. */
+typedef enum zb_tc_rw {
+    ZB_TC_RW_MIN_FILE_SIZE,
+    ZB_TC_RW_MAX_FILE_SIZE,
+    ZB_TC_RW_REWRITE_ALL,
+    ZB_TC_RW_DELETE_FILE_THRESHOLD,
+    ZB_TC_RW_DELETE_RATIO,
+    ZB_TC_RW_MAX_GROUP_SIZE,
+    ZB_TC_RW_PARTIAL_PROGRESS,
+    ZB_TC_RW_MAX_COMMITS,
+    ZB_TC_RW_MAX_FILES,
+    ZB_TC_RW_JOB_ORDER,
+    ZB_TC_RW_OUTPUT_SPEC,
+    ZB_TC_RW_START_SEQ,
+    ZB_TC_RW_COUNT
+} zb_tc_rw;
+
+typedef enum zb_tc_rw_kind {
+    ZB_TC_RW_BYTES,                /* whole number, lo..hi */
+    ZB_TC_RW_INT,                  /* whole number, lo..hi */
+    ZB_TC_RW_BOOL,                 /* true or false: 1, 0 */
+    ZB_TC_RW_RATIO,                /* a number from 0 to 1 */
+    ZB_TC_RW_ORDER                 /* a zb_tc_job_order name */
+} zb_tc_rw_kind;
+
+typedef struct zb_tc_rw_desc {
+    const char *iceberg;           /* "partial-progress.max-commits" */
+    const char *key;               /* "partial_progress_max_commits" */
+    const char *flag;              /* "--partial-progress-max-commits" */
+    zb_tc_rw_kind kind;
+    int64_t lo, hi;
+} zb_tc_rw_desc;
+
+extern const zb_tc_rw_desc zb_tc_rw_opts[ZB_TC_RW_COUNT];
+
+/* rewrite-job-order values, in Iceberg's spelling. */
+typedef enum zb_tc_job_order {
+    ZB_TC_ORDER_JOBS_NONE,
+    ZB_TC_ORDER_BYTES_ASC,
+    ZB_TC_ORDER_BYTES_DESC,
+    ZB_TC_ORDER_FILES_ASC,
+    ZB_TC_ORDER_FILES_DESC
+} zb_tc_job_order;
+
+const char *zb_tc_job_order_name(int order);
+
+/* Values given (a bit per zb_tc_rw in given), from a block or flags. */
+typedef struct zb_tc_rw_values {
+    unsigned given;
+    double v[ZB_TC_RW_COUNT];
+} zb_tc_rw_values;
+
+/* The option whose flag is flag ("--max-files-to-rewrite"), else -1. */
+int zb_tc_rw_for_flag(const char *flag);
+
+/*
+ * Parses text as option id's value (kind and range of zb_tc_rw_opts;
+ * bools as true/false). ZB_OK, or ZB_EUSAGE with why in why (may be
+ * NULL; n bytes).
+ */
+int zb_tc_rw_parse(double *out, zb_tc_rw id, const char *text, char *why,
+                   size_t n);
+
 /* Sections of a block, for presence bits and origins. */
 typedef enum zb_tc_section {
     ZB_TC_SEC_DESCRIPTION,
@@ -186,6 +260,7 @@ typedef struct zb_tc_block {
     /* schedule.<op>.min_interval_minutes, indexed as zb_maint_op_names
      * (ops/maintenance_run.h); -1: not given. */
     int64_t min_interval_minutes[ZB_TC_SCHEDULE_OPS];
+    zb_tc_rw_values rw;                /* the rewrite_data_files keys */
 } zb_tc_block;
 
 typedef enum zb_tc_origin {
@@ -198,6 +273,8 @@ typedef struct zb_tc_effective {
     zb_tc_block block;                 /* pointers borrowed from the config */
     zb_tc_origin origin[ZB_TC_SEC_COUNT];
     int listed;                        /* the table has its own block */
+    unsigned rw_from_table;            /* block.rw keys the table's own
+                                          block gave (bit per zb_tc_rw) */
 } zb_tc_effective;
 
 /*

@@ -503,7 +503,17 @@ int zb_tc__parse_block(zb_tc_parser *p, const json_t *obj, const char *path,
                                         "target_file_size_bytes",
                                         "min_input_files", "retention",
                                         "max_concurrent_file_group_rewrites",
-                                        "schedule", NULL };
+                                        "schedule", "min_file_size_bytes",
+                                        "max_file_size_bytes", "rewrite_all",
+                                        "delete_file_threshold",
+                                        "delete_ratio_threshold",
+                                        "max_file_group_size_bytes",
+                                        "partial_progress_enabled",
+                                        "partial_progress_max_commits",
+                                        "max_files_to_rewrite",
+                                        "rewrite_job_order", "output_spec_id",
+                                        "use_starting_sequence_number",
+                                        NULL };
     char kp[TC_PATH];
     const json_t *v;
     int rc;
@@ -576,7 +586,7 @@ int zb_tc__parse_block(zb_tc_parser *p, const json_t *obj, const char *path,
             return rc;
         b->present |= 1u << ZB_TC_SEC_SCHEDULE;
     }
-    return ZB_OK;
+    return zb_tc__parse_rewrite(p, obj, path, &b->rw);
 }
 
 /* "db" or "db.raw": levels non-empty. */

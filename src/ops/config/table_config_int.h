@@ -79,6 +79,10 @@ int zb_tc__want_string(zb_tc_parser *p, const json_t *v, const char *path,
 int zb_tc__want_enum(zb_tc_parser *p, const json_t *v, const char *path,
                      const char *const *names, size_t n, size_t *out);
 
+/* The rewrite_data_files keys of a block (table_config_rewrite.c). */
+int zb_tc__parse_rewrite(zb_tc_parser *p, const json_t *obj,
+                         const char *path, zb_tc_rw_values *out);
+
 /* One table block (table_config_block.c); b gets the built-ins first. */
 int zb_tc__parse_block(zb_tc_parser *p, const json_t *obj, const char *path,
                        zb_tc_block *b);

@@ -111,6 +111,13 @@ static void overlay(zb_tc_effective *out, const zb_tc_block *src,
         b->retention = src->retention;   /* whole */
         out->origin[ZB_TC_SEC_RETENTION] = origin;
     }
+    for (int k = 0; k < ZB_TC_RW_COUNT; k++)   /* per key */
+        if (src->rw.given & (1u << k)) {
+            b->rw.given |= 1u << k;
+            b->rw.v[k] = src->rw.v[k];
+            if (origin == ZB_TC_FROM_TABLE)
+                out->rw_from_table |= 1u << k;
+        }
     if (has(src, ZB_TC_SEC_SCHEDULE)) {  /* per operation */
         for (size_t i = 0; i < ZB_TC_SCHEDULE_OPS; i++)
             if (src->min_interval_minutes[i] != ZB_UNSET)
@@ -399,6 +406,28 @@ static int put_block(zb_buf *b, const zb_tc_effective *e)
     if (rc == ZB_OK)
         rc = put_retention(b, &k->retention,
                            mark(e->origin[ZB_TC_SEC_RETENTION]));
+    /* the rewrite_data_files keys given (their defaults are compaction's,
+     * ops/compact/compact_options.h) */
+    for (int i = 0; i < ZB_TC_RW_COUNT && rc == ZB_OK; i++) {
+        const zb_tc_rw_desc *d = &zb_tc_rw_opts[i];
+        const char *m = mark((e->rw_from_table & (1u << i)) || !e->listed
+                                 ? ZB_TC_FROM_TABLE : ZB_TC_FROM_DEFAULTS);
+        double v = k->rw.v[i];
+
+        if (!(k->rw.given & (1u << i)))
+            continue;
+        if (d->kind == ZB_TC_RW_BOOL)
+            rc = zb_buf_appendf(b, "  %-24s %s%s\n", d->key,
+                                v != 0 ? "true" : "false", m);
+        else if (d->kind == ZB_TC_RW_ORDER)
+            rc = zb_buf_appendf(b, "  %-24s %s%s\n", d->key,
+                                zb_tc_job_order_name((int)v), m);
+        else if (d->kind == ZB_TC_RW_RATIO)
+            rc = zb_buf_appendf(b, "  %-24s %g%s\n", d->key, v, m);
+        else
+            rc = zb_buf_appendf(b, "  %-24s %lld%s\n", d->key,
+                                (long long)v, m);
+    }
     /* only the operations given: the planner's defaults are serve's */
     for (size_t i = 0; i < ZB_TC_SCHEDULE_OPS && rc == ZB_OK; i++)
         if (k->min_interval_minutes[i] >= 0)

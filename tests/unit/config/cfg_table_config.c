@@ -100,9 +100,33 @@ static const bad_case bad_cases[] = {
     { "{\"colour\":1}", "defaults.colour: unknown key (allowed: "
       "description, partition, partition_evolution, ordering, "
       "target_file_size_bytes, min_input_files, retention, "
-      "max_concurrent_file_group_rewrites, schedule)" },
+      "max_concurrent_file_group_rewrites, schedule, min_file_size_bytes, "
+      "max_file_size_bytes, rewrite_all, delete_file_threshold, "
+      "delete_ratio_threshold, max_file_group_size_bytes, "
+      "partial_progress_enabled, partial_progress_max_commits, "
+      "max_files_to_rewrite, rewrite_job_order, output_spec_id, "
+      "use_starting_sequence_number)" },
     { "{\"description\":5}",
       "defaults.description: must be a string (got an integer)" },
+    /* issue 21: the rewrite_data_files keys */
+    { "{\"delete_ratio_threshold\":0}",
+      "defaults.delete_ratio_threshold: must be a number above 0, at most 1 "
+      "(got 0)" },
+    { "{\"delete_ratio_threshold\":\"x\"}",
+      "defaults.delete_ratio_threshold: must be a number above 0, at most 1 "
+      "(got a string)" },
+    { "{\"rewrite_job_order\":\"random\"}",
+      "defaults.rewrite_job_order: 'random' is not one of none, bytes-asc, "
+      "bytes-desc, files-asc, files-desc" },
+    { "{\"max_files_to_rewrite\":0}",
+      "defaults.max_files_to_rewrite: must be >= 1 (got 0)" },
+    { "{\"partial_progress_max_commits\":1.5}",
+      "defaults.partial_progress_max_commits: must be a whole number (got a "
+      "fraction)" },
+    { "{\"rewrite_all\":1}",
+      "defaults.rewrite_all: must be true or false (got an integer)" },
+    { "{\"min_file_size_bytes\":-1}",
+      "defaults.min_file_size_bytes: must be >= 0 (got -1)" },
     { "{\"target_file_size_bytes\":99}",
       "defaults.target_file_size_bytes: must be >= 100 (got 99)" },
     { "{\"target_file_size_bytes\":\"128MB\"}",

@@ -37,3 +37,15 @@ target_link_libraries(test_ops_compact_carry_map PRIVATE zbtest zb_ops)
 add_test(NAME test_ops_compact_carry_map COMMAND test_ops_compact_carry_map)
 set_tests_properties(test_ops_compact_carry_map PROPERTIES LABELS unit
   TIMEOUT 60)
+
+# Issue 21: Iceberg's rewrite_data_files options (compact_options.c, the
+# planner's selection), each against its definition on generated tables.
+add_executable(test_ops_compact_options unit/ops/compact_options_test.c
+  unit/ops/compact_util.c unit/ops/ops_fixture.c
+  unit/ops/ops_fixture_files.c)
+target_include_directories(test_ops_compact_options PRIVATE
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit/ops)
+target_link_libraries(test_ops_compact_options PRIVATE zbtest zb_ops zb_plan)
+add_test(NAME test_ops_compact_options COMMAND test_ops_compact_options)
+set_tests_properties(test_ops_compact_options PROPERTIES LABELS unit
+  TIMEOUT 120)

@@ -78,11 +78,18 @@ static void test_ops_compact_gen__plan(void)
     ZBT_EQ_STR(r.plan.skipped[0].reason,
                "4 candidate file(s) < min_input_files=5");
     zb_compact_result_free(&r);
-    /* Files at or above the target are no candidates, unless all. */
+    /* Files within [min, max] are no candidates, unless all (issue
+     * 21: above max-file-size-bytes, 180% of the target, they are). */
     o.min_input_files = 2;
     o.target_file_bytes = 100;
     ZBT_OK_CTX(ct_compact(&e, &o, &r), &e.ctx);
+    ZBT_EQ_U64(r.plan.n_groups, 4);
+    ZBT_EQ_U64(r.plan.groups[0].why[ZB_COMPACT_WHY_LARGE], 4);
+    zb_compact_result_free(&r);
+    o.max_file_bytes = INT64_MAX;
+    ZBT_OK_CTX(ct_compact(&e, &o, &r), &e.ctx);
     ZBT_EQ_U64(r.plan.n_groups, 0);
+    ZBT_EQ_U64(r.plan.kept_in_range, 16);
     zb_compact_result_free(&r);
     o.rewrite_all = 1;
     ZBT_OK_CTX(ct_compact(&e, &o, &r), &e.ctx);
