@@ -414,12 +414,20 @@ static void test_table_metadata_update__find_latest(void)
     ZBT_OK_CTX(rc, &ctx);
     ZBT_CONTAINS(uri, "/metadata/00011-aaa.metadata.json");
     zb_free(uri);
-    /* Gzipped metadata is found and refused. */
+    /* Gzipped metadata is found as the same versions. */
     put(dir, "00012-ccc.gz.metadata.json", "x");
     uri = latest(dir, &rc, &ctx);
-    ZBT_RC(rc, ZB_EUNSUPPORTED);
-    ZBT_CONTAINS(ctx.err.msg, "gzip");
-    ZBT_CHECK(uri == NULL);
+    ZBT_OK_CTX(rc, &ctx);
+    ZBT_CONTAINS(uri, "/metadata/00012-ccc.gz.metadata.json");
+    zb_free(uri);
+    /* A hint's version N is vN.gz.metadata.json when that is the file. */
+    put(dir, "v20.gz.metadata.json", "x");
+    put(dir, "version-hint.text", "20");
+    uri = latest(dir, &rc, &ctx);
+    ZBT_OK_CTX(rc, &ctx);
+    ZBT_CONTAINS(uri, "/metadata/v20.gz.metadata.json");
+    zb_free(uri);
+    put(dir, "version-hint.text", "");
 }
 
 const zbt_case test_table_metadata_update[] = {
