@@ -291,6 +291,41 @@ int zb_catalog__path_writable(zb_ctx *ctx, const char *folder)
                    "it as namespace.table", folder);
 }
 
+static int not_newest(zb_ctx *ctx, const char *named, const char *newest)
+{
+    if (strcmp(named, newest) == 0)
+        return ZB_OK;
+    return zb_fail(ctx, ZB_EREFUSED, "%s is not the table's newest metadata "
+                   "file (%s is): a change must start from the newest, or it "
+                   "would fork the table or delete newer files; name the "
+                   "table folder or the newest file", named, newest);
+}
+
+int zb_catalog__path_check_named(zb_catalog *c, zb_ctx *ctx,
+                                 const char *ident)
+{
+    zb_table *t = NULL;
+    char *newest = NULL;
+    int64_t v;
+    int rc;
+
+    if (!names_file(ident))
+        return ZB_OK;
+    if ((rc = load_file(c, ctx, ident, &t)) < 0)
+        return rc;
+    rc = find_newest(&newest, &v, c->io, ctx, t->root);
+    if (rc == ZB_ENOTFOUND)
+        rc = zb_fail(ctx, ZB_EREFUSED, "%s: its table folder %s has no "
+                     "metadata folder of versioned files, so a change "
+                     "cannot follow it (read-only verbs work)", ident,
+                     t->root);
+    else if (rc >= 0)
+        rc = not_newest(ctx, t->metadata_location, newest);
+    zb_free(newest);
+    zb_table_free(t);
+    return rc;
+}
+
 static int path_commit(zb_catalog *c, zb_ctx *ctx, const zb_table *base,
                        const zb_json *requirements_json,
                        const zb_json *updates_json,
@@ -313,14 +348,8 @@ static int path_commit(zb_catalog *c, zb_ctx *ctx, const zb_table *base,
     if ((rc = find_newest(&cur_uri, &v, c->io, ctx, folder)) < 0)
         goto fail;
     if (names_file(base->ident) &&
-        strcmp(cur_uri, base->metadata_location) != 0) {
-        rc = zb_fail(ctx, ZB_EREFUSED, "%s is not the table's newest "
-                     "metadata file (%s is): a commit must start from the "
-                     "newest, or it would fork the table; name the table "
-                     "folder or the newest file", base->metadata_location,
-                     cur_uri);
+        (rc = not_newest(ctx, base->metadata_location, cur_uri)) < 0)
         goto fail;
-    }
     if (v < 0) {
         rc = zb_fail(ctx, ZB_EUNSUPPORTED, "the newest metadata file %s has "
                      "no version number to follow", cur_uri);
