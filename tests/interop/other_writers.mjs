@@ -32,6 +32,7 @@ const { DuckDBInstance } = await import('@duckdb/node-api');
 const avro = (await import('avsc')).default;
 const { referenceScan, findLatestMetadata, readMetadataText, parseMetadataText } =
   await import('./scan_reference.mjs');
+const { readAvroRecords, longType } = await import('./avro/avsc_read.mjs');
 
 const [zamboni, workArg] = process.argv.slice(2);
 if (!zamboni || !workArg) {
@@ -264,32 +265,29 @@ async function maintain(label, table, dir, extra = []) {
 // Rewrites a v1 manifest with a sequence_number field in its entries (null),
 // as some older writers did; its metadata still says format-version 1.
 async function addSequenceNumberField(file) {
-  const { schema, meta, recs, codec } = await new Promise((resolve, reject) => {
-    const recs = [];
-    let info = null;
-    avro.createFileDecoder(file, { readerSchema: undefined })
-      .on('metadata', (type, codec, header) => { info = { type, codec, header }; })
-      .on('data', (r) => recs.push(r))
-      .on('end', () => resolve({ schema: JSON.parse(info.header.meta['avro.schema'].toString()),
-        meta: info.header.meta, recs, codec: info.codec }))
-      .on('error', reject);
-  });
+  const { meta, records } = await readAvroRecords(file);
+  const schema = JSON.parse(meta['avro.schema'].toString());
   const at = schema.fields.findIndex((f) => f.name === 'snapshot_id');
   schema.fields.splice(at + 1, 0, { name: 'sequence_number', type: ['null', 'long'],
     default: null, 'field-id': 3 });
-  const type = avro.Type.forSchema(schema, { wrapUnions: false });
+  const type = avro.Type.forSchema(schema, {
+    registry: { long: longType }, wrapUnions: false,
+    typeHook: (t) => (t === 'long' || (t && t.type === 'long') ? longType : undefined),
+  });
   const metadata = {};
   for (const [k, v] of Object.entries(meta)) if (!k.startsWith('avro.')) metadata[k] = v;
   await new Promise((resolve, reject) => {
-    const enc = avro.createFileEncoder(file + '.tmp', type, { codec: codec === 'deflate' ? 'deflate' : 'null', metadata });
+    const out = fs.createWriteStream(file + '.tmp');
+    const enc = new avro.streams.BlockEncoder(type, { codec: 'null', metadata });
+    enc._schema = schema;   // the header keeps every field-id as written
+    enc.pipe(out);
+    out.on('finish', resolve);
     enc.on('error', reject);
-    fs.createWriteStream(file + '.tmp');
-    enc.on('finish', resolve);
-    for (const r of recs) enc.write({ ...r, sequence_number: null });
+    for (const r of records) enc.write({ ...r, sequence_number: null });
     enc.end();
   });
-  await new Promise((r) => setTimeout(r, 50));
   fs.renameSync(file + '.tmp', file);
+  return String(meta['format-version']);
 }
 
 {
@@ -303,7 +301,8 @@ async function addSequenceNumberField(file) {
   // an older writer's sequence_number field in one v1 manifest
   const mdir = path.join(t, 'metadata');
   const v1man = fs.readdirSync(mdir).filter((n) => /-m\d+\.avro$/.test(n) || (/\.avro$/.test(n) && !n.startsWith('snap-')));
-  await addSequenceNumberField(path.join(mdir, v1man[0]));
+  check('upgraded: the rewritten manifest still says format-version 1',
+    await addSequenceNumberField(path.join(mdir, v1man[0])) === '1');
   // upgrades as Java's upgradeFormatVersion leaves them
   writeNextVersion(t, (m) => {
     m['format-version'] = 2;
@@ -359,6 +358,7 @@ async function addSequenceNumberField(file) {
   const text = fs.readFileSync(cur);
   const notGz = path.join(t, 'metadata', 'v9.gz.metadata.json');
   fs.writeFileSync(notGz, text);
+  fs.writeFileSync(path.join(t, 'metadata', 'version-hint.text'), '9');
   let r = zb(['scan', t, '--count']);
   check('bad: a .gz.metadata.json that is not gzip: exit != 0, named',
     r.code !== 0 && r.err.includes('v9.gz.metadata.json') && /not gzip/.test(r.err),
