@@ -320,7 +320,18 @@ async function addSequenceNumberField(file) {
   }
   check('upgraded: v1, v2 and v3 manifests present', seen.has('1') && seen.has('2') && seen.has('3'),
     [...seen].join(','));
+  // row lineage (spec "First Row ID Assignment"): the first v3 manifest
+  // list gives the files written before the upgrade their row ids
+  const rowIds = async () => (await referenceScan(t, { lineage: true })).rows
+    .map((l) => JSON.parse(l)._row_id);
+  const ids = await rowIds();
+  check('upgraded: every row has a row id, none twice',
+    ids.every((x) => x !== null) && new Set(ids).size === ids.length,
+    `${ids.filter((x) => x === null).length} null of ${ids.length}`);
   await maintain('upgraded v1->v3', t, t);
+  const after = (await rowIds()).sort((a, b) => a - b);
+  check('upgraded: row ids kept through maintenance',
+    same(after, ids.sort((a, b) => a - b)));
 }
 
 // ---- a metadata file with a free name, named directly --------------------
