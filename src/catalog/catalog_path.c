@@ -185,10 +185,11 @@ static char *file_folder(const char *uri, const ice_metadata *m)
 {
     size_t d = dir_len(uri, strlen(uri));
     size_t p = dir_len(uri, d);
+    /* where the folder's last part starts ("metadata/x": at 0) */
+    size_t b = p == 0 && uri[0] != '/' ? 0 : p + 1;
 
-    if (d > 0 && d - p == 9 && strncmp(uri + d - 8, "metadata", 8) == 0 &&
-        uri[p] == '/')
-        return zb_strndup(uri, p > 0 ? p : 1);
+    if (d >= 8 && d - b == 8 && strncmp(uri + b, "metadata", 8) == 0)
+        return b == 0 ? zb_strdup(".") : zb_strndup(uri, p > 0 ? p : 1);
     if (m->location != NULL && m->location[0] != '\0') {
         const char *loc = m->location;
         int local = zb_catalog__scheme_len(loc) == 0 ||
@@ -291,9 +292,34 @@ int zb_catalog__path_writable(zb_ctx *ctx, const char *folder)
                    "it as namespace.table", folder);
 }
 
+/* A local path without file: and its authority, leading "./" and
+ * doubled slashes, so that two spellings of one file compare equal. */
+static const char *plain_path(char *out, size_t cap, const char *uri)
+{
+    size_t n = 0;
+
+    if (zb_str_starts_with(uri, "file://")) {
+        uri += 7;
+        while (*uri && *uri != '/')
+            uri++;
+    } else if (zb_str_starts_with(uri, "file:")) {
+        uri += 5;
+    }
+    while (uri[0] == '.' && uri[1] == '/')
+        uri += 2;
+    for (; *uri && n + 1 < cap; uri++)
+        if (!(*uri == '/' && n > 0 && out[n - 1] == '/'))
+            out[n++] = *uri;
+    out[n] = '\0';
+    return out;
+}
+
 static int not_newest(zb_ctx *ctx, const char *named, const char *newest)
 {
-    if (strcmp(named, newest) == 0)
+    char a[PATH_MAX_BYTES], b[PATH_MAX_BYTES];
+
+    if (strcmp(plain_path(a, sizeof a, named),
+               plain_path(b, sizeof b, newest)) == 0)
         return ZB_OK;
     return zb_fail(ctx, ZB_EREFUSED, "%s is not the table's newest metadata "
                    "file (%s is): a change must start from the newest, or it "

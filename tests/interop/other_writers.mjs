@@ -34,7 +34,8 @@ const { referenceScan, findLatestMetadata, readMetadataText, parseMetadataText }
   await import('./scan_reference.mjs');
 const { readAvroRecords, longType } = await import('./avro/avsc_read.mjs');
 
-const [zamboni, workArg] = process.argv.slice(2);
+const [zamboniArg, workArg] = process.argv.slice(2);
+const zamboni = zamboniArg && path.resolve(zamboniArg);
 if (!zamboni || !workArg) {
   console.error('usage: node other_writers.mjs ZAMBONI WORK_DIR');
   process.exit(2);
@@ -51,8 +52,8 @@ function check(name, ok, detail = '') {
   else { failed++; console.log(`FAIL ${name}${detail ? ': ' + detail : ''}`); }
 }
 
-function zb(args) {
-  const r = spawnSync(zamboni, args, { encoding: 'utf8', env, maxBuffer: 1 << 28 });
+function zb(args, cwd = undefined) {
+  const r = spawnSync(zamboni, args, { encoding: 'utf8', env, cwd, maxBuffer: 1 << 28 });
   return { code: r.status, out: r.stdout || '', err: r.stderr || '' };
 }
 
@@ -356,6 +357,12 @@ async function addSequenceNumberField(file) {
   const o = zb(['remove-orphans', latest, '--older-than-days', '1']);
   check('named: remove-orphans from an older file refused, exit 3',
     o.code === 3 && /newest/.test(o.err), `${o.code}: ${o.err}`);
+  const newest = findLatestMetadata(t);
+  let e = zb(['expire', `file:${newest}`, '--max-snapshot-age-days', '0',
+    '--min-snapshots-to-keep', '1']);
+  check('named: expire from the newest file as a file: URI', e.code === 0, e.err);
+  e = zb(['expire', path.relative(t, findLatestMetadata(t))], t);
+  check('named: expire from the newest file as a relative path', e.code === 0, e.err);
   check('named: rows kept', same(await refRows(t), want));
 }
 
