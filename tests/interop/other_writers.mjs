@@ -112,8 +112,9 @@ function walk(dir, out = []) {
   return out;
 }
 
-// A Hadoop checksum file beside every file that has none, made old so
-// that only ownership keeps it from remove-orphans.
+// A Hadoop checksum file beside every file that has none. Young, so that
+// a checksum file whose file went is gone only if it went with it (not by
+// remove-orphans' age rule); the test ages some itself.
 const OLD = (Date.now() - 3 * 86400000) / 1000;
 function addChecksums(dir) {
   for (const f of walk(dir)) {
@@ -123,7 +124,6 @@ function addChecksums(dir) {
     if (fs.existsSync(crc)) continue;
     fs.writeFileSync(crc, Buffer.concat([Buffer.from('crc\0\0\0\x02\0'),
       Buffer.alloc(4)]));
-    fs.utimesSync(crc, OLD, OLD);
   }
 }
 // Every checksum file whose file exists must still be there.
@@ -185,10 +185,15 @@ async function maintain(label, table, dir, extra = []) {
   await parquetBatch(path.join(t, 'data', 'b'), 200, 300);
   addFiles(t, path.join(t, 'data', 'a'), ['--create']);
   const gzName = writeNextVersion(t, (m) => {
-    m.properties = { ...(m.properties || {}), 'write.metadata.compression-codec': 'gzip' };
+    m.properties = { ...(m.properties || {}), 'write.metadata.compression-codec': 'gzip',
+      'write.metadata.delete-after-commit.enabled': 'true',
+      'write.metadata.previous-versions-max': '2' };
   }, true);
   addChecksums(t);
   // an orphan and a checksum file whose file is gone, both old
+  // a live file's checksum file as old as an orphan: kept by ownership
+  const oldCrc = path.join(t, 'metadata', '.version-hint.text.crc');
+  fs.utimesSync(oldCrc, OLD, OLD);
   const orphan = path.join(t, 'data', 'orphan.parquet');
   fs.copyFileSync(path.join(t, 'data', 'a', 'part-0.parquet'), orphan);
   fs.utimesSync(orphan, OLD, OLD);
@@ -216,6 +221,14 @@ async function maintain(label, table, dir, extra = []) {
     /\.gz\.metadata\.json$/.test(last) && isGzip(last), last);
   const lost = checksumsOfLive(t, crcs);
   check('crc: no live file\'s checksum file deleted', lost.length === 0, lost.join(' '));
+  const left = crcs.filter((crc) => fs.existsSync(crc) &&
+    !fs.existsSync(path.join(path.dirname(crc), path.basename(crc).slice(1, -4))));
+  const went = crcs.filter((crc) =>
+    !fs.existsSync(path.join(path.dirname(crc), path.basename(crc).slice(1, -4))));
+  check(`crc: every checksum file whose file went (${went.length}: compact, expire, ` +
+    'metadata pruning) went too', went.length > 0 && left.length === 0, left.join(' '));
+  check('crc: an old checksum file of a live file kept', fs.existsSync(oldCrc) &&
+    fs.existsSync(path.join(t, 'metadata', 'version-hint.text')));
   check('crc: the orphan and its checksum file deleted',
     !fs.existsSync(orphan) && !fs.existsSync(path.join(t, 'data', '.orphan.parquet.crc')));
   check('crc: a checksum file whose file is gone deleted', !fs.existsSync(stray));
