@@ -31,8 +31,8 @@ static void one(const char *bytes, size_t size)
             abort();
         return;
     }
-    if (ice_metadata_write_file(&out, m, &ctx, "v2.gz.metadata.json") != ZB_OK ||
-        out.len < 2 || (unsigned char)out.ptr[0] != 0x1f ||
+    if (ice_metadata_write_file(&out, m, &ctx, "v2.gz.metadata.json") !=
+            ZB_OK || out.len < 2 || (unsigned char)out.ptr[0] != 0x1f ||
         (unsigned char)out.ptr[1] != 0x8b)
         abort();
     if (ice_metadata_parse(&again, &ctx, out.ptr, out.len, "again") != ZB_OK)

@@ -264,8 +264,9 @@ typedef struct zb_reach_deleted {
  * Deletes every path of f (rewound first) in batches on threads (0: 4)
  * threads, and with each path deleted (or already gone) outside object
  * stores its checksum file .NAME.crc if there is one (not counted: it
- * goes with its file). A failed deletion is counted and logged, never fatal; the
- * first failure's message is left in ctx->err with code ZB_OK returned.
+ * goes with its file). A failed deletion is counted and logged, never
+ * fatal; the first failure's message is left in ctx->err with code ZB_OK
+ * returned.
  * Returns ZB_OK, ZB_ENOMEM, ZB_EIO (reading f), ZB_ECANCELED.
  */
 int zb_reach_delete(zb_reach_deleted *out, zb_pathfile *f, zb_io *io,

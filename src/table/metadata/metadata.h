@@ -301,8 +301,8 @@ int ice_metadata_write_file(zb_buf *out, const ice_metadata *m,
  * (equal versions: the newest modification time, then the greater name).
  * Gzipped metadata (vN.gz.metadata.json, .metadata.json.gz) counts as
  * the same versions; a hint's version N is vN.metadata.json or
- * vN.gz.metadata.json, whichever exists. *uri_out is freed with zb_free. ZB_ENOTFOUND when the
- * folder has no metadata file.
+ * vN.gz.metadata.json, whichever exists. *uri_out is freed with zb_free.
+ * ZB_ENOTFOUND when the folder has no metadata file.
  */
 int ice_metadata_find_latest(char **uri_out, zb_io *io, zb_ctx *ctx,
                              const char *table_dir);
