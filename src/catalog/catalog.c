@@ -299,6 +299,14 @@ int zb_catalog_check_writable(zb_catalog *c, zb_ctx *ctx, const char *ident)
     return zb_catalog__path_check_named(c, ctx, ident);
 }
 
+int zb_catalog_check_current(zb_catalog *c, zb_ctx *ctx, const char *ident)
+{
+    ZB_ASSERT_ARG(c && ctx && ident);
+    if (c->kind != ZB_CATALOG_PATH)
+        return ZB_OK;
+    return zb_catalog__path_check_named(c, ctx, ident);
+}
+
 int zb_catalog_commit(zb_catalog *c, zb_ctx *ctx, const zb_table *base,
                       const zb_json *requirements_json,
                       const zb_json *updates_json,

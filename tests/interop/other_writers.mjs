@@ -376,6 +376,8 @@ async function addSequenceNumberField(file) {
   check('named: expire from the newest file as a file: URI', e.code === 0, e.err);
   e = zb(['expire', path.relative(t, findLatestMetadata(t))], t);
   check('named: expire from the newest file as a relative path', e.code === 0, e.err);
+  e = zb(['remove-orphans', findLatestMetadata(t), '--older-than-days', '1']);
+  check('named: remove-orphans from the newest file', e.code === 0, e.err);
   check('named: rows kept', same(await refRows(t), want));
 }
 
