@@ -25,6 +25,7 @@ debs=(
     lintian             # the package checked for errors
     bash-completion     # the completion script's home (/usr/share/bash-completion)
     adduser             # the maintainer scripts' system user
+    sqlite3             # tests/interop/other_writers.mjs: another writer's catalog commit
 )
 
 missing=()

@@ -290,9 +290,21 @@ int zb_catalog_register_table(zb_catalog *c, zb_ctx *ctx, const char *ident,
 int zb_catalog_check_writable(zb_catalog *c, zb_ctx *ctx, const char *ident)
 {
     ZB_ASSERT_ARG(c && ctx && ident);
+    int rc;
+
     if (c->kind != ZB_CATALOG_PATH)
         return ZB_OK;
-    return zb_catalog__path_writable(ctx, ident);
+    if ((rc = zb_catalog__path_writable(ctx, ident)) < 0)
+        return rc;
+    return zb_catalog__path_check_named(c, ctx, ident);
+}
+
+int zb_catalog_check_current(zb_catalog *c, zb_ctx *ctx, const char *ident)
+{
+    ZB_ASSERT_ARG(c && ctx && ident);
+    if (c->kind != ZB_CATALOG_PATH)
+        return ZB_OK;
+    return zb_catalog__path_check_named(c, ctx, ident);
 }
 
 int zb_catalog_commit(zb_catalog *c, zb_ctx *ctx, const zb_table *base,

@@ -207,7 +207,8 @@ int zb_catalog_register_table(zb_catalog *c, zb_ctx *ctx, const char *ident,
                               const char *metadata_location, zb_table **out);
 
 /*
- * Whether tables of c can be changed at all (no I/O): ZB_OK, or
+ * Whether tables of c can be changed at all (no I/O but for a named
+ * metadata file, see zb_catalog_check_current): ZB_OK, or
  * ZB_EREFUSED (exit 3) for a table folder (PATH) on an object store
  * (zb_io_is_object_store): without a catalog a commit would rely on the
  * store alone, and an object store has no atomic rename or honoured
@@ -219,6 +220,15 @@ int zb_catalog_register_table(zb_catalog *c, zb_ctx *ctx, const char *ident,
  * (remove-orphans) ask first.
  */
 int zb_catalog_check_writable(zb_catalog *c, zb_ctx *ctx, const char *ident);
+
+/*
+ * For a PATH ident that names a metadata file (a name ending in .json or
+ * .json.gz): ZB_EREFUSED unless that file is its table folder's newest
+ * (a change from an older one would fork the table, a deletion from it
+ * lose newer files), naming the newest; zb_catalog_check_writable checks
+ * this too. ZB_OK for every other ident and catalog.
+ */
+int zb_catalog_check_current(zb_catalog *c, zb_ctx *ctx, const char *ident);
 
 /*
  * Commits requirements (JSON array of TableRequirement) and updates (JSON

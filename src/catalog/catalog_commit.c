@@ -22,6 +22,7 @@
 #include "util/err.h"
 #include "util/log.h"
 #include "util/str.h"
+#include "zamboni/io_s3.h"
 
 int64_t zb_catalog__metadata_version(const char *uri)
 {
@@ -146,6 +147,22 @@ done:
     return rc;
 }
 
+/* Hadoop's checksum file .NAME.crc of a local file goes with it. */
+static void delete_checksum(zb_io *io, zb_ctx *ctx, const char *uri)
+{
+    const char *slash = strrchr(uri, '/');
+    zb_buf crc = ZB_BUF_INIT(8192 + 8);
+    size_t dir = slash ? (size_t)(slash - uri) + 1 : 0;
+
+    if (zb_io_is_object_store(uri))
+        return;
+    if (zb_buf_append(&crc, uri, dir) == 0 &&
+        zb_buf_appendf(&crc, ".%s.crc", uri + dir) == 0)
+        (void)zb_io_delete(io, ctx, crc.ptr);
+    zb_err_clear(&ctx->err);
+    zb_buf_free(&crc);
+}
+
 static int in_log(const ice_metadata *m, const char *file)
 {
     size_t i;
@@ -182,8 +199,10 @@ size_t zb_catalog__prune(zb_io *io, zb_ctx *ctx, const zb_table *t,
         }
         if (rc >= 0)
             rc = zb_io_delete(io, ctx, uri.ptr);
-        if (rc >= 0)
+        if (rc >= 0) {
             deleted++;
+            delete_checksum(io, ctx, uri.ptr);
+        }
         else if (rc != ZB_ENOTFOUND)
             zb_log_warn(ctx, "pruning old metadata file %s: %s", f,
                         ctx->err.msg);

@@ -77,6 +77,11 @@ int zb_catalog__path_open(zb_catalog *c, zb_ctx *ctx,
 /* ZB_EREFUSED for a table folder on an object store (catalog.h,
  * zb_catalog_check_writable); ZB_OK otherwise. */
 int zb_catalog__path_writable(zb_ctx *ctx, const char *folder);
+/* For an ident naming a metadata file: ZB_EREFUSED unless it is its
+ * table folder's newest (a change from an older one would fork the table,
+ * a deletion from it lose newer files); ZB_OK for a folder. */
+int zb_catalog__path_check_named(zb_catalog *c, zb_ctx *ctx,
+                                 const char *ident);
 /* SQLITE and POSTGRES: cfg->sqldb, or the database cfg names. */
 int zb_catalog__sql_open_config(zb_catalog *c, zb_ctx *ctx,
                                 const zb_catalog_config *cfg);

@@ -21,6 +21,17 @@
  * Create: metadata/v1.metadata.json and version-hint.text in a folder that
  * has no metadata yet.
  *
+ * Gzip: with write.metadata.compression-codec=gzip the next file is
+ * v<N+1>.gz.metadata.json, gzip-compressed (Java's HadoopTableOperations
+ * names); the newest is found whichever codec each version has.
+ *
+ * A metadata file named directly (an ident ending in .json or .json.gz,
+ * any name): it is the table's metadata as it is. Its table folder is the
+ * folder above it when it lies in a "metadata" folder, else its recorded
+ * location (else the folder it lies in). A commit from it must start from
+ * the folder's newest metadata: any other file is refused (ZB_EREFUSED,
+ * saying which file is the newest), as the commit would fork the table.
+ *
  * A folder on an object store is read-only: both the version's file that
  * must not exist yet and the hint rely on the store for atomicity, which
  * S3 and its kin do not give (no rename; If-None-Match is not honoured
@@ -53,13 +64,32 @@ static char *folder_dup(const char *ident)
     return zb_strndup(ident, n);
 }
 
-static int version_uri(zb_buf *b, zb_ctx *ctx, const char *folder, int64_t v)
+/* metadata/v<v>.metadata.json, or v<v>.gz.metadata.json when gz. */
+static int version_uri(zb_buf *b, zb_ctx *ctx, const char *folder, int64_t v,
+                       int gz)
 {
     zb_buf_clear(b);
-    if (zb_buf_appendf(b, "%s/metadata/v%lld.metadata.json", folder,
-                       (long long)v) < 0)
+    if (zb_buf_appendf(b, "%s/metadata/v%lld%s.metadata.json", folder,
+                       (long long)v, gz ? ".gz" : "") < 0)
         return zb_fail_oom(ctx);
     return ZB_OK;
+}
+
+/* 1 when ident names a metadata file rather than a table folder. */
+static int names_file(const char *ident)
+{
+    return zb_str_ends_with(ident, ".json") ||
+           zb_str_ends_with(ident, ".json.gz");
+}
+
+/* The length of uri's folder (up to its last '/'), 0 when none. */
+static size_t dir_len(const char *uri, size_t n)
+{
+    while (n > 0 && uri[n - 1] != '/')
+        n--;
+    while (n > 1 && uri[n - 1] == '/')
+        n--;
+    return n;
 }
 
 /*
@@ -81,11 +111,17 @@ static int find_newest(char **uri_out, int64_t *version_out, zb_io *io,
         return rc;
     v = zb_catalog__metadata_version(uri);
     while (v >= 0) {
-        if ((rc = version_uri(&next, ctx, folder, v + 1)) < 0)
-            goto done;
-        rc = zb_io_stat_uri(&st, io, ctx, next.ptr);
-        if (rc == ZB_ENOTFOUND) {
+        int gz;
+
+        for (gz = 0; gz < 2; gz++) {
+            if ((rc = version_uri(&next, ctx, folder, v + 1, gz)) < 0)
+                goto done;
+            rc = zb_io_stat_uri(&st, io, ctx, next.ptr);
+            if (rc != ZB_ENOTFOUND)
+                break;
             zb_err_clear(&ctx->err);
+        }
+        if (rc == ZB_ENOTFOUND) {
             rc = ZB_OK;
             break;
         }
@@ -109,14 +145,15 @@ done:
 
 /* A table for folder with its metadata (taken over) and path remaps. */
 static int path_table(zb_table **out, zb_ctx *ctx, const zb_catalog *c,
-                      const char *folder, const char *uri, ice_metadata *m)
+                      const char *ident, const char *folder, const char *uri,
+                      ice_metadata *m)
 {
     zb_table *t = NULL;
     const char *loc = m->location;
     size_t n;
     int rc;
 
-    if ((rc = zb_table__new(&t, ctx, c, folder, uri, m, folder)) < 0)
+    if ((rc = zb_table__new(&t, ctx, c, ident, uri, m, folder)) < 0)
         return rc;
     t->internal->strip_scheme = 1;
     if (loc != NULL && loc[0] != '\0' && strcmp(loc, folder) != 0) {
@@ -143,6 +180,48 @@ done:
     return rc;
 }
 
+/* The table folder of metadata file uri (names_file above). */
+static char *file_folder(const char *uri, const ice_metadata *m)
+{
+    size_t d = dir_len(uri, strlen(uri));
+    size_t p = dir_len(uri, d);
+    /* where the folder's last part starts ("metadata/x": at 0) */
+    size_t b = p == 0 && uri[0] != '/' ? 0 : p + 1;
+
+    if (d >= 8 && d - b == 8 && strncmp(uri + b, "metadata", 8) == 0)
+        return b == 0 ? zb_strdup(".") : zb_strndup(uri, p > 0 ? p : 1);
+    if (m->location != NULL && m->location[0] != '\0') {
+        const char *loc = m->location;
+        int local = zb_catalog__scheme_len(loc) == 0 ||
+                    zb_str_starts_with(loc, "file:");
+
+        /* a location this io reads the same way as the file itself */
+        if (zb_io_is_object_store(uri) ? zb_io_is_object_store(loc) : local)
+            return folder_dup(loc);
+    }
+    return d > 0 ? zb_strndup(uri, d) : zb_strdup(".");
+}
+
+static int load_file(zb_catalog *c, zb_ctx *ctx, const char *ident,
+                     zb_table **out)
+{
+    char *folder = NULL;
+    ice_metadata *m = NULL;
+    int rc;
+
+    if ((rc = ice_metadata_load(&m, c->io, ctx, ident)) < 0) {
+        zb_err_prefix(ctx, "metadata file %s", ident);
+        return rc;
+    }
+    if ((folder = file_folder(ident, m)) == NULL) {
+        ice_metadata_free(m);
+        return zb_fail_oom(ctx);
+    }
+    rc = path_table(out, ctx, c, ident, folder, ident, m);
+    zb_free(folder);
+    return rc;
+}
+
 static int path_load(zb_catalog *c, zb_ctx *ctx, const char *ident,
                      zb_table **out)
 {
@@ -151,6 +230,8 @@ static int path_load(zb_catalog *c, zb_ctx *ctx, const char *ident,
     int64_t v;
     int rc;
 
+    if (names_file(ident))
+        return load_file(c, ctx, ident, out);
     if ((folder = folder_dup(ident)) == NULL)
         return zb_fail_oom(ctx);
     if ((rc = find_newest(&uri, &v, c->io, ctx, folder)) < 0) {
@@ -161,7 +242,7 @@ static int path_load(zb_catalog *c, zb_ctx *ctx, const char *ident,
         zb_err_prefix(ctx, "table folder %s", folder);
         goto done;
     }
-    rc = path_table(out, ctx, c, folder, uri, m);
+    rc = path_table(out, ctx, c, folder, folder, uri, m);
 done:
     zb_free(folder);
     zb_free(uri);
@@ -211,6 +292,66 @@ int zb_catalog__path_writable(zb_ctx *ctx, const char *folder)
                    "it as namespace.table", folder);
 }
 
+/* A local path without file: and its authority, leading "./" and
+ * doubled slashes, so that two spellings of one file compare equal. */
+static const char *plain_path(char *out, size_t cap, const char *uri)
+{
+    size_t n = 0;
+
+    if (zb_str_starts_with(uri, "file://")) {
+        uri += 7;
+        while (*uri && *uri != '/')
+            uri++;
+    } else if (zb_str_starts_with(uri, "file:")) {
+        uri += 5;
+    }
+    while (uri[0] == '.' && uri[1] == '/')
+        uri += 2;
+    for (; *uri && n + 1 < cap; uri++)
+        if (!(*uri == '/' && n > 0 && out[n - 1] == '/'))
+            out[n++] = *uri;
+    out[n] = '\0';
+    return out;
+}
+
+static int not_newest(zb_ctx *ctx, const char *named, const char *newest)
+{
+    char a[PATH_MAX_BYTES], b[PATH_MAX_BYTES];
+
+    if (strcmp(plain_path(a, sizeof a, named),
+               plain_path(b, sizeof b, newest)) == 0)
+        return ZB_OK;
+    return zb_fail(ctx, ZB_EREFUSED, "%s is not the table's newest metadata "
+                   "file (%s is): a change must start from the newest, or it "
+                   "would fork the table or delete newer files; name the "
+                   "table folder or the newest file", named, newest);
+}
+
+int zb_catalog__path_check_named(zb_catalog *c, zb_ctx *ctx,
+                                 const char *ident)
+{
+    zb_table *t = NULL;
+    char *newest = NULL;
+    int64_t v;
+    int rc;
+
+    if (!names_file(ident))
+        return ZB_OK;
+    if ((rc = load_file(c, ctx, ident, &t)) < 0)
+        return rc;
+    rc = find_newest(&newest, &v, c->io, ctx, t->root);
+    if (rc == ZB_ENOTFOUND)
+        rc = zb_fail(ctx, ZB_EREFUSED, "%s: its table folder %s has no "
+                     "metadata folder of versioned files, so a change "
+                     "cannot follow it (read-only verbs work)", ident,
+                     t->root);
+    else if (rc >= 0)
+        rc = not_newest(ctx, t->metadata_location, newest);
+    zb_free(newest);
+    zb_table_free(t);
+    return rc;
+}
+
 static int path_commit(zb_catalog *c, zb_ctx *ctx, const zb_table *base,
                        const zb_json *requirements_json,
                        const zb_json *updates_json,
@@ -232,6 +373,9 @@ static int path_commit(zb_catalog *c, zb_ctx *ctx, const zb_table *base,
         return rc;
     if ((rc = find_newest(&cur_uri, &v, c->io, ctx, folder)) < 0)
         goto fail;
+    if (names_file(base->ident) &&
+        (rc = not_newest(ctx, base->metadata_location, cur_uri)) < 0)
+        goto fail;
     if (v < 0) {
         rc = zb_fail(ctx, ZB_EUNSUPPORTED, "the newest metadata file %s has "
                      "no version number to follow", cur_uri);
@@ -241,12 +385,14 @@ static int path_commit(zb_catalog *c, zb_ctx *ctx, const zb_table *base,
                                 (const zb_json *)requirements,
                                 (const zb_json *)updates, -1)) < 0)
         goto fail;
-    if ((rc = version_uri(&next_uri, ctx, folder, v + 1)) < 0 ||
-        (rc = ice_metadata_write(&json, next, ctx)) < 0)
+    if ((rc = version_uri(&next_uri, ctx, folder, v + 1,
+                          ice_metadata_gzip_codec(next))) < 0 ||
+        (rc = ice_metadata_write_file(&json, next, ctx, next_uri.ptr)) < 0)
         goto fail;
     /* Everything that may fail is done before the file appears: after
-     * that, the commit has happened and must be reported so. */
-    rc = path_table(&nt, ctx, c, folder, next_uri.ptr, next);
+     * that, the commit has happened and must be reported so. The new
+     * state is the folder's, whatever file the base was named by. */
+    rc = path_table(&nt, ctx, c, folder, folder, next_uri.ptr, next);
     next = NULL;
     if (rc < 0)
         goto fail;
@@ -300,15 +446,16 @@ static int path_create(zb_catalog *c, zb_ctx *ctx, const char *ident,
     if (rc != ZB_ENOTFOUND)
         goto done;
     zb_err_clear(&ctx->err);
-    if ((rc = version_uri(&path, ctx, folder, 1)) < 0 ||
-        (rc = ice_metadata_write(&json, first, ctx)) < 0)
+    if ((rc = version_uri(&path, ctx, folder, 1,
+                          ice_metadata_gzip_codec(first))) < 0 ||
+        (rc = ice_metadata_write_file(&json, first, ctx, path.ptr)) < 0)
         goto done;
     if ((rc = zb_io_write_new(c->io, ctx, path.ptr, json.ptr, json.len)) < 0)
         goto done;
     write_hint(c, ctx, folder, 1);
     if ((rc = ice_metadata_parse(&m, ctx, json.ptr, json.len, path.ptr)) < 0)
         goto done;
-    rc = path_table(out, ctx, c, folder, path.ptr, m);
+    rc = path_table(out, ctx, c, folder, folder, path.ptr, m);
 done:
     if (rc < 0 && rc != ZB_EEXISTS)
         zb_err_prefix(ctx, "table folder %s: create", folder);

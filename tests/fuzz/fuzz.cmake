@@ -83,8 +83,19 @@ zb_fuzz_target(fuzz_avro_decode LINK zb_avro
 # (apache/impala Apache-2.0, duckdb/duckdb-iceberg and hyparam/icebird MIT)
 # and the synthetic v1/v2/v3 documents of tests/unit/table/metadata.c.
 zb_fuzz_target(fuzz_table_metadata LINK zb_table_metadata
-  INSTRUMENT zb_table_metadata zb_io zb_util
-  EXTERNAL PkgConfig::JANSSON)
+  INSTRUMENT zb_table_metadata zb_codec zb_io zb_util
+  EXTERNAL PkgConfig::JANSSON PkgConfig::ZSTD PkgConfig::SNAPPY
+           PkgConfig::ZLIB PkgConfig::LZ4 PkgConfig::BROTLI)
+
+# Gzip-compressed metadata (write.metadata.compression-codec=gzip): the
+# input is taken as a gzip stream (the magic forced when missing) and
+# loaded through a .gz.metadata.json name, so the inflater and the name
+# check see every input; what inflates is parsed. Seeds: gzipped fixture
+# metadata, two members, truncated and corrupt streams.
+zb_fuzz_target(fuzz_metadata_gzip LINK zb_table_metadata
+  INSTRUMENT zb_table_metadata zb_codec zb_io zb_util
+  EXTERNAL PkgConfig::JANSSON PkgConfig::ZSTD PkgConfig::SNAPPY
+           PkgConfig::ZLIB PkgConfig::LZ4 PkgConfig::BROTLI)
 
 # Commit requirements and update lists (src/table/commit_*.c) on a fixed
 # v1 or v2 table: a failed apply leaves the metadata unchanged, a

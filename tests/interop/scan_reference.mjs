@@ -45,6 +45,7 @@
 //   node scan_reference.mjs --snapshots TABLE_DIR   (ids, oldest first)
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { readAvro } from './avro/avsc_read.mjs';
 import { hyparquetRawMetadata, hyparquetParsers, canonicalFromHyparquet }
   from './canonical.mjs';
@@ -61,11 +62,20 @@ export function parseMetadataText(text) {
 }
 
 function versionOf(name) {
-  let m = /^v(\d+)\.metadata\.json$/.exec(name);
+  let m = /^v(\d+)(\.gz)?\.metadata\.json(\.gz)?$/.exec(name);
   if (m) return Number(m[1]);
-  m = /^(\d+)-.*\.metadata\.json$/.exec(name);
+  m = /^(\d+)-.*\.metadata\.json(\.gz)?$/.exec(name);
   if (m) return Number(m[1]);
   return -1;
+}
+
+// A metadata file's text: gzip (write.metadata.compression-codec=gzip)
+// inflated by node's own zlib.
+export function readMetadataText(file) {
+  const b = fs.readFileSync(file);
+  if (b.length >= 2 && b[0] === 0x1f && b[1] === 0x8b)
+    return zlib.gunzipSync(b).toString('utf8');
+  return b.toString('utf8');
 }
 
 // The newest metadata file: version-hint.text, else the highest version.
@@ -74,9 +84,10 @@ export function findLatestMetadata(dir) {
   const hint = path.join(mdir, 'version-hint.text');
   if (fs.existsSync(hint)) {
     const h = fs.readFileSync(hint, 'utf8').trim();
-    const cand = /^\d+$/.test(h) ? path.join(mdir, `v${h}.metadata.json`)
-                                 : path.join(mdir, h);
-    if (h && fs.existsSync(cand)) return cand;
+    const cands = /^\d+$/.test(h)
+      ? [`v${h}.metadata.json`, `v${h}.gz.metadata.json`].map((n) => path.join(mdir, n))
+      : [path.join(mdir, h)];
+    for (const cand of cands) if (h && fs.existsSync(cand)) return cand;
   }
   let best = null, bestV = -1;
   for (const name of fs.readdirSync(mdir).sort()) {
@@ -765,7 +776,7 @@ async function liveRows(meta, task, resolve, schema, mapping, lineage = false) {
 
 export function loadTable(dir, { remaps = [], metadataFile = null } = {}) {
   const mfile = metadataFile || findLatestMetadata(dir);
-  const meta = parseMetadataText(fs.readFileSync(mfile, 'utf8'));
+  const meta = parseMetadataText(readMetadataText(mfile));
   const resolve = makeResolver(dir, meta.location, remaps);
   return { meta, resolve, metadataFile: mfile };
 }

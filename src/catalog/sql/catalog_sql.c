@@ -506,7 +506,7 @@ static int sql_create(zb_catalog *c, zb_ctx *ctx, const char *ident,
     if ((rc = copy_at(&m, ctx, first, loc)) < 0 ||
         (rc = ice_commit_next_metadata_uri(&uri, ctx, m, NULL, NULL,
                                            ICE_NAMING_SEQUENTIAL)) < 0 ||
-        (rc = ice_metadata_write(&json, m, ctx)) < 0 ||
+        (rc = ice_metadata_write_file(&json, m, ctx, uri)) < 0 ||
         (rc = zb_io_write_new(c->io, ctx, uri, json.ptr, json.len)) < 0) {
         zb_err_prefix(ctx, "table %s: writing its first metadata", ident);
         goto done;
@@ -574,7 +574,7 @@ static int sql_commit(zb_catalog *c, zb_ctx *ctx, const zb_table *base,
     if ((rc = ice_commit_next_metadata_uri_paths(&uri, ctx, next, base->root,
                                                  &base->paths, cur_at,
                                                  ICE_NAMING_SEQUENTIAL)) < 0 ||
-        (rc = ice_metadata_write(&json, next, ctx)) < 0)
+        (rc = ice_metadata_write_file(&json, next, ctx, uri)) < 0)
         goto done;
     rc = zb_io_write_new(c->io, ctx, uri, json.ptr, json.len);
     if (rc < 0) {

@@ -638,7 +638,11 @@ void zb_verb_help(FILE *out, unsigned bit)
     if (bit & TABLE_READERS)
         fputs("\nTABLE is namespace.table in the configured catalog, or the path\n"
               "or file: URI of a table folder (a name holding a slash, starting\n"
-              "with file:, or an existing directory).\n",
+              "with file:, or an existing directory), or of one of its metadata\n"
+              "files (a name ending in .json or .json.gz: any name, gzip or not).\n"
+              "A metadata file is the table's state as it is for reading verbs;\n"
+              "a verb that commits refuses it (exit 3) unless it is the folder's\n"
+              "newest metadata file.\n",
               out);
     fputs("\nOptions:\n", out);
     for (i = 0; i < N_FLAGS; i++) {

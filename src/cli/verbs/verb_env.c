@@ -35,6 +35,11 @@ int zb_verb_names_folder(const char *table)
         return 1;
     if (stat(table, &st) == 0 && S_ISDIR(st.st_mode))
         return 1;
+    /* a metadata file named directly ("v3.metadata.json" here) */
+    if (stat(table, &st) == 0 && S_ISREG(st.st_mode) &&
+        (zb_str_ends_with(table, ".json") ||
+         zb_str_ends_with(table, ".json.gz")))
+        return 1;
     return strchr(table, '.') == NULL;
 }
 

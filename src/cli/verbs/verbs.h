@@ -231,7 +231,9 @@ void zb_verb_print_s3(FILE *out, zb_verb_env *env, zb_ctx *ctx,
  */
 int zb_verb_commits(const zb_verb_args *a);
 
-/* Whether TABLE names a table folder rather than namespace.table. */
+/* Whether TABLE names a table folder (or one of its metadata files, a
+ * path or file: URI, or an existing *.json file) rather than
+ * namespace.table. */
 int zb_verb_names_folder(const char *table);
 
 /* The warehouse name for messages: the setting, else "tables". */

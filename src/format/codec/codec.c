@@ -185,6 +185,8 @@ int zb_codec_decompress_buf(zb_ctx *ctx, int codec, const uint8_t *in,
         return zb_buf_append(out, in, in_len) < 0 ? zb_fail_oom(ctx) : ZB_OK;
     case ZB_CODEC_SNAPPY:
         return zb_codec__snappy_decompress_buf(ctx, in, in_len, out);
+    case ZB_CODEC_GZIP:
+        return zb_codec__gzip_decompress_buf(ctx, in, in_len, out);
     case ZB_CODEC_DEFLATE_RAW:
         return zb_codec__deflate_raw_decompress_buf(ctx, in, in_len, out);
     case ZB_CODEC_ZSTD:

@@ -66,7 +66,8 @@ int zb_codec_decompress(zb_codec_state *state, zb_ctx *ctx, int codec,
  * declared: out grows as the output arrives and its max_bytes caps it, so
  * that a block that inflates past the cap fails with ZB_ENOMEM instead of
  * taking the memory. For ZB_CODEC_NONE, SNAPPY (whose stated length is
- * checked against the cap first), DEFLATE_RAW and ZSTD (several frames
+ * checked against the cap first), DEFLATE_RAW, GZIP (gzip framing only;
+ * members in turn, then nothing else) and ZSTD (several frames
  * read in turn); others are ZB_EUNSUPPORTED. ZB_ECORRUPT for bad input.
  * Bytes after the end of a deflate stream are ignored.
  */

@@ -237,14 +237,17 @@ int zb_codec__deflate_raw_compress(zb_ctx *ctx, int level,
                          out_cap, out_len);
 }
 
-int zb_codec__deflate_raw_decompress_buf(zb_ctx *ctx, const uint8_t *in,
-                                         size_t in_len, zb_buf *out)
+/* Raw deflate (one stream, trailing bytes ignored) or gzip (members in
+ * turn until the input ends; anything else after a member is corrupt). */
+static int inflate_buf(zb_ctx *ctx, const char *name, int window_bits,
+                       int members, const uint8_t *in, size_t in_len,
+                       zb_buf *out)
 {
     z_stream zs;
     int zrc, rc = ZB_OK;
 
     gz_init_stream(&zs);
-    if (inflateInit2(&zs, -MAX_WBITS) != Z_OK)
+    if (inflateInit2(&zs, window_bits) != Z_OK)
         return zb_fail_oom(ctx);
     zs.next_in = (Bytef *)(uintptr_t)in;
     zs.avail_in = 0;
@@ -256,7 +259,7 @@ int zb_codec__deflate_raw_decompress_buf(zb_ctx *ctx, const uint8_t *in,
             size_t left = in_len - (size_t)((const uint8_t *)zs.next_in - in);
             zs.avail_in = left > UINT32_MAX ? UINT32_MAX : (uInt)left;
         }
-        if ((rc = zb_codec__grow(ctx, out, "deflate")) < 0)
+        if ((rc = zb_codec__grow(ctx, out, name)) < 0)
             break;
         room = out->cap - out->len - 1;
         give = room > UINT32_MAX ? UINT32_MAX : (uInt)room;
@@ -265,24 +268,48 @@ int zb_codec__deflate_raw_decompress_buf(zb_ctx *ctx, const uint8_t *in,
         zrc = inflate(&zs, Z_NO_FLUSH);
         out->len += give - zs.avail_out;
         out->ptr[out->len] = '\0';
-        if (zrc == Z_STREAM_END)
-            break;
+        if (zrc == Z_STREAM_END) {
+            size_t used = (size_t)((const uint8_t *)zs.next_in - in);
+
+            if (!members || (zs.avail_in == 0 && used == in_len))
+                break;
+            if ((zrc = inflateReset(&zs)) != Z_OK) {
+                rc = zb_fail(ctx, ZB_ECORRUPT, "%s: reset failed", name);
+                break;
+            }
+            continue;
+        }
         if (zrc == Z_MEM_ERROR) {
             rc = zb_fail_oom(ctx);
             break;
         }
         if (zrc != Z_OK && zrc != Z_BUF_ERROR) {
-            rc = zb_fail(ctx, ZB_ECORRUPT, "deflate: %s",
+            rc = zb_fail(ctx, ZB_ECORRUPT, "%s: %s", name,
                          zs.msg ? zs.msg : "bad data");
             break;
         }
         if (zrc == Z_BUF_ERROR && zs.avail_out != 0) {
-            rc = zb_fail(ctx, ZB_ECORRUPT, "deflate: data ends early");
+            rc = zb_fail(ctx, ZB_ECORRUPT, "%s: truncated: the %zu compressed "
+                         "bytes end after %zu inflated, before the end of "
+                         "the stream", name, in_len, out->len);
             break;
         }
     }
     inflateEnd(&zs);
     return rc;
+}
+
+int zb_codec__deflate_raw_decompress_buf(zb_ctx *ctx, const uint8_t *in,
+                                         size_t in_len, zb_buf *out)
+{
+    return inflate_buf(ctx, "deflate", -MAX_WBITS, 0, in, in_len, out);
+}
+
+int zb_codec__gzip_decompress_buf(zb_ctx *ctx, const uint8_t *in,
+                                  size_t in_len, zb_buf *out)
+{
+    /* 16 + 15: gzip framing only (a zlib stream is not a .gz file). */
+    return inflate_buf(ctx, "gzip", 16 + MAX_WBITS, 1, in, in_len, out);
 }
 
 uint32_t zb_codec__crc32(const uint8_t *p, size_t len)

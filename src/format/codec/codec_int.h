@@ -47,6 +47,9 @@ int zb_codec__snappy_decompress_buf(zb_ctx *ctx, const uint8_t *in,
 
 int zb_codec__gzip_decompress(zb_ctx *ctx, const uint8_t *in, size_t in_len,
                               uint8_t *out, size_t out_len);
+/* gzip members into a capped, growing buffer (codec.h's _buf). */
+int zb_codec__gzip_decompress_buf(zb_ctx *ctx, const uint8_t *in,
+                                  size_t in_len, zb_buf *out);
 int zb_codec__gzip_compress(zb_ctx *ctx, int level, const uint8_t *in,
                             size_t in_len, uint8_t *out, size_t out_cap,
                             size_t *out_len);

@@ -12,6 +12,12 @@
  * the deletable ones to a record file and noting referenced files that
  * are missing; run the safety checks; delete in batches.
  *
+ * Hadoop checksum files (".NAME.crc") are listed under NAME's path with a
+ * byte 1 after it (ZB_REACH_CRC), so that in the join each comes right
+ * after NAME: one whose NAME is referenced or listed belongs to it (kept
+ * with it, deleted with it by zb_reach_delete, counted with it); only one
+ * whose NAME is gone is an orphan of its own.
+ *
  * The table is loaded again after the listing, so a file that a writer
  * commits before the listing ends is reachable, and one it writes after
  * the listing is never seen; one written but not committed yet is
@@ -53,6 +59,8 @@ typedef struct orphan_run {
     char first_missing[512];
     char unreadable[2 * ZB_ERR_MSG_SIZE]; /* first list or manifest unread */
     zb_pathmem mem;                 /* the path streams: one budget holder */
+    zb_buf last;                    /* the path the join saw last */
+    zb_buf scratch;                 /* a checksum file's own path */
     unsigned read_threads;          /* reading manifests */
 } orphan_run;
 
@@ -248,6 +256,29 @@ static int check_other_tables(orphan_run *o)
 
 /* ---- listing and reachable set -------------------------------------------- */
 
+/* A listed file; a checksum file keyed by its file's path + byte 1. */
+static int list_one(orphan_run *o, zb_pathsort *list, const zb_io_entry *e)
+{
+    zb_buf norm = ZB_BUF_INIT(ZB_REACH_MAX_PATH);
+    int rc;
+
+    if ((rc = zb_reach_normalize(&norm, o->ctx, e->uri)) < 0)
+        goto done;
+    rc = zb_reach_crc_owner(&o->scratch, o->ctx, norm.ptr, norm.len);
+    if (rc == 1 && zb_buf_putc(&o->scratch, '\1') < 0)
+        rc = zb_fail_oom(o->ctx);
+    if (rc == 1)
+        rc = zb_pathsort_add(list, o->ctx, o->scratch.ptr, o->scratch.len,
+                             ZB_REACH_LISTED | ZB_REACH_CRC, e->size_bytes,
+                             e->mtime_ms);
+    else if (rc == 0)
+        rc = zb_pathsort_add(list, o->ctx, norm.ptr, norm.len,
+                             ZB_REACH_LISTED, e->size_bytes, e->mtime_ms);
+done:
+    zb_buf_free(&norm);
+    return rc;
+}
+
 static int list_roots(orphan_run *o, zb_pathsort *list)
 {
     zb_io_lister *l = NULL;
@@ -265,9 +296,7 @@ static int list_roots(orphan_run *o, zb_pathsort *list)
             break;
         }
         while ((rc = zb_io_lister_next(l, o->ctx, &e)) > 0)
-            if ((rc = zb_pathsort_add_uri(list, o->ctx, e.uri,
-                                          ZB_REACH_LISTED, e.size_bytes,
-                                          e.mtime_ms)) < 0)
+            if ((rc = list_one(o, list, &e)) < 0)
                 break;
         zb_io_lister_free(l);
         l = NULL;
@@ -370,11 +399,48 @@ done:
     return rc < 0 ? rc : ZB_OK;
 }
 
+/*
+ * A listed checksum file: 1 when the path before it in the join is its
+ * file's (kept or deleted with it), else 0 with its own path in
+ * o->scratch and *own its record, an orphan of its own.
+ */
+static int crc_of_last(orphan_run *o, const zb_pathrec *listed,
+                       zb_pathrec *own)
+{
+    size_t n = listed->len - 1;       /* without the byte 1 */
+
+    if (o->last.len == n && memcmp(o->last.ptr, listed->path, n) == 0)
+        return 1;
+    if (zb_reach_crc_path(&o->scratch, o->ctx, listed->path, n) < 0)
+        return -1;
+    *own = *listed;
+    own->path = o->scratch.ptr;
+    own->len = o->scratch.len;
+    return 0;
+}
+
 static int join_fn(const zb_pathrec *listed, const zb_pathrec *refd,
                    void *payload)
 {
     orphan_run *o = payload;
     zb_remove_orphans_result *r = o->r;
+    zb_pathrec own;
+
+    if (listed != NULL && (listed->tag & ZB_REACH_CRC)) {
+        int k = crc_of_last(o, listed, &own);
+
+        if (k < 0)
+            return o->ctx->err.code;
+        if (k == 1)
+            return ZB_OK;
+        listed = &own;
+    } else {
+        const zb_pathrec *p = listed ? listed : refd;
+
+        zb_buf_clear(&o->last);
+        if (zb_buf_append(&o->last, p->path, p->len) < 0)
+            return zb_fail_oom(o->ctx);
+    }
 
     if (refd != NULL && (refd->tag & (ZB_REACH_LIST | ZB_REACH_MANIFEST |
                                       ZB_REACH_DATA | ZB_REACH_DELETE)) &&
@@ -463,6 +529,11 @@ static int run(orphan_run *o, const zb_op_target *t,
             0)
         goto done;
     o->t = o->fresh;     /* what was committed until the listing ended */
+    /* a metadata file named as the table is the newest no more once a
+     * writer committed: its state would miss the writer's files */
+    if (!t->dry_run &&
+        (rc = zb_catalog_check_current(o->cat, o->ctx, o->ident)) < 0)
+        goto done;
     if ((rc = reach_all(o, reach, mem / 3)) < 0 ||
         (rc = zb_pathsort_finish(list, o->ctx)) < 0 ||
         (rc = zb_pathsort_finish(reach, o->ctx)) < 0 ||
@@ -541,6 +612,8 @@ int zb_remove_orphans(const zb_op_target *t, zb_ctx *ctx,
                            "orphan is removed", t->ident);
         }
     }
+    zb_buf_init(&o.last, ZB_REACH_MAX_PATH + 8);
+    zb_buf_init(&o.scratch, ZB_REACH_MAX_PATH + 8);
     o.t = tab;
     o.ident = t->ident;
     o.cat = t->catalog;
@@ -552,6 +625,8 @@ int zb_remove_orphans(const zb_op_target *t, zb_ctx *ctx,
     for (i = 0; i < o.n_roots; i++)
         zb_free(o.roots[i]);
     zb_pathfile_free(o.del);
+    zb_buf_free(&o.last);
+    zb_buf_free(&o.scratch);
     zb_table_free(o.fresh);
     zb_table_free(tab);
     return rc;

@@ -233,6 +233,23 @@ int zb_reach_reader_drain(zb_reach_reader *rr, zb_ctx *ctx);
 /* Drops what is still queued (after an error) and frees rr. */
 void zb_reach_reader_free(zb_reach_reader *rr);
 
+/* ---- Hadoop checksum files ------------------------------------------- */
+
+/*
+ * Hadoop's local filesystem writes ".NAME.crc" beside every file NAME. Such
+ * a file belongs to NAME: it lives and goes with it and is counted with
+ * it, never on its own unless NAME is gone.
+ */
+#define ZB_REACH_CRC 0x100u       /* a listed ".NAME.crc", keyed by NAME */
+
+/* 1 and dir/NAME in out when path's last part is ".NAME.crc"; 0 when it
+ * is not a checksum name; < 0 on failure. */
+int zb_reach_crc_owner(zb_buf *out, zb_ctx *ctx, const char *path,
+                       size_t len);
+/* dir/.NAME.crc of dir/NAME into out. */
+int zb_reach_crc_path(zb_buf *out, zb_ctx *ctx, const char *path,
+                      size_t len);
+
 /* ---- deleting -------------------------------------------------------- */
 
 typedef struct zb_reach_deleted {
@@ -245,8 +262,11 @@ typedef struct zb_reach_deleted {
 
 /*
  * Deletes every path of f (rewound first) in batches on threads (0: 4)
- * threads. A failed deletion is counted and logged, never fatal; the
- * first failure's message is left in ctx->err with code ZB_OK returned.
+ * threads, and with each path deleted (or already gone) outside object
+ * stores its checksum file .NAME.crc if there is one (not counted: it
+ * goes with its file). A failed deletion is counted and logged, never
+ * fatal; the first failure's message is left in ctx->err with code ZB_OK
+ * returned.
  * Returns ZB_OK, ZB_ENOMEM, ZB_EIO (reading f), ZB_ECANCELED.
  */
 int zb_reach_delete(zb_reach_deleted *out, zb_pathfile *f, zb_io *io,

@@ -28,6 +28,7 @@
 #include "util/alloc.h"
 #include "util/err.h"
 #include "util/log.h"
+#include "zamboni/io_s3.h"
 
 int zb_reach_add(zb_pathsort *s, zb_ctx *ctx, const zb_table *t,
                  zb_buf *scratch, const char *path, uint32_t tag,
@@ -144,6 +145,45 @@ int zb_reach_stats(zb_pathsort *s, zb_ctx *ctx, const zb_table *t,
                      t->meta->n_partition_statistics, snapshot_id);
 }
 
+/* ---- Hadoop checksum files --------------------------------------------- */
+
+static size_t base_at(const char *path, size_t len)
+{
+    size_t b = len;
+
+    while (b > 0 && path[b - 1] != '/')
+        b--;
+    return b;
+}
+
+int zb_reach_crc_owner(zb_buf *out, zb_ctx *ctx, const char *path,
+                       size_t len)
+{
+    size_t b = base_at(path, len);
+
+    /* ".X.crc" with X not empty */
+    if (len - b < 6 || path[b] != '.' || memcmp(path + len - 4, ".crc", 4))
+        return 0;
+    zb_buf_clear(out);
+    if (zb_buf_append(out, path, b) < 0 ||
+        zb_buf_append(out, path + b + 1, len - b - 5) < 0)
+        return zb_fail_oom(ctx);
+    return 1;
+}
+
+int zb_reach_crc_path(zb_buf *out, zb_ctx *ctx, const char *path,
+                      size_t len)
+{
+    size_t b = base_at(path, len);
+
+    zb_buf_clear(out);
+    if (zb_buf_append(out, path, b) < 0 || zb_buf_putc(out, '.') < 0 ||
+        zb_buf_append(out, path + b, len - b) < 0 ||
+        zb_buf_puts(out, ".crc") < 0)
+        return zb_fail_oom(ctx);
+    return ZB_OK;
+}
+
 /* ---- deleting ---------------------------------------------------------- */
 
 #define DELETE_BATCH 256
@@ -193,6 +233,22 @@ static int del_run(void *arg)
         }
     }
     zb_err_clear(&ctx.err);
+    /* Checksum files go with their files; a failure leaves a stray
+     * checksum file that remove-orphans deletes later. */
+    for (i = 0; i < j->n; i++) {
+        zb_buf crc = ZB_BUF_INIT(ZB_REACH_MAX_PATH + 8);
+        zb_buf own = ZB_BUF_INIT(ZB_REACH_MAX_PATH);
+        size_t n = strlen(uris[i]);
+
+        if ((rcs[i] == ZB_OK || rcs[i] == ZB_ENOTFOUND) &&
+            !zb_io_is_object_store(uris[i]) &&
+            zb_reach_crc_owner(&own, &ctx, uris[i], n) == 0 &&
+            zb_reach_crc_path(&crc, &ctx, uris[i], n) == ZB_OK)
+            (void)zb_io_delete(j->io, &ctx, crc.ptr);
+        zb_err_clear(&ctx.err);
+        zb_buf_free(&crc);
+        zb_buf_free(&own);
+    }
     return ZB_OK;
 }
 

@@ -195,8 +195,10 @@ int ice_commit_metadata_dir_paths(char **out, zb_ctx *ctx,
 /*
  * The URI of the next metadata file: the version parsed from current
  * (the file name's leading number, or v<N>; NULL or unparsable: none) +
- * 1; a new table starts at 00000 (sequential) or v1 (Hadoop). *out:
- * zb_free.
+ * 1; a new table starts at 00000 (sequential) or v1 (Hadoop). With
+ * write.metadata.compression-codec=gzip in m the name ends in
+ * .gz.metadata.json, as Java names it (write it with
+ * ice_metadata_write_file). *out: zb_free.
  */
 int ice_commit_next_metadata_uri(char **out, zb_ctx *ctx,
                                  const ice_metadata *m, const char *root,

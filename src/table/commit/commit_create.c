@@ -471,13 +471,16 @@ int ice_commit_next_metadata_uri_paths(char **out, zb_ctx *ctx,
     {
         zb_buf b = ZB_BUF_INIT(1 << 16);
 
+        /* Java's names: the codec's extension before .metadata.json */
+        const char *ext = ice_metadata_gzip_codec(m) ? ".gz" : "";
+
         if (naming == ICE_NAMING_HADOOP)
-            rc = zb_buf_appendf(&b, "%s/v%lld.metadata.json", dir,
-                                (long long)(v < 1 ? 1 : v + 1));
+            rc = zb_buf_appendf(&b, "%s/v%lld%s.metadata.json", dir,
+                                (long long)(v < 1 ? 1 : v + 1), ext);
         else {
             ice_commit_uuid(uuid);
-            rc = zb_buf_appendf(&b, "%s/%05lld-%s.metadata.json", dir,
-                                (long long)(v + 1), uuid);
+            rc = zb_buf_appendf(&b, "%s/%05lld-%s%s.metadata.json", dir,
+                                (long long)(v + 1), uuid, ext);
         }
         if (rc < 0 || (*out = zb_strndup(zb_buf_cstr(&b), b.len)) == NULL)
             rc = zb_fail_oom(ctx);

@@ -110,12 +110,36 @@ static int is_known_df(int64_t id)
     return 0;
 }
 
+/*
+ * The manifest's own format-version (its Avro metadata), which wins over
+ * the table's: a table upgraded from v1 keeps its v1 manifests, and some
+ * older writers put v2 fields (sequence_number) into them. 0 when the key
+ * is absent (the schema decides then, in bind).
+ */
+static int declared_version(ice_manifest_reader *r, zb_ctx *ctx)
+{
+    size_t len;
+    const char *v = zb_avro_reader_meta_get(r->avro, "format-version", &len);
+
+    if (v == NULL)
+        return 0;
+    if (len == 1 && v[0] >= '1' && v[0] <= '3')
+        return v[0] - '0';
+    return zb_fail(ctx, ZB_EUNSUPPORTED, "%s: manifest declares "
+                   "format-version \"%.16s\" (1, 2 or 3 are read)", r->uri, v);
+}
+
 static int bind(ice_manifest_reader *r, zb_ctx *ctx)
 {
     const zb_avro_node *root = zb_avro_schema_root(zb_avro_reader_schema(r->avro));
     const zb_avro_node *df, *part;
     size_t i;
-    int rc;
+    int rc, declared;
+
+    if ((declared = declared_version(r, ctx)) < 0)
+        return declared;
+    if (declared > 0)
+        r->format_version = declared;
 
     if ((rc = mf__field(&r->i_status, ctx, r->uri, root, 0, "status", 1)) < 0 ||
         (rc = mf__field(&r->i_snapshot, ctx, r->uri, root, 1, "snapshot_id",
@@ -138,10 +162,16 @@ static int bind(ice_manifest_reader *r, zb_ctx *ctx)
                             df_fields[i].name, df_fields[i].required)) < 0)
             return rc;
     }
-    /* Written before the table was upgraded from v1: no sequence numbers
-     * and no content, which the spec's v2 reader defaults (data, inherit
-     * the manifest's sequence number, 0). */
-    if (r->format_version >= 2 && r->df[DF_CONTENT] == MF_ABSENT &&
+    /* v1 has no sequence numbers: fields some writers added anyway are
+     * not read, the spec's defaults apply (inherited from the manifest,
+     * 0 for one written before the upgrade). */
+    if (declared == 1)
+        r->i_seq = r->i_fseq = MF_ABSENT;
+    /* No declared version, written before the table was upgraded from
+     * v1: no sequence numbers and no content, which the spec's v2 reader
+     * defaults (data, inherit the manifest's sequence number, 0). */
+    if (declared == 0 && r->format_version >= 2 &&
+        r->df[DF_CONTENT] == MF_ABSENT &&
         r->i_seq == MF_ABSENT && r->i_fseq == MF_ABSENT &&
         r->i_snapshot != MF_ABSENT)
         r->format_version = 1;

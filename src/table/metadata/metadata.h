@@ -31,7 +31,7 @@
  * Codes: ZB_ECORRUPT (malformed JSON, with file, line and column; a
  * required field missing, named; a wrong JSON type; ids that do not
  * resolve; nesting deeper than ICE_MAX_TYPE_DEPTH), ZB_EUNSUPPORTED (format
- * version, unknown primitive type, gzip metadata), ZB_ENOMEM, and the
+ * version, unknown primitive type), ZB_ENOMEM, and the
  * FileIO codes for load and find_latest.
  */
 #ifndef ZB_TABLE_METADATA_H
@@ -254,12 +254,15 @@ struct ice_metadata {
 
 /*
  * Parses len bytes of metadata JSON. source_uri (may be NULL) names the
- * file in error messages and is kept in the model.
+ * file in error messages and is kept in the model. Bytes that start with
+ * the gzip magic are inflated first (at most ICE_METADATA_MAX_BYTES): a
+ * truncated or corrupt stream is ZB_ECORRUPT.
  */
 int ice_metadata_parse(ice_metadata **out, zb_ctx *ctx, const char *json,
                        size_t len, const char *source_uri);
 
-/* Reads uri through io (at most ICE_METADATA_MAX_BYTES) and parses it. */
+/* Reads uri through io (at most ICE_METADATA_MAX_BYTES) and parses it; a
+ * gzip name (ice_metadata_gzip_name) that holds no gzip is ZB_ECORRUPT. */
 int ice_metadata_load(ice_metadata **out, zb_io *io, zb_ctx *ctx,
                       const char *uri);
 
@@ -272,15 +275,34 @@ int ice_metadata_write(zb_buf *out, const ice_metadata *m, zb_ctx *ctx);
 
 void ice_metadata_free(ice_metadata *m);
 
+/* ---- gzip-compressed metadata files (metadata_gzip.c) ----------------- */
+
+/* The table property naming the codec of new metadata files: "gzip" or
+ * "none" (absent: none), any case, as Iceberg Java reads it. */
+#define ICE_PROP_METADATA_CODEC "write.metadata.compression-codec"
+
+/* 1 when uri is a gzip metadata name (*.gz.metadata.json, or the older
+ * *.metadata.json.gz): such a file holds gzip, any other plain JSON. */
+int ice_metadata_gzip_name(const char *uri);
+
+/* 1 when m's write.metadata.compression-codec is gzip. */
+int ice_metadata_gzip_codec(const ice_metadata *m);
+
+/* ice_metadata_write, gzip-compressed when uri is a gzip name: the bytes
+ * of the file uri is to hold. */
+int ice_metadata_write_file(zb_buf *out, const ice_metadata *m,
+                            zb_ctx *ctx, const char *uri);
+
 /*
  * Finds a table folder's newest metadata file: metadata/version-hint.text
  * when present and naming an existing file (a version N means
  * vN.metadata.json; a file name is taken as it is), else the highest
  * version among metadata/vN.metadata.json and metadata/NNNNN-<id>.metadata.json
  * (equal versions: the newest modification time, then the greater name).
- * Gzipped metadata (.gz.metadata.json, .metadata.json.gz) is found but is
- * ZB_EUNSUPPORTED. *uri_out is freed with zb_free. ZB_ENOTFOUND when the
- * folder has no metadata file.
+ * Gzipped metadata (vN.gz.metadata.json, .metadata.json.gz) counts as
+ * the same versions; a hint's version N is vN.metadata.json or
+ * vN.gz.metadata.json, whichever exists. *uri_out is freed with zb_free.
+ * ZB_ENOTFOUND when the folder has no metadata file.
  */
 int ice_metadata_find_latest(char **uri_out, zb_io *io, zb_ctx *ctx,
                              const char *table_dir);

@@ -15,7 +15,8 @@
  *      then to the greater name, so the answer is deterministic. Hidden
  *      files (Hadoop's .crc) and other names (v3.1.metadata.json,
  *      version-hint.txt) are ignored.
- * A gzip winner is ZB_EUNSUPPORTED: this build reads only plain JSON.
+ * A hint's version N is vN.metadata.json, else vN.gz.metadata.json, else
+ * vN.metadata.json.gz, whichever exists first (Java's getMetadataFile).
  */
 #define ZB_MODULE "table"
 
@@ -106,8 +107,24 @@ static int from_hint(zb_buf *uri, zb_io *io, zb_ctx *ctx, const char *mdir)
     n = strcspn(h, " \t\r\n");
     rc = 0;
     if (n > 0 && n < 40 && strspn(h, "0123456789") == n) {
-        snprintf(name, sizeof name, "v%.*s.metadata.json", (int)n, h);
-        rc = join(uri, ctx, mdir, name);
+        static const char *const forms[] = { ".metadata.json",
+                                             ".gz.metadata.json",
+                                             ".metadata.json.gz" };
+        size_t i;
+
+        for (i = 0; i < 3; i++) {
+            snprintf(name, sizeof name, "v%.*s%s", (int)n, h, forms[i]);
+            if ((rc = join(uri, ctx, mdir, name)) < 0)
+                break;
+            rc = zb_io_stat_uri(&st, io, ctx, zb_buf_cstr(uri));
+            if (rc >= 0 || rc != ZB_ENOTFOUND)
+                break;
+            zb_err_clear(&ctx->err);
+        }
+        zb_buf_free(&hint);
+        if (rc == ZB_ENOTFOUND)
+            return 0;
+        return rc < 0 ? rc : 1;
     } else if (n > 0 && memchr(h, '/', n) == NULL && h[0] != '.') {
         zb_buf_clear(uri);
         if (zb_buf_puts(uri, mdir) < 0 || zb_buf_putc(uri, '/') < 0 ||
@@ -129,7 +146,7 @@ static int from_hint(zb_buf *uri, zb_io *io, zb_ctx *ctx, const char *mdir)
     return 1;
 }
 
-static int from_listing(zb_buf *best, int *best_gz, zb_io *io, zb_ctx *ctx,
+static int from_listing(zb_buf *best, zb_io *io, zb_ctx *ctx,
                         const char *mdir)
 {
     zb_io_lister *l = NULL;
@@ -163,7 +180,6 @@ static int from_listing(zb_buf *best, int *best_gz, zb_io *io, zb_ctx *ctx,
         }
         best_v = v;
         best_mtime = e.mtime_ms;
-        *best_gz = gz;
     }
     zb_io_lister_free(l);
     if (rc < 0)
@@ -179,7 +195,7 @@ int ice_metadata_find_latest(char **uri_out, zb_io *io, zb_ctx *ctx,
     zb_buf mdir = ZB_BUF_INIT(URI_MAX_BYTES);
     zb_buf uri = ZB_BUF_INIT(URI_MAX_BYTES);
     size_t len;
-    int rc, gz = 0;
+    int rc;
 
     ZB_ASSERT_ARG(uri_out && io && ctx && table_dir);
     *uri_out = NULL;
@@ -193,15 +209,9 @@ int ice_metadata_find_latest(char **uri_out, zb_io *io, zb_ctx *ctx,
     }
     if ((rc = from_hint(&uri, io, ctx, zb_buf_cstr(&mdir))) < 0)
         goto done;
-    if (rc == 0 && (rc = from_listing(&uri, &gz, io, ctx,
+    if (rc == 0 && (rc = from_listing(&uri, io, ctx,
                                       zb_buf_cstr(&mdir))) < 0)
         goto done;
-    if (gz || zb_str_ends_with(zb_buf_cstr(&uri), ".gz") ||
-        zb_str_ends_with(zb_buf_cstr(&uri), ".gz.metadata.json")) {
-        rc = zb_fail(ctx, ZB_EUNSUPPORTED, "%s: gzip-compressed metadata is "
-                     "not supported", zb_buf_cstr(&uri));
-        goto done;
-    }
     if ((*uri_out = zb_buf_detach(&uri)) == NULL) {
         rc = zb_fail_oom(ctx);
         goto done;

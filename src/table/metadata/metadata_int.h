@@ -90,4 +90,9 @@ void ice_metadata__free_int(struct ice_metadata_int *in);
 /* ice_metadata__edit and the other functions the table layer shares:
  * metadata_edit.h. */
 
+/* Inflates a gzip metadata file of len bytes into out (metadata_gzip.c);
+ * src names it in errors. */
+int ice_metadata__gunzip(zb_buf *out, zb_ctx *ctx, const char *data,
+                         size_t len, const char *src);
+
 #endif

@@ -732,7 +732,7 @@ done:
     return rc;
 }
 
-int ice_metadata_parse(ice_metadata **out, zb_ctx *ctx, const char *json,
+static int parse_plain(ice_metadata **out, zb_ctx *ctx, const char *json,
                        size_t len, const char *source_uri)
 {
     ice_metadata *m = NULL;
@@ -741,14 +741,7 @@ int ice_metadata_parse(ice_metadata **out, zb_ctx *ctx, const char *json,
     const char *src = source_uri ? source_uri : "metadata";
     int rc;
 
-    ZB_ASSERT_ARG(out && ctx && (json || len == 0));
     *out = NULL;
-    if (json == NULL)
-        json = "";
-    if (len >= 2 && (unsigned char)json[0] == 0x1f &&
-        (unsigned char)json[1] == 0x8b)
-        return zb_fail(ctx, ZB_EUNSUPPORTED, "%s: gzip-compressed metadata "
-                       "is not supported", src);
     if (len > ICE_METADATA_MAX_BYTES)
         return zb_fail(ctx, ZB_ENOMEM, "%s: %zu bytes of metadata, more "
                        "than the %zu allowed", src, len,
@@ -777,6 +770,28 @@ done:
     return rc;
 }
 
+int ice_metadata_parse(ice_metadata **out, zb_ctx *ctx, const char *json,
+                       size_t len, const char *source_uri)
+{
+    zb_buf plain = ZB_BUF_INIT(ICE_METADATA_MAX_BYTES);
+    int rc;
+
+    ZB_ASSERT_ARG(out && ctx && (json || len == 0));
+    *out = NULL;
+    if (json == NULL)
+        json = "";
+    if (!(len >= 2 && (unsigned char)json[0] == 0x1f &&
+          (unsigned char)json[1] == 0x8b))
+        return parse_plain(out, ctx, json, len, source_uri);
+    rc = ice_metadata__gunzip(&plain, ctx, json, len,
+                              source_uri ? source_uri : "metadata");
+    if (rc >= 0)
+        rc = parse_plain(out, ctx, plain.ptr ? plain.ptr : "", plain.len,
+                         source_uri);
+    zb_buf_free(&plain);
+    return rc;
+}
+
 int ice_metadata_load(ice_metadata **out, zb_io *io, zb_ctx *ctx,
                       const char *uri)
 {
@@ -785,8 +800,17 @@ int ice_metadata_load(ice_metadata **out, zb_io *io, zb_ctx *ctx,
 
     ZB_ASSERT_ARG(out && io && ctx && uri);
     *out = NULL;
-    if ((rc = zb_io__read_all(&b, io, ctx, uri)) == ZB_OK)
-        rc = ice_metadata_parse(out, ctx, b.ptr, b.len, uri);
+    if ((rc = zb_io__read_all(&b, io, ctx, uri)) == ZB_OK) {
+        /* A gzip name must hold gzip, as Java reads it by the name. */
+        if (ice_metadata_gzip_name(uri) &&
+            !(b.len >= 2 && (unsigned char)b.ptr[0] == 0x1f &&
+              (unsigned char)b.ptr[1] == 0x8b))
+            rc = zb_fail(ctx, ZB_ECORRUPT, "%s: named as gzip-compressed "
+                         "metadata but is not gzip (%s)", uri,
+                         b.len == 0 ? "empty" : "no gzip magic 1f 8b");
+        else
+            rc = ice_metadata_parse(out, ctx, b.ptr, b.len, uri);
+    }
     zb_buf_free(&b);
     return rc;
 }

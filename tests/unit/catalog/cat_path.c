@@ -350,11 +350,81 @@ static void test_catalog_path__append_and_create(void)
     cat_env_close(&e);
 }
 
+/* write.metadata.compression-codec=gzip: the next file is
+ * v<N>.gz.metadata.json, gzip, found as the newest; a metadata file named
+ * directly loads as it is, and a commit from it must start from the
+ * newest (ZB_EREFUSED naming the newest otherwise). */
+static void test_catalog_path__gzip_and_named_files(void)
+{
+    cat_env e;
+    zb_table *t = NULL, *t2 = NULL, *t3 = NULL, *named = NULL;
+    json_t *reqs = NULL, *u = NULL;
+    ice_metadata *first = NULL;
+    char folder[1024], path[1200], mdir[1100];
+    unsigned char magic[2] = { 0, 0 };
+    FILE *f;
+
+    open_path(&e);
+    snprintf(folder, sizeof(folder), "%s/gz_table", e.dir);
+    snprintf(mdir, sizeof(mdir), "%s/metadata", folder);
+    first = cat_first_metadata(&e, folder);
+    ZBT_OK_CTX(zb_catalog_create_table(e.cat, &e.ctx, folder, NULL, first, &t),
+               &e.ctx);
+    ice_metadata_free(first);
+    u = cat_set_property(ICE_PROP_METADATA_CODEC, "gzip");
+    ZBT_OK_CTX(zb_catalog_commit(e.cat, &e.ctx, t, NULL, (const zb_json *)u,
+                                 &t2), &e.ctx);
+    json_decref(u);
+    snprintf(path, sizeof(path), "%s/v2.gz.metadata.json", mdir);
+    ZBT_EQ_STR(t2->metadata_location, path);
+    ZBT_CHECK((f = fopen(path, "rb")) != NULL);
+    ZBT_CHECK(fread(magic, 1, 2, f) == 2);
+    fclose(f);
+    ZBT_CHECK(magic[0] == 0x1f && magic[1] == 0x8b);
+    zb_table_free(t);
+    t = NULL;
+    ZBT_OK_CTX(zb_catalog_load_table(e.cat, &e.ctx, folder, &t), &e.ctx);
+    ZBT_EQ_STR(t->metadata_location, path);
+    ZBT_EQ_STR(ice_metadata_property(t->meta, ICE_PROP_METADATA_CODEC),
+               "gzip");
+    cat_fake_append(&reqs, &u, t, 77, cat_now_ms());
+    ZBT_OK_CTX(zb_catalog_commit(e.cat, &e.ctx, t, (const zb_json *)reqs,
+                                 (const zb_json *)u, &t3), &e.ctx);
+    json_decref(reqs);
+    json_decref(u);
+    snprintf(path, sizeof(path), "%s/v3.gz.metadata.json", mdir);
+    ZBT_EQ_STR(t3->metadata_location, path);
+    ZBT_EQ_U64(cat_count_files(mdir, ".gz.metadata.json"), 2);
+
+    /* v2 named directly: its state, its folder; a commit is refused */
+    snprintf(path, sizeof(path), "%s/v2.gz.metadata.json", mdir);
+    ZBT_OK_CTX(zb_catalog_load_table(e.cat, &e.ctx, path, &named), &e.ctx);
+    ZBT_EQ_STR(named->root, folder);
+    ZBT_EQ_STR(named->metadata_location, path);
+    ZBT_CHECK(named->meta->current_snapshot_id != 77);
+    ZBT_RC(zb_catalog_check_writable(e.cat, &e.ctx, path), ZB_EREFUSED);
+    ZBT_CONTAINS(e.ctx.err.msg, "v3.gz.metadata.json is");
+    cat_fake_append(&reqs, &u, named, 78, cat_now_ms());
+    ZBT_RC(zb_catalog_commit(e.cat, &e.ctx, named, (const zb_json *)reqs,
+                             (const zb_json *)u, NULL), ZB_EREFUSED);
+    ZBT_CONTAINS(e.ctx.err.msg, "not the table's newest metadata file");
+    json_decref(reqs);
+    json_decref(u);
+    snprintf(path, sizeof(path), "%s/v3.gz.metadata.json", mdir);
+    ZBT_OK_CTX(zb_catalog_check_writable(e.cat, &e.ctx, path), &e.ctx);
+    zb_table_free(named);
+    zb_table_free(t);
+    zb_table_free(t2);
+    zb_table_free(t3);
+    cat_env_close(&e);
+}
+
 const zbt_case test_catalog_path[] = {
     ZBT_CASE(test_catalog_path__fixtures_load_in_place),
     ZBT_CASE(test_catalog_path__hdfs_paths_resolve),
     ZBT_CASE(test_catalog_path__remaps),
     ZBT_CASE(test_catalog_path__commit_to_copied_fixture),
     ZBT_CASE(test_catalog_path__append_and_create),
+    ZBT_CASE(test_catalog_path__gzip_and_named_files),
     ZBT_END
 };

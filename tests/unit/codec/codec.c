@@ -862,7 +862,8 @@ static int decode_buf(zb_ctx *ctx, int codec, const uint8_t *c, size_t clen,
 static void test_codec__undeclared_size_into_capped_buffer(void)
 {
     static const int codecs[] = { ZB_CODEC_NONE, ZB_CODEC_SNAPPY,
-                                  ZB_CODEC_DEFLATE_RAW, ZB_CODEC_ZSTD };
+                                  ZB_CODEC_DEFLATE_RAW, ZB_CODEC_ZSTD,
+                                  ZB_CODEC_GZIP };
     const size_t n = 300000; /* past the 64 KiB the buffer first grows by */
     uint8_t *in = compressible_bytes(n), *both, *c, *c2;
     zb_buf out = ZB_BUF_INIT(1);
@@ -908,6 +909,24 @@ static void test_codec__undeclared_size_into_capped_buffer(void)
     ZBT_EQ_U64(out.len, n);
     exact_free(both);
     exact_free(c);
+
+    /* gzip: members in turn (metadata files); then nothing else. */
+    c = compress_exact(ZB_CODEC_GZIP, 1, in, 1000, &clen);
+    c2 = compress_exact(ZB_CODEC_GZIP, 9, in + 1000, n - 1000, &clen2);
+    both = exact_alloc(clen + clen2 + 3);
+    memcpy(both, c, clen);
+    memcpy(both + clen, c2, clen2);
+    ZBT_OK_CTX(decode_buf(&ctx, ZB_CODEC_GZIP, both, clen + clen2, n, &out),
+               &ctx);
+    ZBT_EQ_U64(out.len, n);
+    ZBT_CHECK(memcmp(out.ptr, in, n) == 0);
+    memcpy(both + clen + clen2, "xyz", 3);
+    ZBT_RC(decode_buf(&ctx, ZB_CODEC_GZIP, both, clen + clen2 + 3, 2 * n,
+                      &out), ZB_ECORRUPT);
+    ZBT_CONTAINS(ctx.err.msg, "gzip");
+    exact_free(both);
+    exact_free(c2);
+    exact_free(c);
     zb_buf_free(&out);
     exact_free(in);
 }
@@ -915,9 +934,9 @@ static void test_codec__undeclared_size_into_capped_buffer(void)
 static void test_codec__undeclared_size_refuses_bad_input(void)
 {
     static const int codecs[] = { ZB_CODEC_SNAPPY, ZB_CODEC_DEFLATE_RAW,
-                                  ZB_CODEC_ZSTD };
-    static const int others[] = { ZB_CODEC_GZIP, ZB_CODEC_BROTLI,
-                                  ZB_CODEC_LZ4_RAW, ZB_CODEC_LZ4_HADOOP };
+                                  ZB_CODEC_ZSTD, ZB_CODEC_GZIP };
+    static const int others[] = { ZB_CODEC_BROTLI, ZB_CODEC_LZ4_RAW,
+                                  ZB_CODEC_LZ4_HADOOP };
     const size_t n = 3000;
     uint8_t *in = compressible_bytes(n), *c;
     zb_buf out = ZB_BUF_INIT(1);

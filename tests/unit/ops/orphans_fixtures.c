@@ -61,6 +61,42 @@ static void still_whole(of_env *e, const zb_table *t, const fx_state *st,
     }
 }
 
+/*
+ * The files of gone as the operations count them: a Hadoop checksum file
+ * ".X.crc" goes with X and is counted with it, so it is left out when X
+ * went too; one whose X is still there must not have gone at all.
+ */
+static size_t counted_lines(const char *gone)
+{
+    const char *p = gone;
+    size_t n = 0;
+
+    while (*p) {
+        const char *tab = strchr(p, '\t'), *nl = strchr(p, '\n');
+        const char *slash = p, *q;
+        char owner[4096];
+
+        ZBT_CHECK(tab != NULL && nl != NULL);
+        for (q = p; q < tab; q++)
+            if (*q == '/')
+                slash = q + 1;
+        if (tab - slash > 5 && slash[0] == '.' &&
+            strncmp(tab - 4, ".crc", 4) == 0) {
+            snprintf(owner, sizeof owner, "%.*s%.*s", (int)(slash - p), p,
+                     (int)(tab - slash - 5), slash + 1);
+            /* no live file's checksum file is deleted */
+            ZBT_CHECK(!of_exists(owner));
+            strcat(owner, "\t");
+            if (strstr(gone, owner) == NULL)
+                n++;             /* a checksum file whose file was gone */
+        } else {
+            n++;
+        }
+        p = nl + 1;
+    }
+    return n;
+}
+
 static void one_fixture(const char *name)
 {
     of_env e;
@@ -126,7 +162,7 @@ static void one_fixture(const char *name)
         printf("  %-34s remove-orphans: exit 4 (%s)\n", name,
                strstr(e.ctx.err.msg, "aborted"));
     } else {
-        ZBT_EQ_U64(of_lines(gone), orr.files_deleted);
+        ZBT_EQ_U64(counted_lines(gone), orr.files_deleted);
         ZBT_EQ_U64(orr.files_not_deleted, 0);
         printf("  %-34s remove-orphans: scanned %llu, referenced %llu, "
                "deleted %llu\n", name, (unsigned long long)orr.files_scanned,
@@ -148,7 +184,8 @@ static void one_fixture(const char *name)
     after = of_tree(copy);
     gone = of_tree_minus(before, after);
     /* The commit adds a metadata file and rewrites version-hint.text. */
-    ZBT_EQ_U64(of_lines(gone) - (strstr(gone, "/version-hint.text\t") != NULL),
+    ZBT_EQ_U64(counted_lines(gone) -
+               (strstr(gone, "/version-hint.text\t") != NULL),
                er.files_deleted);
     ZBT_EQ_U64(er.files_not_deleted, 0);
     of_reload(&e, &t, folder);

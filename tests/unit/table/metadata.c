@@ -389,8 +389,10 @@ static void test_table_metadata__malformed_json_names_place(void)
     ZBT_CONTAINS(ctx.err.msg, "must be a JSON object");
     ZBT_RC(parse_rc("{\"a\":1,\"a\":2}", &ctx), ZB_ECORRUPT);
     ZBT_RC(parse_rc("{\"format-version\":2} trailing", &ctx), ZB_ECORRUPT);
-    ZBT_RC(parse_rc("\x1f\x8b\x08\x00", &ctx), ZB_EUNSUPPORTED);
+    /* gzip magic: inflated first; a truncated stream is corrupt. */
+    ZBT_RC(parse_rc("\x1f\x8b\x08\x00", &ctx), ZB_ECORRUPT);
     ZBT_CONTAINS(ctx.err.msg, "gzip");
+    ZBT_CONTAINS(ctx.err.msg, "truncated");
     ZBT_RC(parse_rc("{\"format-version\":99999999999999999999999}", &ctx),
            ZB_ECORRUPT);
 }

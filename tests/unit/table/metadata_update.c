@@ -414,12 +414,89 @@ static void test_table_metadata_update__find_latest(void)
     ZBT_OK_CTX(rc, &ctx);
     ZBT_CONTAINS(uri, "/metadata/00011-aaa.metadata.json");
     zb_free(uri);
-    /* Gzipped metadata is found and refused. */
+    /* Gzipped metadata is found as the same versions. */
     put(dir, "00012-ccc.gz.metadata.json", "x");
     uri = latest(dir, &rc, &ctx);
-    ZBT_RC(rc, ZB_EUNSUPPORTED);
+    ZBT_OK_CTX(rc, &ctx);
+    ZBT_CONTAINS(uri, "/metadata/00012-ccc.gz.metadata.json");
+    zb_free(uri);
+    /* A hint's version N is vN.gz.metadata.json when that is the file. */
+    put(dir, "v20.gz.metadata.json", "x");
+    put(dir, "version-hint.text", "20");
+    uri = latest(dir, &rc, &ctx);
+    ZBT_OK_CTX(rc, &ctx);
+    ZBT_CONTAINS(uri, "/metadata/v20.gz.metadata.json");
+    zb_free(uri);
+    put(dir, "version-hint.text", "");
+}
+
+/* Gzip metadata files: written under a gzip name, read back by the
+ * bytes; a gzip name holding plain JSON, a truncated stream, trailing
+ * bytes: each ZB_ECORRUPT naming the file, no model. */
+static void test_table_metadata_update__gzip_files(void)
+{
+    const char *dir = zbt_tmpdir();
+    ice_metadata *m = NULL, *back = NULL;
+    zb_buf plain = ZB_BUF_INIT((size_t)1 << 20);
+    zb_buf gz = ZB_BUF_INIT((size_t)1 << 20);
+    char path[1024];
+    zb_io *io = NULL;
+    zb_ctx ctx;
+    size_t cut;
+
+    zb_ctx_init(&ctx);
+    ZBT_OK_CTX(zb_io_new(&io, &ctx), &ctx);
+    ZBT_OK_CTX(ice_metadata_parse(&m, &ctx, mt_v2, strlen(mt_v2), "t"),
+               &ctx);
+    ZBT_CHECK(!ice_metadata_gzip_codec(m));
+    ZBT_OK_CTX(ice_metadata_set_property(m, &ctx, ICE_PROP_METADATA_CODEC,
+                                         "GZIP"), &ctx);
+    ZBT_CHECK(ice_metadata_gzip_codec(m));
+    ZBT_CHECK(ice_metadata_gzip_name("a/v3.gz.metadata.json"));
+    ZBT_CHECK(ice_metadata_gzip_name("a/00003-x.metadata.json.gz"));
+    ZBT_CHECK(!ice_metadata_gzip_name("a/v3.metadata.json"));
+
+    /* a plain name: plain JSON; a gzip name: gzip that loads again */
+    ZBT_OK_CTX(ice_metadata_write_file(&plain, m, &ctx, "v3.metadata.json"),
+               &ctx);
+    ZBT_CHECK(plain.ptr[0] == '{');
+    ZBT_OK_CTX(ice_metadata_write_file(&gz, m, &ctx, "v3.gz.metadata.json"),
+               &ctx);
+    ZBT_CHECK((unsigned char)gz.ptr[0] == 0x1f && gz.len < plain.len);
+    snprintf(path, sizeof path, "%s/metadata/v3.gz.metadata.json", dir);
+    zbt_write_file(path, gz.ptr, gz.len);
+    ZBT_OK_CTX(ice_metadata_load(&back, io, &ctx, path), &ctx);
+    ZBT_EQ_U64(back->n_snapshots, m->n_snapshots);
+    ZBT_EQ_STR(ice_metadata_property(back, ICE_PROP_METADATA_CODEC), "GZIP");
+    ZBT_EQ_STR(back->source_uri, path);
+    ice_metadata_free(back);
+    back = NULL;
+
+    /* a gzip name holding plain JSON */
+    zbt_write_file(path, plain.ptr, plain.len);
+    ZBT_RC(ice_metadata_load(&back, io, &ctx, path), ZB_ECORRUPT);
+    ZBT_CONTAINS(ctx.err.msg, "v3.gz.metadata.json");
+    ZBT_CONTAINS(ctx.err.msg, "not gzip");
+    ZBT_CHECK(back == NULL);
+    /* every truncation of the stream */
+    for (cut = 0; cut < gz.len; cut += 7) {
+        zb_ctx_init(&ctx);
+        ZBT_CHECK(ice_metadata_parse(&back, &ctx, gz.ptr, cut, path) ==
+                  ZB_ECORRUPT);
+        ZBT_CHECK(back == NULL && ctx.err.msg[0] != '\0');
+    }
+    ZBT_RC(ice_metadata_parse(&back, &ctx, gz.ptr, gz.len - 1, path),
+           ZB_ECORRUPT);
+    ZBT_CONTAINS(ctx.err.msg, "truncated");
+    /* bytes after the member */
+    ZBT_CHECK(zb_buf_append(&gz, "xyz", 3) == 0);
+    ZBT_RC(ice_metadata_parse(&back, &ctx, gz.ptr, gz.len, path),
+           ZB_ECORRUPT);
     ZBT_CONTAINS(ctx.err.msg, "gzip");
-    ZBT_CHECK(uri == NULL);
+    ice_metadata_free(m);
+    zb_buf_free(&plain);
+    zb_buf_free(&gz);
+    zb_io_free(io);
 }
 
 const zbt_case test_table_metadata_update[] = {
@@ -429,5 +506,6 @@ const zbt_case test_table_metadata_update[] = {
     ZBT_CASE(test_table_metadata_update__refs_and_logs),
     ZBT_CASE(test_table_metadata_update__allocation_failures),
     ZBT_CASE(test_table_metadata_update__find_latest),
+    ZBT_CASE(test_table_metadata_update__gzip_files),
     ZBT_END
 };
