@@ -372,6 +372,8 @@ int zb_cli_serve_run(int argc, char **argv)
     ho.planner_counters = planner_counters;
     ho.log_line = log_line;
     ho.payload = s;
+    ho.warehouses = s->wh_ptrs;
+    ho.n_warehouses = s->n_wh;
     zb_verb_catch_stop_signals(&stop_requested);
     if ((rc = zb_http_start(&http, &ctx, &ho)) < 0)
         goto fail;
