@@ -25,6 +25,7 @@ debs=(
     lintian             # the package checked for errors
     bash-completion     # the completion script's home (/usr/share/bash-completion)
     adduser             # the maintainer scripts' system user
+    chromium            # the dashboard's browser test (tests/serve/dashboard_browser.mjs)
 )
 
 missing=()
