@@ -140,7 +140,28 @@ try {
     .reduce((s, a) => s + Math.max(0, a.before.data_bytes - a.after.data_bytes) + Math.max(0, a.before.metadata_bytes - a.after.metadata_bytes), 0);
   assert.equal(wh.tables.reduce((s, t) => s + t.bytes_reclaimed, 0), reclaimed);
   assert.ok(reclaimed > 0, 'the maintenance reclaimed bytes');
-  log('API = CLI');
+  // every endpoint, and every field the API gives, is in the OpenAPI file
+  const spec = readFileSync(new URL('../../docs/api/dashboard-openapi.yaml', import.meta.url), 'utf8');
+  const taskId0 = runs.find(a => a.task_id).task_id;
+  const answers = {
+    '/api/v1/fleet': '/api/v1/fleet', '/api/v1/warehouses': '/api/v1/warehouses',
+    '/api/v1/warehouses/{warehouse}': '/api/v1/warehouses/demo',
+    '/api/v1/warehouses/{warehouse}/tables/{table}': '/api/v1/warehouses/demo/tables/demo.events',
+    '/api/v1/tasks': '/api/v1/tasks', [`/api/v1/tasks/{id}`]: `/api/v1/tasks/${taskId0}`,
+    '/api/v1/workers': '/api/v1/workers', '/api/v1/runs': '/api/v1/runs' };
+  const keys = (v, out) => {
+    if (Array.isArray(v)) v.forEach(x => keys(x, out));
+    else if (v && typeof v === 'object')
+      for (const [k, x] of Object.entries(v)) { if (k !== 'outcomes' && k !== 'progress' && k !== 'options') keys(x, out); out.add(k); }
+    return out;
+  };
+  for (const [doc, path] of Object.entries(answers)) {
+    assert.ok(spec.includes(`\n  ${doc}:\n`), `${doc} is not in docs/api/dashboard-openapi.yaml`);
+    for (const k of keys(await get(path), new Set()))
+      if (!/^(success|failed|lost|abandoned|cancelled|evicted)$/.test(k))
+        assert.ok(new RegExp(`\\b${k}:`).test(spec), `${path}: field ${k} is not documented`);
+  }
+  log('API = CLI, documented');
 
   // ---- the browser: every request routed, only loopback allowed
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
