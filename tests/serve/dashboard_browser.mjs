@@ -285,6 +285,14 @@ try {
   assert.deepEqual(offsite, [], 'requests that left loopback');
   assert.deepEqual(consoleErrors, [], 'console errors');
   assert.equal(serve.exitCode, null, 'serve still runs');
+  // a clean stop: SIGTERM, exit 0, and (in a sanitizer build) no report
+  for (const p of procs) {
+    const done = new Promise(r => p.once('exit', (code, sig) => r([code, sig])));
+    p.kill('SIGTERM');
+    const [code, sig] = await Promise.race([done, sleep(20000).then(() => ['timeout', null])]);
+    assert.equal(code, 0, `${p.name} after SIGTERM: exit ${code} ${sig || ''}`);
+    assert.ok(!/Sanitizer|runtime error:/.test(p.out), `${p.name}: a sanitizer report`);
+  }
   log('all checks passed');
 } catch (e) {
   failed = true;

@@ -209,17 +209,9 @@ static int outcome_row(void *payload, const char *a, const char *b,
                ? 0 : ZB_ENOMEM;
 }
 
-typedef struct workers_job {
-    json_t *arr;
-    zb_queue *q;
-} workers_job;
-
 static int worker_one(void *payload, const zb_worker_info *w)
 {
-    workers_job *j = payload;
     json_t *o;
-    zb_task t;
-    zb_ctx c;
 
     o = json_pack("{s:s, s:s, s:s, s:I, s:i, s:I, s:I, s:I, s:I, s:f, s:I,"
                   " s:I}",
@@ -236,32 +228,41 @@ static int worker_one(void *payload, const zb_worker_info *w)
         return ZB_ENOMEM;
     json_object_set_new(o, "task_id", w->f.task_id > 0
                             ? json_integer(w->f.task_id) : json_null());
-    zb_ctx_init(&c);
-    /* the task it runs, when still live (it may finish meanwhile) */
-    if (w->f.task_id > 0 && zb_queue_get(j->q, &c, w->f.task_id, &t) == 0)
-        json_object_set_new(o, "task", json_pack(
-            "{s:s, s:s, s:s, s:i}", "warehouse", t.warehouse, "table",
-            t.table, "operation", t.operation, "attempt", t.attempt));
-    else
-        json_object_set_new(o, "task", json_null());
-    return add(j->arr, o);
+    return add(payload, o);
 }
 
 static int workers(json_t **out, zb_ctx *ctx, zb_queue *q)
 {
-    workers_job j = { json_array(), q };
+    json_t *arr = json_array(), *o;
+    json_int_t id;
+    size_t i;
+    zb_task t;
+    zb_ctx c;
     int rc;
 
-    if (j.arr == NULL)
+    if (arr == NULL)
         return zb_fail_oom(ctx);
-    rc = zb_queue_workers_list(q, ctx, worker_one, &j);
+    rc = zb_queue_workers_list(q, ctx, worker_one, arr);
     if (rc == ZB_ENOMEM && ctx->err.msg[0] == '\0')
         zb_fail_oom(ctx);
     if (rc < 0) {
-        json_decref(j.arr);
+        json_decref(arr);
         return rc;
     }
-    *out = j.arr;
+    /* the task each runs, when still live (it may finish meanwhile);
+     * looked up after the list, never from inside its callback, which
+     * holds the database's connection */
+    json_array_foreach(arr, i, o) {
+        id = json_integer_value(json_object_get(o, "task_id"));
+        zb_ctx_init(&c);
+        if (id > 0 && zb_queue_get(q, &c, id, &t) == 0)
+            json_object_set_new(o, "task", json_pack(
+                "{s:s, s:s, s:s, s:i}", "warehouse", t.warehouse, "table",
+                t.table, "operation", t.operation, "attempt", t.attempt));
+        else
+            json_object_set_new(o, "task", json_null());
+    }
+    *out = arr;
     return ZB_OK;
 }
 
@@ -551,7 +552,8 @@ static int warehouse(json_t **out, int *found, zb_ctx *ctx,
     i = 0;
     json_object_foreach(f.by_table, key, o)
         v[i++] = o;
-    qsort(v, n, sizeof *v, by_need);
+    if (n > 1)
+        qsort(v, n, sizeof *v, by_need);
     for (i = 0; i < n; i++)
         if (add(arr, json_incref(v[i])) < 0) {
             rc = zb_fail_oom(ctx);

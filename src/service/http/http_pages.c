@@ -55,14 +55,22 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned status,
     return ret;
 }
 
+/* A JSON answer from a literal (its length counted, never written). */
+static enum MHD_Result json_answer(struct MHD_Connection *c, unsigned status,
+                                   const char *json, int challenge)
+{
+    return zb_http__answer(c, status, "application/json", json, strlen(json),
+                           challenge);
+}
+
 static enum MHD_Result asset(struct MHD_Connection *c, const char *name,
                              unsigned status)
 {
     const zb_http_asset *a = zb_http_asset_find(name);
 
     if (a == NULL)
-        return zb_http__answer(c, MHD_HTTP_NOT_FOUND, "application/json",
-                               "{\"error\": \"no such asset\"}\n", 28, 0);
+        return json_answer(c, MHD_HTTP_NOT_FOUND,
+                           "{\"error\": \"no such asset\"}\n", 0);
     return reply(c, status, a->type, a->data, a->len, NULL, NULL, 1);
 }
 
@@ -179,9 +187,8 @@ static enum MHD_Result api(zb_http *h, struct MHD_Connection *c,
     q.limit = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "limit");
     zb_ctx_init(&ctx);
     rc = zb_http_api_json(&b, &status, &ctx, &src, r, &q);
-    ret = rc < 0 ? zb_http__answer(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
-                                   "application/json",
-                                   "{\"error\": \"out of memory\"}\n", 27, 0)
+    ret = rc < 0 ? json_answer(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
+                               "{\"error\": \"out of memory\"}\n", 0)
                  : zb_http__answer(c, (unsigned)status, "application/json",
                                    zb_buf_cstr(&b), b.len, 0);
     zb_buf_free(&b);
@@ -220,9 +227,9 @@ enum MHD_Result zb_http__dashboard(zb_http *h, struct MHD_Connection *c,
     char to[1200];
 
     if (post && r->kind != ZB_ROUTE_LOGIN && r->kind != ZB_ROUTE_LOGOUT)
-        return zb_http__answer(c, MHD_HTTP_METHOD_NOT_ALLOWED,
-                               "application/json", "{\"error\": \"only GET "
-                               "and HEAD are answered\"}\n", 46, 0);
+        return json_answer(c, MHD_HTTP_METHOD_NOT_ALLOWED,
+                           "{\"error\": \"only GET and HEAD are "
+                           "answered\"}\n", 0);
     switch (r->kind) {
     case ZB_ROUTE_ASSET:
         return asset(c, r->asset, MHD_HTTP_OK);
@@ -230,9 +237,8 @@ enum MHD_Result zb_http__dashboard(zb_http *h, struct MHD_Connection *c,
         return login(h, c, method, up);
     case ZB_ROUTE_LOGOUT:
         if (!post)
-            return zb_http__answer(c, MHD_HTTP_METHOD_NOT_ALLOWED,
-                                   "application/json", "{\"error\": \"POST "
-                                   "/logout\"}\n", 27, 0);
+            return json_answer(c, MHD_HTTP_METHOD_NOT_ALLOWED,
+                               "{\"error\": \"POST /logout\"}\n", 0);
         return see_other(c, h->token ? "/login" : "/", ZB_HTTP_COOKIE
                          "=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0");
     case ZB_ROUTE_PAGE:
@@ -243,9 +249,8 @@ enum MHD_Result zb_http__dashboard(zb_http *h, struct MHD_Connection *c,
         return asset(c, "index.html", MHD_HTTP_OK);
     default:
         if (!zb_http__authed(h, c))
-            return zb_http__answer(c, MHD_HTTP_UNAUTHORIZED,
-                                   "application/json",
-                                   "{\"error\": \"unauthorized\"}\n", 26, 1);
+            return json_answer(c, MHD_HTTP_UNAUTHORIZED,
+                               "{\"error\": \"unauthorized\"}\n", 1);
         return api(h, c, r);
     }
 }

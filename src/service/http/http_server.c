@@ -97,14 +97,15 @@ enum MHD_Result zb_http__answer(struct MHD_Connection *c, unsigned status,
 static enum MHD_Result answer_text(struct MHD_Connection *c, unsigned status,
                                    const char *text)
 {
-    return zb_http__answer(c, status, "text/plain; charset=utf-8", text, strlen(text),
-                  0);
+    return zb_http__answer(c, status, "text/plain; charset=utf-8", text,
+                           strlen(text), 0);
 }
 
 static enum MHD_Result answer_json(struct MHD_Connection *c, unsigned status,
                                    const char *json)
 {
-    return zb_http__answer(c, status, "application/json", json, strlen(json), 0);
+    return zb_http__answer(c, status, "application/json", json,
+                           strlen(json), 0);
 }
 
 /* ---- routes ---- */
@@ -151,8 +152,8 @@ static enum MHD_Result metrics(zb_http *h, struct MHD_Connection *c)
                  ctx.err.msg[0] ? ctx.err.msg : zb_rc_name(rc));
         ret = answer_text(c, MHD_HTTP_SERVICE_UNAVAILABLE, body);
     } else {
-        ret = zb_http__answer(c, MHD_HTTP_OK, ZB_PROM_CONTENT_TYPE, zb_buf_cstr(&b),
-                     b.len, 0);
+        ret = zb_http__answer(c, MHD_HTTP_OK, ZB_PROM_CONTENT_TYPE,
+                              zb_buf_cstr(&b), b.len, 0);
     }
     zb_buf_free(&b);
     return ret;

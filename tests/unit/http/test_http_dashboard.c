@@ -175,6 +175,7 @@ static void test_http_dashboard_api(void)
     ZBT_CHECK(json_equal(j, g.arr));
     ZBT_EQ_INT((int)json_array_size(j), 2);
     json_decref(j);
+    json_decref(g.arr);
     j = api(&e, "/api/v1/runs", "1", &status);
     ZBT_EQ_INT((int)json_array_size(j), 1);
     json_decref(j);
@@ -211,6 +212,25 @@ static void test_http_dashboard_api(void)
     ZBT_EQ_STR(json_string_value(json_object_get(want, "message")),
                "it broke");
     json_decref(j);
+    /* a worker and the live task it runs (looked up after the list: a
+     * lookup from inside it deadlocked on SQLite's one connection) */
+    {
+        zb_worker_row w = { "w-1", "host", "standard", 1 << 30, 2, 0 };
+        zb_worker_figures f;
+
+        memset(&f, 0, sizeof f);
+        f.task_id = id;
+        ZBT_OK_CTX(zb_queue_worker_register(e.q, &e.ctx, &w), &e.ctx);
+        ZBT_OK_CTX(zb_queue_worker_heartbeat(e.q, &e.ctx, "w-1", &f),
+                   &e.ctx);
+        j = api(&e, "/api/v1/workers", NULL, &status);
+        ZBT_EQ_INT(status, 200);
+        t0 = json_array_get(j, 0);
+        ZBT_EQ_INT((int)json_integer_value(json_object_get(t0, "cores")), 2);
+        ZBT_EQ_STR(json_string_value(json_object_get(json_object_get(
+                       t0, "task"), "table")), "ns.b");
+        json_decref(j);
+    }
     j = api(&e, "/api/v1/tasks/999", NULL, &status);
     ZBT_EQ_INT(status, 404);
     json_decref(j);
