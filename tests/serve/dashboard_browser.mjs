@@ -21,7 +21,7 @@
 // Usage: node dashboard_browser.mjs ZAMBONI ARTIFACT_DIR
 // Exit 77 (skipped) when /usr/bin/chromium is missing.
 import { spawn, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -297,7 +297,10 @@ try {
 } catch (e) {
   failed = true;
   console.error('FAIL:', e && e.stack || e);
-  for (const p of procs) console.error(`--- ${p.name} output (last 3000 bytes)\n${p.out.slice(-3000)}`);
+  for (const p of procs) {
+    writeFileSync(join(artifacts, `dashboard-${p.name}.log`), p.out);
+    console.error(`--- ${p.name} output (last 3000 bytes; all of it in ${artifacts}/dashboard-${p.name}.log)\n${p.out.slice(-3000)}`);
+  }
 } finally {
   await cleanup();
 }

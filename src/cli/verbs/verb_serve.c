@@ -71,6 +71,16 @@ static int open_catalog(void *payload, zb_ctx *ctx, const char *warehouse,
     return rc;
 }
 
+/* Each cycle opens its catalogs afresh (open_catalog), so each is freed
+ * after its warehouse's pass; serve kept them before, one per cycle. */
+static void release_catalog(void *payload, const char *warehouse,
+                            zb_catalog *cat)
+{
+    (void)payload;
+    (void)warehouse;
+    zb_catalog_free(cat);
+}
+
 static const zb_table_config *table_config(void *payload,
                                            const char *warehouse)
 {
@@ -350,6 +360,7 @@ int zb_cli_serve_run(int argc, char **argv)
     po.replica_id = s->replica;
     po.host.open_catalog = open_catalog;
     po.host.table_config = table_config;
+    po.host.release_catalog = release_catalog;
     po.host.log_line = log_line;
     po.host.payload = s;
     if ((rc = zb_planner_new(&s->planner, &ctx, &po)) < 0)
