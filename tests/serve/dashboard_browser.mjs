@@ -6,8 +6,10 @@
 //   - the login form, once: the cookie is HttpOnly and SameSite=Strict; the
 //     API answers 401 without it, 200 with it or with the bearer header;
 //   - the API equals the CLI: /api/v1/runs = `zamboni history --json`,
-//     /api/v1/tasks = `zamboni tasks list --json`, and each table's health
-//     (data files, delete files, snapshots) = what `zamboni describe` prints;
+//     /api/v1/tasks = `zamboni tasks list --json`, each table's health
+//     (data files, delete files, snapshots) = what `zamboni describe` prints,
+//     its plan = what `zamboni plan` prints; every endpoint and field is in
+//     docs/api/dashboard-openapi.yaml; serve and worker stop cleanly;
 //   - each page (fleet, warehouse, both tables, a task) loads with no console
 //     error and no request leaving loopback (every request is routed and one
 //     elsewhere fails the test), and the numbers it shows (data-k/data-v)
@@ -147,6 +149,7 @@ try {
     '/api/v1/fleet': '/api/v1/fleet', '/api/v1/warehouses': '/api/v1/warehouses',
     '/api/v1/warehouses/{warehouse}': '/api/v1/warehouses/demo',
     '/api/v1/warehouses/{warehouse}/tables/{table}': '/api/v1/warehouses/demo/tables/demo.events',
+    '/api/v1/warehouses/{warehouse}/tables/{table}/plan': '/api/v1/warehouses/demo/tables/demo.events/plan',
     '/api/v1/tasks': '/api/v1/tasks', [`/api/v1/tasks/{id}`]: `/api/v1/tasks/${taskId0}`,
     '/api/v1/workers': '/api/v1/workers', '/api/v1/runs': '/api/v1/runs' };
   const keys = (v, out) => {
@@ -232,6 +235,10 @@ try {
       assert.equal(attempts.length, api.attempts.length);
       assert.deepEqual(attempts.map(a => a.v.outcome), api.attempts.map(a => a.outcome));
       assert.equal(await page.$$eval('svg.chart', s => s.length), 6, 'six health charts');
+      // the plan shown is what `zamboni plan` prints (before its settings)
+      const cliPlan = cli('plan', t.table).split('\n  settings')[0] + '\n';
+      assert.equal(await page.$eval('[data-k=plan]', e => e.textContent), cliPlan, `${t.table}: plan`);
+      assert.equal((await get(`/api/v1/warehouses/demo/tables/${t.table}/plan`)).plan, cliPlan);
       // the data-files chart ends at the latest health measured
       const lastFiles = await page.$eval('figure:first-of-type [data-k=chart-last]', e => Number(e.dataset.v));
       assert.equal(lastFiles, api.attempts.find(a => a.after || a.before).after?.data_files ?? api.attempts.find(a => a.before).before.data_files);

@@ -72,6 +72,12 @@ typedef struct zb_http_opts {
      * any attempt); copied. */
     const char *const *warehouses;
     size_t n_warehouses;
+    /* A table's compaction plan as `zamboni plan` prints it, appended to
+     * out (/api/v1/warehouses/W/tables/T/plan), or NULL: not served.
+     * ZB_ENOTFOUND for a table or warehouse serve does not know. Called
+     * on HTTP threads, with payload. */
+    int (*table_plan)(void *payload, zb_ctx *ctx, const char *warehouse,
+                      const char *table, zb_buf *out);
 } zb_http_opts;
 
 #define ZB_HTTP_OPTS_VERSION 2
@@ -129,6 +135,9 @@ typedef struct zb_http_api_src {
     const zb_planner_counters *planner;   /* NULL: not planning here */
     const char *const *warehouses;
     size_t n_warehouses;
+    int (*table_plan)(void *payload, zb_ctx *ctx, const char *warehouse,
+                      const char *table, zb_buf *out);   /* NULL: none */
+    void *payload;
 } zb_http_api_src;
 
 /* The query parameters the API reads (NULL: absent). */

@@ -591,12 +591,10 @@ static int table(json_t **out, int *found, zb_ctx *ctx,
         (rc = live_tasks(&tasks, ctx, src->queue, NULL, wh, t)) < 0)
         goto done;
     *found = json_array_size(att) + json_array_size(tasks) > 0;
-    /* the plan needs the table's catalog, which serve's HTTP side does
-     * not open: named as missing rather than left out silently */
-    *out = json_pack("{s:s, s:s, s:O, s:O, s:n, s:s}", "warehouse", wh,
-                     "table", t, "attempts", att, "tasks", tasks, "plan",
-                     "plan_note", "the current plan is not served yet: run "
-                     "`zamboni plan TABLE`");
+    /* the plan reads the table's manifests: its own endpoint, fetched
+     * once per page view rather than at every refresh */
+    *out = json_pack("{s:s, s:s, s:O, s:O}", "warehouse", wh, "table", t,
+                     "attempts", att, "tasks", tasks);
     if (*out == NULL)
         rc = zb_fail_oom(ctx);
 done:
@@ -631,6 +629,42 @@ static int task(json_t **out, int *found, zb_ctx *ctx,
     *out = json_pack("{s:I, s:o, s:o}", "id", (json_int_t)id, "task", live,
                      "attempts", att);
     return *out != NULL ? ZB_OK : zb_fail_oom(ctx);
+}
+
+static int plan(json_t **out, int *status, zb_ctx *ctx,
+                const zb_http_api_src *src, const char *wh, const char *t)
+{
+    zb_buf b = ZB_BUF_INIT(64u << 20);
+    int rc;
+
+    *out = NULL;
+    if (src->table_plan == NULL) {
+        *status = 501;
+        *out = json_pack("{s:s}", "error", "this server does not plan "
+                         "tables: run `zamboni plan TABLE`");
+        return *out ? ZB_OK : zb_fail_oom(ctx);
+    }
+    rc = src->table_plan(src->payload, ctx, wh, t, &b);
+    if (rc == ZB_ENOMEM) {
+        zb_buf_free(&b);
+        return rc;
+    }
+    if (rc < 0) {
+        json_t *e = json_string(ctx->err.msg[0] ? ctx->err.msg
+                                                : zb_rc_name(rc));
+
+        *status = rc == ZB_ENOTFOUND ? 404 : 503;
+        *out = json_pack("{s:o}", "error", e ? e : json_string("error"));
+        zb_err_clear(&ctx->err);
+    } else {
+        json_t *text = json_string(zb_buf_cstr(&b));
+
+        *out = json_pack("{s:s, s:s, s:o, s:I}", "warehouse", wh, "table", t,
+                         "plan", text ? text : json_string(""),
+                         "computed_ms", (json_int_t)now_ms(src->queue));
+    }
+    zb_buf_free(&b);
+    return *out ? ZB_OK : zb_fail_oom(ctx);
 }
 
 /* ---- the entry ---- */
@@ -673,6 +707,9 @@ int zb_http_api_json(zb_buf *out, int *status, zb_ctx *ctx,
         break;
     case ZB_ROUTE_API_TABLE:
         rc = table(&j, &found, ctx, src, r->warehouse, r->table);
+        break;
+    case ZB_ROUTE_API_TABLE_PLAN:
+        rc = plan(&j, status, ctx, src, r->warehouse, r->table);
         break;
     case ZB_ROUTE_API_TASKS:
         if (qry->state && qry->state[0] &&

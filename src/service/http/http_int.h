@@ -29,6 +29,8 @@ struct zb_http {
     atomic_int health;             /* last answer: 1 ok, 0 not, -1 none */
     char **warehouses;
     size_t n_warehouses;
+    int (*table_plan)(void *payload, zb_ctx *ctx, const char *warehouse,
+                      const char *table, zb_buf *out);
 };
 
 /* A request's body as it arrives (POST /login, /logout only). */

@@ -174,6 +174,8 @@ static enum MHD_Result api(zb_http *h, struct MHD_Connection *c,
     src.queue = h->queue;
     src.warehouses = (const char *const *)h->warehouses;
     src.n_warehouses = h->n_warehouses;
+    src.table_plan = h->table_plan;
+    src.payload = h->payload;
     if (h->planner_counters != NULL) {
         memset(&pc, 0, sizeof pc);
         h->planner_counters(h->payload, &pc);

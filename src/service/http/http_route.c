@@ -106,6 +106,11 @@ static void api(zb_http_route *r, const seg *s, int n)
              seg_copy(r->warehouse, sizeof r->warehouse, &s[1]) &&
              seg_copy(r->table, sizeof r->table, &s[3]))
         r->kind = ZB_ROUTE_API_TABLE;
+    else if (n == 5 && seg_is(&s[0], "warehouses") &&
+             seg_is(&s[2], "tables") && seg_is(&s[4], "plan") &&
+             seg_copy(r->warehouse, sizeof r->warehouse, &s[1]) &&
+             seg_copy(r->table, sizeof r->table, &s[3]))
+        r->kind = ZB_ROUTE_API_TABLE_PLAN;
     else if (n == 1 && seg_is(&s[0], "tasks"))
         r->kind = ZB_ROUTE_API_TASKS;
     else if (n == 2 && seg_is(&s[0], "tasks") && seg_id(&r->task_id, &s[1]))

@@ -21,6 +21,7 @@ typedef enum zb_http_route_kind {
     ZB_ROUTE_API_WAREHOUSES,       /* /api/v1/warehouses */
     ZB_ROUTE_API_WAREHOUSE,        /* /api/v1/warehouses/W */
     ZB_ROUTE_API_TABLE,            /* /api/v1/warehouses/W/tables/T */
+    ZB_ROUTE_API_TABLE_PLAN,       /* /api/v1/warehouses/W/tables/T/plan */
     ZB_ROUTE_API_TASKS,            /* /api/v1/tasks */
     ZB_ROUTE_API_TASK,             /* /api/v1/tasks/ID */
     ZB_ROUTE_API_WORKERS,          /* /api/v1/workers */
@@ -30,7 +31,7 @@ typedef enum zb_http_route_kind {
 typedef struct zb_http_route {
     zb_http_route_kind kind;
     char warehouse[256];           /* API_WAREHOUSE, API_TABLE, PAGE */
-    char table[1024];              /* API_TABLE */
+    char table[1024];              /* API_TABLE, API_TABLE_PLAN */
     char asset[64];                /* ASSET: the file name */
     int64_t task_id;               /* API_TASK (> 0) */
 } zb_http_route;

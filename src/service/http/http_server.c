@@ -386,6 +386,7 @@ int zb_http_start(zb_http **out, zb_ctx *ctx, const zb_http_opts *o)
     h->health_timeout_ms = o->health_timeout_ms > 0 ? o->health_timeout_ms
                                                     : 2000;
     h->planner_counters = o->planner_counters;
+    h->table_plan = o->table_plan;
     h->log_line = o->log_line;
     h->payload = o->payload;
     atomic_init(&h->health, -1);

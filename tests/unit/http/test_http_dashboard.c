@@ -32,6 +32,11 @@ static void test_http_dashboard_routes(void)
     ZBT_EQ_INT(r.kind, ZB_ROUTE_API_TABLE);
     ZBT_EQ_STR(r.warehouse, "w1");
     ZBT_EQ_STR(r.table, "ns.t");
+    zb_http_route_parse(&r, "/api/v1/warehouses/w1/tables/ns.t/plan");
+    ZBT_EQ_INT(r.kind, ZB_ROUTE_API_TABLE_PLAN);
+    ZBT_EQ_STR(r.table, "ns.t");
+    zb_http_route_parse(&r, "/api/v1/warehouses/w1/tables/ns.t/other");
+    ZBT_EQ_INT(r.kind, ZB_ROUTE_NONE);
     zb_http_route_parse(&r, "/api/v1/tasks/17");
     ZBT_EQ_INT(r.kind, ZB_ROUTE_API_TASK);
     ZBT_EQ_INT((int)r.task_id, 17);
@@ -195,6 +200,12 @@ static void test_http_dashboard_api(void)
     json_decref(j);
     j = api(&e, "/api/v1/warehouses/nowhere", NULL, &status);
     ZBT_EQ_INT(status, 404);
+    json_decref(j);
+    /* no planner here: the plan is named as not served */
+    j = api(&e, "/api/v1/warehouses/wh/tables/ns.a/plan", NULL, &status);
+    ZBT_EQ_INT(status, 501);
+    ZBT_CONTAINS(json_string_value(json_object_get(j, "error")),
+                 "zamboni plan");
     json_decref(j);
 
     /* one task: live with its failed attempt */

@@ -233,8 +233,15 @@ function warehouseView(w) {
   return { title: 'Warehouse ' + w.warehouse, crumbs: [['Fleet', '/'], ['Warehouse ' + w.warehouse]], node };
 }
 
+/* The plan reads the table's manifests: fetched once per page view, not
+ * at every refresh. */
+let planOnce = null;
 async function tableData(wh, t) {
-  return api('warehouses/' + encodeURIComponent(wh) + '/tables/' + encodeURIComponent(t));
+  const base = 'warehouses/' + encodeURIComponent(wh) + '/tables/' + encodeURIComponent(t);
+  if (planOnce === null)
+    planOnce = api(base + '/plan').catch(e => ({ error: e.message }));
+  const [d, plan] = await Promise.all([api(base), planOnce]);
+  return Object.assign({}, d, { plan });
 }
 
 /* Health points over time: before at the start, after at the end of
@@ -266,7 +273,9 @@ function tableView(d) {
       chart('Data bytes', healthSeries(A, x => x.data_bytes), bytes),
       chart('Metadata bytes', healthSeries(A, x => x.metadata_bytes), bytes)),
     h('h2', {}, 'Current plan'),
-    d.plan ? h('pre', {}, JSON.stringify(d.plan, null, 2)) : h('p', { class: 'muted' }, d.plan_note),
+    d.plan.error ? h('p', { class: 'error' }, 'No plan: ' + d.plan.error)
+      : h('div', {}, h('p', { class: 'muted' }, 'As `zamboni plan` prints it, computed ' + when(d.plan.computed_ms) + ' (reload the page to plan again).'),
+          h('pre', { 'data-k': 'plan' }, d.plan.plan)),
     h('h2', {}, 'Live tasks'),
     grid('Tasks of this table in the queue', ['Task', 'Operation', 'State', '#Attempt', 'Class'],
       d.tasks.map(t => ({ attrs: { 'data-row': 'task-' + t.id }, cells: [link('/tasks/' + t.id, 'task ' + t.id), t.operation, t.state,
