@@ -19,3 +19,10 @@ endif()
 if(TEST serve_dashboard)
   set_tests_properties(serve_dashboard PROPERTIES LABELS serve TIMEOUT 180)
 endif()
+# `zamboni demo DIR --fleet`: serve and a worker in the background, the
+# URL and the stop command printed and working (about 15 s; skipped when
+# 127.0.0.1:8650 is taken).
+add_test(NAME serve_demo_fleet
+  COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/demo_fleet.sh $<TARGET_FILE:zamboni>)
+set_tests_properties(serve_demo_fleet PROPERTIES LABELS serve TIMEOUT 120
+  SKIP_RETURN_CODE 77 RUN_SERIAL TRUE)
