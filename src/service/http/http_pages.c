@@ -143,7 +143,7 @@ static enum MHD_Result login(zb_http *h, struct MHD_Connection *c,
         return login_form(c, MHD_HTTP_OK, qnext, "");
     if (up == NULL || up->too_big ||
         !zb_http_form_value(up->body, up->len, "next", next, sizeof next))
-        strcpy(next, "/");
+        snprintf(next, sizeof next, "/");
     if (up == NULL || up->too_big ||
         !zb_http_form_value(up->body, up->len, "token", guess,
                             sizeof guess) ||
