@@ -26,6 +26,7 @@ debs=(
     bash-completion     # the completion script's home (/usr/share/bash-completion)
     adduser             # the maintainer scripts' system user
     sqlite3             # tests/interop/other_writers.mjs: another writer's catalog commit
+    chromium            # the dashboard's browser test (tests/serve/dashboard_browser.mjs)
 )
 
 missing=()

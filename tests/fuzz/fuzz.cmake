@@ -155,3 +155,7 @@ zb_fuzz_target(fuzz_s3_xml LINK zb_s3_xml zb_util
   INSTRUMENT zb_s3_xml zb_util EXTERNAL PkgConfig::EXPAT)
 zb_fuzz_target(fuzz_size_classes LINK zb_service_size_class
   INSTRUMENT zb_service_size_class zb_util EXTERNAL PkgConfig::JANSSON)
+
+# serve's dashboard: request paths and the login form's body (issue 19).
+zb_fuzz_target(fuzz_http_paths LINK zb_service_http_route
+  INSTRUMENT zb_service_http_route)

@@ -45,7 +45,7 @@ typedef enum flag_id {
     F_NO_EVOLUTION, F_REMAP, F_SNAPSHOT, F_COUNT, F_FORMAT, F_SOURCE,
     F_CREATE, F_PARTITION_BY, F_FORMAT_VERSION, F_ALLOW_DUPLICATES,
     F_MAX_GROUP_MEMORY, F_MAX_CONCURRENT,
-    F_PARALLEL, F_LOCATION
+    F_PARALLEL, F_LOCATION, F_FLEET
 } flag_id;
 
 typedef struct flag_def {
@@ -234,6 +234,12 @@ static const flag_def flags[] = {
       "stay under DIR; the S3 flags given are written to DIR/zamboni.yml,\n"
       "secrets never); default DIR/warehouses/demo. Objects of an earlier\n"
       "demo at the same location are left in place" },
+    { "--fleet", F_FLEET, NULL, ZB_VERB_DEMO,
+      "then migrate the queue (in DIR/catalog.db) and start `zamboni serve`\n"
+      "(the default listen address, 127.0.0.1:8650) and one `zamboni\n"
+      "worker` in the background on the demo warehouse; print the\n"
+      "dashboard's URL, their PIDs (in DIR/fleet.pids, their logs in\n"
+      "DIR/serve.log and DIR/worker.log) and how to stop them" },
     { "--profile", F_PROFILE, "FILE", CATALOG | ZB_VERB_ENGINES,
       "zamboni.yml to read; default ./zamboni.yml, then\n"
       "$ZAMBONI_ROOT/zamboni.yml" },
@@ -538,8 +544,18 @@ static const verb_doc docs[] = {
       "  /metrics  Prometheus text format\n"
       "  /demand?class=NAME  {\"class\": NAME, \"demand\": N} for KEDA's\n"
       "            metrics-api scaler (valueLocation: demand, targetValue: 1)\n"
-      "With ZAMBONI_SERVE_TOKEN set (environment or .env), /metrics and\n"
-      "/demand need \"Authorization: Bearer TOKEN\" (else 401).\n"
+      "  /         the dashboard (built into the binary, works offline):\n"
+      "            the fleet, /warehouses/W, /tables/W/T, /tasks/ID; it\n"
+      "            refreshes every 10 s\n"
+      "  /api/v1/  its read-only JSON: fleet, warehouses, warehouses/W,\n"
+      "            warehouses/W/tables/T[/plan], tasks, tasks/ID, workers,\n"
+      "            runs (docs/api/dashboard-openapi.yaml); tasks, runs and\n"
+      "            plan are what `tasks list --json`, `history --json` and\n"
+      "            `plan TABLE` print\n"
+      "With ZAMBONI_SERVE_TOKEN set (environment or .env), /metrics,\n"
+      "/demand and /api/v1 need \"Authorization: Bearer TOKEN\" or the\n"
+      "dashboard's session cookie (else 401); the pages ask for the token\n"
+      "once (/login) and keep it in an HttpOnly, SameSite=Strict cookie.\n"
       "The queue's schema must be migrated first (zamboni db migrate; exit 3\n"
       "otherwise). SIGTERM or SIGINT: the planner stops, gives up its lease,\n"
       "the HTTP server stops, exit 0. Log lines (stderr):\n"
@@ -558,7 +574,9 @@ static const verb_doc docs[] = {
       "else ./zamboni-demo. Running it again rebuilds the demo from scratch\n"
       "(only in a folder an earlier demo made; another folder must be\n"
       "empty). Then:\n"
-      "  ZAMBONI_ROOT=DIR zamboni maintenance --warehouse demo --status" },
+      "  ZAMBONI_ROOT=DIR zamboni maintenance --warehouse demo --status\n"
+      "With --fleet, a serve and a worker maintain it in the background and\n"
+      "the dashboard shows them at http://127.0.0.1:8650/." },
 };
 
 /* The verbs whose exit codes are not the common ones. */
@@ -1053,6 +1071,7 @@ int zb_verb_parse(zb_verb_args *a, unsigned bit, int argc, char **argv,
             case F_COUNT: a->count = 1; break;
             case F_CREATE: a->af.create = 1; break;
             case F_ALLOW_DUPLICATES: a->af.allow_duplicates = 1; break;
+            case F_FLEET: a->fleet = 1; break;
             default: break;
             }
             continue;

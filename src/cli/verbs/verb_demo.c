@@ -22,6 +22,8 @@
  * the marker: a folder the demo did not make is refused (exit 3) when it
  * is not empty.
  *
+ * --fleet then starts serve and a worker on it (demo_fleet.c).
+ *
  * --location s3://BUCKET/PREFIX puts the tables there instead of
  * DIR/warehouses/demo: the SQL catalog creates them under it and every
  * data and metadata file goes through zb_io (the S3 backend, from the
@@ -741,6 +743,8 @@ int zb_cli_demo_run(int argc, char **argv)
            "  ZAMBONI_ROOT=%s zamboni maintenance --warehouse demo --status\n",
            abs, a->location ? ", its tables in " : "",
            a->location ? wh : "", abs);
+    if (a->fleet && (rc = zb_cli_demo_fleet(&ctx, abs)) < 0)
+        goto fail;
     code = ZB_EXIT_OK;
     goto done;
 fail:

@@ -13,6 +13,7 @@
 #include "cli/exit.h"
 #include "cli/verbs/verb_queue.h"
 #include "cli/verbs/verb_queue_args.h"
+#include "service/queue/queue_json.h"
 #include "util/alloc.h"
 #include "util/err.h"
 
@@ -50,39 +51,6 @@ static const char history_help[] =
     "  --json            a JSON array\n";
 
 
-static json_t *task_json(const zb_task *t)
-{
-    json_t *o = json_pack(
-        "{s:I, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:i, s:i, s:I, s:i, s:i,"
-        " s:I, s:I, s:I}",
-        "id", (json_int_t)t->id, "warehouse", t->warehouse, "table",
-        t->table, "operation", t->operation, "size_class", t->size_class,
-        "state", t->state, "est_memory_bytes",
-        (json_int_t)t->est_memory_bytes, "est_unspillable_bytes",
-        (json_int_t)t->est_unspillable_bytes, "est_cores", t->est_cores,
-        "priority", t->priority, "scheduled_for_ms",
-        (json_int_t)t->scheduled_for_ms, "attempt", t->attempt,
-        "max_attempts", t->max_attempts, "lease_expires_ms",
-        (json_int_t)t->lease_expires_ms, "heartbeat_ms",
-        (json_int_t)t->heartbeat_ms, "created_ms",
-        (json_int_t)t->created_ms);
-
-    if (o == NULL)
-        return NULL;
-    json_object_set_new(o, "worker_id", t->worker_id[0]
-                                            ? json_string(t->worker_id)
-                                            : json_null());
-    json_object_set_new(o, "last_message", t->last_message[0]
-                                               ? json_string(t->last_message)
-                                               : json_null());
-    /* progress and options are JSON object texts: embedded as objects. */
-    json_object_set_new(o, "progress", t->progress[0]
-                            ? json_loads(t->progress, 0, NULL) : json_null());
-    json_object_set_new(o, "options", t->options[0]
-                            ? json_loads(t->options, 0, NULL) : json_null());
-    return o;
-}
-
 static int print_dump(json_t *doc)
 {
     if (doc == NULL || json_dumpf(doc, stdout, JSON_INDENT(2)) != 0)
@@ -103,8 +71,8 @@ static int list_one(void *payload, const zb_task *t)
 
     o->n++;
     if (o->json)
-        return json_array_append_new(o->arr, task_json(t)) < 0 ? ZB_ENOMEM
-                                                               : 0;
+        return json_array_append_new(o->arr, zb_queue_task_json(t)) < 0
+                   ? ZB_ENOMEM : 0;
     printf("%lld  %-11s  %-23s  %s  class %s  attempt %d/%d  priority %d%s%s\n",
            (long long)t->id, t->state, t->operation, t->table, t->size_class,
            t->attempt, t->max_attempts, t->priority,
@@ -224,7 +192,7 @@ int zb_cli_tasks_run(int argc, char **argv)
             rc = zb_fail_oom(&ctx);
         } else if ((rc = zb_queue_get(q, &ctx, id, t)) == ZB_OK) {
             if (qa.json) {
-                json_t *o = task_json(t);
+                json_t *o = zb_queue_task_json(t);
                 if (print_dump(o) < 0)
                     rc = zb_fail_oom(&ctx);
                 json_decref(o);
@@ -253,18 +221,6 @@ done:
 
 /* ---- history ---- */
 
-static json_t *health_json(const zb_table_health *h)
-{
-    if (!h->known)
-        return json_null();
-    return json_pack("{s:I, s:I, s:I, s:I, s:I}", "data_files",
-                     (json_int_t)h->data_files, "data_bytes",
-                     (json_int_t)h->data_bytes, "delete_files",
-                     (json_int_t)h->delete_files, "snapshots",
-                     (json_int_t)h->snapshots, "metadata_bytes",
-                     (json_int_t)h->metadata_bytes);
-}
-
 typedef struct history_out {
     int json;
     json_t *arr;
@@ -277,23 +233,10 @@ static int history_one(void *payload, const zb_attempt *a)
 
     o->n++;
     if (o->json) {
-        json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:s, s:I, s:I}",
-                              "warehouse", a->warehouse, "table", a->table,
-                              "operation", a->operation, "size_class",
-                              a->size_class, "worker_id", a->worker_id,
-                              "attempt", a->attempt, "outcome", a->outcome,
-                              "started_ms", (json_int_t)a->started_ms,
-                              "finished_ms", (json_int_t)a->finished_ms);
+        json_t *j = zb_queue_attempt_json(a);
+
         if (j == NULL)
             return ZB_ENOMEM;
-        json_object_set_new(j, "task_id", a->task_id > 0
-                                ? json_integer(a->task_id) : json_null());
-        json_object_set_new(j, "message", a->message[0]
-                                ? json_string(a->message) : json_null());
-        json_object_set_new(j, "report", a->report
-                                ? json_string(a->report) : json_null());
-        json_object_set_new(j, "before", health_json(&a->before));
-        json_object_set_new(j, "after", health_json(&a->after));
         return json_array_append_new(o->arr, j) < 0 ? ZB_ENOMEM : 0;
     }
     if (a->task_id > 0)

@@ -25,6 +25,7 @@
 #include "cli/exit.h"
 #include "cli/verbs/queue_open.h"
 #include "cli/verbs/verbs.h"
+#include "ops/compact/compact.h"
 #include "service/http/http.h"
 #include "service/planner/planner.h"
 #include "util/alloc.h"
@@ -71,6 +72,16 @@ static int open_catalog(void *payload, zb_ctx *ctx, const char *warehouse,
     return rc;
 }
 
+/* Each cycle opens its catalogs afresh (open_catalog), so each is freed
+ * after its warehouse's pass; serve kept them before, one per cycle. */
+static void release_catalog(void *payload, const char *warehouse,
+                            zb_catalog *cat)
+{
+    (void)payload;
+    (void)warehouse;
+    zb_catalog_free(cat);
+}
+
 static const zb_table_config *table_config(void *payload,
                                            const char *warehouse)
 {
@@ -81,6 +92,49 @@ static const zb_table_config *table_config(void *payload,
         if (strcmp(s->warehouses[i], warehouse) == 0)
             return s->tcs[i];
     return NULL;
+}
+
+/* The dashboard's plan of one table: `zamboni plan`'s report (the same
+ * calls, verb_describe.c), with the warehouse's table config. */
+static int table_plan(void *payload, zb_ctx *ctx, const char *warehouse,
+                      const char *table, zb_buf *out)
+{
+    serve_state *s = payload;
+    zb_compact_opts co = ZB_COMPACT_OPTS_INIT;
+    zb_maint_opts mo = ZB_MAINT_OPTS_INIT;
+    zb_compact_plan plan;
+    zb_op_target tg;
+    zb_verb_env env;
+    zb_catalog *cat = NULL;
+    zb_table *t = NULL;
+    size_t i;
+    int rc;
+
+    for (i = 0; i < s->n_wh; i++)
+        if (strcmp(s->warehouses[i], warehouse) == 0)
+            break;
+    if (i == s->n_wh)
+        return zb_fail(ctx, ZB_ENOTFOUND, "serve does not plan warehouse "
+                       "%.200s", warehouse);
+    if ((rc = open_catalog(s, ctx, warehouse, &cat)) < 0)
+        return rc;
+    memset(&plan, 0, sizeof plan);
+    memset(&tg, 0, sizeof tg);
+    tg.catalog = cat;
+    tg.io = s->env->io;
+    tg.ident = table;
+    tg.dry_run = 1;
+    env = *s->env;                 /* read only: its table config swapped */
+    env.tc = s->tcs[i];
+    mo.config = s->tcs[i];
+    zb_verb_plan_opts(&co, &env, &mo, table);
+    rc = zb_compact_plan_table(&plan, &t, &tg, ctx, &co);
+    if (rc == ZB_OK)
+        rc = zb_compact_plan_report(out, table, &plan);
+    zb_compact_plan_free(&plan);
+    zb_table_free(t);
+    zb_catalog_free(cat);
+    return rc;
 }
 
 static void planner_counters(void *payload, zb_planner_counters *out)
@@ -350,6 +404,7 @@ int zb_cli_serve_run(int argc, char **argv)
     po.replica_id = s->replica;
     po.host.open_catalog = open_catalog;
     po.host.table_config = table_config;
+    po.host.release_catalog = release_catalog;
     po.host.log_line = log_line;
     po.host.payload = s;
     if ((rc = zb_planner_new(&s->planner, &ctx, &po)) < 0)
@@ -372,6 +427,9 @@ int zb_cli_serve_run(int argc, char **argv)
     ho.planner_counters = planner_counters;
     ho.log_line = log_line;
     ho.payload = s;
+    ho.warehouses = s->wh_ptrs;
+    ho.n_warehouses = s->n_wh;
+    ho.table_plan = table_plan;
     zb_verb_catch_stop_signals(&stop_requested);
     if ((rc = zb_http_start(&http, &ctx, &ho)) < 0)
         goto fail;

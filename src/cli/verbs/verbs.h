@@ -88,6 +88,7 @@ typedef struct zb_verb_args {
     const char *snapshot_operation;
     const char *dangling_delete_policy;
     const char *location;          /* demo --location URI */
+    int fleet;                     /* demo --fleet */
 } zb_verb_args;
 
 /*
@@ -290,6 +291,9 @@ int zb_cli_engines_run(int argc, char **argv);
 int zb_cli_table_config_run(int argc, char **argv);
 int zb_cli_validate_config_run(int argc, char **argv);
 int zb_cli_demo_run(int argc, char **argv);
+/* demo --fleet (demo_fleet.c): migrate the queue of the demo in dir, start
+ * serve and a worker on it in the background, print how to stop them. */
+int zb_cli_demo_fleet(zb_ctx *ctx, const char *dir);
 int zb_cli_doctor_run(int argc, char **argv);   /* cli/verbs/verb_doctor.c */
 int zb_cli_worker_run(int argc, char **argv);   /* cli/verbs/verb_worker.c */
 int zb_cli_serve_run(int argc, char **argv);    /* cli/verbs/verb_serve.c */

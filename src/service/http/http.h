@@ -19,11 +19,21 @@
  *             400 {"error": "..."} without class, 404 {"error": "...",
  *             "classes": [...]} for a class not configured, 503
  *             {"error": "..."} when the database fails.
+ *   /api/v1/...  the dashboard's read-only JSON (http_api.c; every
+ *             endpoint in docs/api/dashboard-openapi.yaml)
+ *   /, /warehouses/W, /tables/W/T, /tasks/ID
+ *             the dashboard's page (assets built into the binary,
+ *             /assets/NAME); with a token and no session cookie, the
+ *             login form
+ *   /login    POST token=TOKEN (form): 303 to / with the cookie
+ *             zamboni_session (HttpOnly, SameSite=Strict), or the form
+ *             again with 401; /logout (POST) clears it
  *   other     404 {"error": "no such endpoint"}; a method other than GET
  *             or HEAD: 405 {"error": "..."}.
  *
  * With a token every endpoint but /health and /livez needs
- * "Authorization: Bearer TOKEN" (compared in constant time), else 401
+ * "Authorization: Bearer TOKEN" or the session cookie (both compared in
+ * constant time), else 401
  * {"error": "unauthorized"} with WWW-Authenticate: Bearer.
  *
  * Log lines (log_line), stable for tests:
@@ -37,6 +47,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "service/http/http_route.h"
 #include "service/planner/planner.h"
 #include "service/queue/queue.h"
 #include "service/size_class.h"
@@ -57,9 +68,19 @@ typedef struct zb_http_opts {
     void (*planner_counters)(void *payload, zb_planner_counters *out);
     void (*log_line)(const char *line, void *payload);   /* NULL: none */
     void *payload;
+    /* The warehouses serve plans (the dashboard lists them even before
+     * any attempt); copied. */
+    const char *const *warehouses;
+    size_t n_warehouses;
+    /* A table's compaction plan as `zamboni plan` prints it, appended to
+     * out (/api/v1/warehouses/W/tables/T/plan), or NULL: not served.
+     * ZB_ENOTFOUND for a table or warehouse serve does not know. Called
+     * on HTTP threads, with payload. */
+    int (*table_plan)(void *payload, zb_ctx *ctx, const char *warehouse,
+                      const char *table, zb_buf *out);
 } zb_http_opts;
 
-#define ZB_HTTP_OPTS_VERSION 1
+#define ZB_HTTP_OPTS_VERSION 2
 #define ZB_HTTP_OPTS_INIT                                                 \
     { .version = ZB_HTTP_OPTS_VERSION, .listen = ZB_HTTP_DEFAULT_LISTEN,  \
       .health_timeout_ms = 2000 }
@@ -87,6 +108,8 @@ void zb_http_stop(zb_http *h);
 /* 1 when the Authorization header value is "Bearer TOKEN" for token
  * (scheme case-insensitive, compare in constant time), else 0. */
 int zb_http_bearer_ok(const char *authorization, const char *token);
+/* 1 when guess equals token (non-empty), compared in constant time. */
+int zb_http_token_eq(const char *guess, const char *token);
 
 /*
  * The readiness check: 1 when db answers "SELECT 1" within timeout_ms;
@@ -105,5 +128,42 @@ int zb_http_metrics_text(zb_buf *out, zb_ctx *ctx, zb_queue *q,
 /* The /demand answer: *status the HTTP status, body (appended) JSON. */
 int zb_http_demand_json(zb_buf *out, int *status, zb_ctx *ctx, zb_queue *q,
                         const zb_size_classes *classes, const char *cls);
+
+/* What the API reads. */
+typedef struct zb_http_api_src {
+    zb_queue *queue;
+    const zb_planner_counters *planner;   /* NULL: not planning here */
+    const char *const *warehouses;
+    size_t n_warehouses;
+    int (*table_plan)(void *payload, zb_ctx *ctx, const char *warehouse,
+                      const char *table, zb_buf *out);   /* NULL: none */
+    void *payload;
+} zb_http_api_src;
+
+/* The query parameters the API reads (NULL: absent). */
+typedef struct zb_http_api_query {
+    const char *state;             /* /tasks */
+    const char *warehouse, *table, *task, *limit;   /* /runs */
+} zb_http_api_query;
+
+/*
+ * The answer of an /api/v1 route r: *status the HTTP status (200, 400,
+ * 404, 503 when the database fails), the JSON appended to out. ZB_ENOMEM
+ * only when out of memory.
+ */
+int zb_http_api_json(zb_buf *out, int *status, zb_ctx *ctx,
+                     const zb_http_api_src *src, const zb_http_route *r,
+                     const zb_http_api_query *q);
+
+/* An asset built into the binary (http_assets.c, generated). */
+typedef struct zb_http_asset {
+    const char *name;              /* "app.js" */
+    const char *type;              /* its Content-Type */
+    const unsigned char *data;
+    size_t len;
+} zb_http_asset;
+
+/* The asset called name, or NULL. */
+const zb_http_asset *zb_http_asset_find(const char *name);
 
 #endif

@@ -19,26 +19,13 @@
 
 #include <microhttpd.h>
 
-#include "service/http/http.h"
+#include "service/http/http_int.h"
 #include "service/http/prom.h"
 #include "util/alloc.h"
 #include "util/buf.h"
 #include "util/err.h"
 
 #define BODY_MAX (64u << 20)
-
-struct zb_http {
-    struct MHD_Daemon *d;
-    zb_queue *queue;
-    zb_size_classes classes;
-    char *token;                   /* NULL: none */
-    int64_t health_timeout_ms;
-    void (*planner_counters)(void *payload, zb_planner_counters *out);
-    void (*log_line)(const char *line, void *payload);
-    void *payload;
-    int port;
-    atomic_int health;             /* last answer: 1 ok, 0 not, -1 none */
-};
 
 int zb_http_parse_listen(const char *text, char *host, size_t host_size,
                          int *port, zb_ctx *ctx)
@@ -86,9 +73,9 @@ static void log_to(const zb_http *h, const char *line)
 
 /* ---- answers ---- */
 
-static enum MHD_Result answer(struct MHD_Connection *c, unsigned status,
-                              const char *type, const char *body,
-                              size_t len, int auth_challenge)
+enum MHD_Result zb_http__answer(struct MHD_Connection *c, unsigned status,
+                                const char *type, const char *body,
+                                size_t len, int auth_challenge)
 {
     struct MHD_Response *r;
     enum MHD_Result ret;
@@ -110,14 +97,15 @@ static enum MHD_Result answer(struct MHD_Connection *c, unsigned status,
 static enum MHD_Result answer_text(struct MHD_Connection *c, unsigned status,
                                    const char *text)
 {
-    return answer(c, status, "text/plain; charset=utf-8", text, strlen(text),
-                  0);
+    return zb_http__answer(c, status, "text/plain; charset=utf-8", text,
+                           strlen(text), 0);
 }
 
 static enum MHD_Result answer_json(struct MHD_Connection *c, unsigned status,
                                    const char *json)
 {
-    return answer(c, status, "application/json", json, strlen(json), 0);
+    return zb_http__answer(c, status, "application/json", json,
+                           strlen(json), 0);
 }
 
 /* ---- routes ---- */
@@ -164,8 +152,8 @@ static enum MHD_Result metrics(zb_http *h, struct MHD_Connection *c)
                  ctx.err.msg[0] ? ctx.err.msg : zb_rc_name(rc));
         ret = answer_text(c, MHD_HTTP_SERVICE_UNAVAILABLE, body);
     } else {
-        ret = answer(c, MHD_HTTP_OK, ZB_PROM_CONTENT_TYPE, zb_buf_cstr(&b),
-                     b.len, 0);
+        ret = zb_http__answer(c, MHD_HTTP_OK, ZB_PROM_CONTENT_TYPE,
+                              zb_buf_cstr(&b), b.len, 0);
     }
     zb_buf_free(&b);
     return ret;
@@ -189,42 +177,86 @@ static enum MHD_Result demand(zb_http *h, struct MHD_Connection *c)
     return ret;
 }
 
+int zb_http__authed(const zb_http *h, struct MHD_Connection *c)
+{
+    if (h->token == NULL)
+        return 1;
+    return zb_http_bearer_ok(MHD_lookup_connection_value(
+                                 c, MHD_HEADER_KIND,
+                                 MHD_HTTP_HEADER_AUTHORIZATION),
+                             h->token) ||
+           zb_http_token_eq(MHD_lookup_connection_value(c, MHD_COOKIE_KIND,
+                                                        ZB_HTTP_COOKIE),
+                            h->cookie);
+}
+
+/* A GET has nothing to keep between calls; a POST keeps its body. */
+static int get_marker;
+
+static void on_completed(void *cls, struct MHD_Connection *c,
+                         void **con_cls, enum MHD_RequestTerminationCode t)
+{
+    (void)cls;
+    (void)c;
+    (void)t;
+    if (*con_cls != NULL && *con_cls != &get_marker) {
+        memset(*con_cls, 0, sizeof(zb_http_upload));   /* a token */
+        zb_free(*con_cls);
+    }
+    *con_cls = NULL;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
                                   const char *url, const char *method,
                                   const char *version, const char *upload,
                                   size_t *upload_size, void **con_cls)
 {
-    static int first_call_marker;
     zb_http *h = cls;
-    int open_route;
+    zb_http_upload *up = NULL;
+    zb_http_route r;
+    int post = strcmp(method, MHD_HTTP_METHOD_POST) == 0;
 
     (void)version;
-    (void)upload;
     if (*con_cls == NULL) {        /* headers only so far */
-        *con_cls = &first_call_marker;
+        if (post && (*con_cls = zb_calloc(1, sizeof *up)) == NULL)
+            return MHD_NO;
+        if (!post)
+            *con_cls = &get_marker;
         return MHD_YES;
     }
-    if (*upload_size != 0) {       /* no route takes a body: drop it */
+    if (*con_cls != &get_marker)
+        up = *con_cls;
+    if (*upload_size != 0) {       /* only a POST keeps its body */
+        if (up != NULL && !up->too_big) {
+            if (*upload_size > sizeof up->body - 1 - up->len) {
+                up->too_big = 1;
+            } else {
+                memcpy(up->body + up->len, upload, *upload_size);
+                up->len += *upload_size;
+            }
+        }
         *upload_size = 0;
         return MHD_YES;
     }
-    if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 &&
+    if (!post && strcmp(method, MHD_HTTP_METHOD_GET) != 0 &&
         strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
         return answer_json(c, MHD_HTTP_METHOD_NOT_ALLOWED,
                            "{\"error\": \"only GET and HEAD are "
                            "answered\"}\n");
-    if (strcmp(url, "/livez") == 0)
+    if (strcmp(url, "/livez") == 0 && !post)
         return answer_text(c, MHD_HTTP_OK, "ok\n");
-    open_route = strcmp(url, "/health") == 0;
-    if (open_route)
+    if (strcmp(url, "/health") == 0 && !post)
         return health(h, c);
-    if (h->token != NULL &&
-        !zb_http_bearer_ok(MHD_lookup_connection_value(
-                               c, MHD_HEADER_KIND,
-                               MHD_HTTP_HEADER_AUTHORIZATION),
-                           h->token))
-        return answer(c, MHD_HTTP_UNAUTHORIZED, "application/json",
-                      "{\"error\": \"unauthorized\"}\n", 26, 1);
+    zb_http_route_parse(&r, url);
+    if (r.kind != ZB_ROUTE_NONE)
+        return zb_http__dashboard(h, c, url, &r, method, up);
+    if (post)
+        return answer_json(c, MHD_HTTP_METHOD_NOT_ALLOWED,
+                           "{\"error\": \"only GET and HEAD are "
+                           "answered\"}\n");
+    if (!zb_http__authed(h, c))
+        return zb_http__answer(c, MHD_HTTP_UNAUTHORIZED, "application/json",
+                               "{\"error\": \"unauthorized\"}\n", 26, 1);
     if (strcmp(url, "/metrics") == 0)
         return metrics(h, c);
     if (strcmp(url, "/demand") == 0)
@@ -284,6 +316,24 @@ static int listen_socket(int *fd_out, int *port_out, char *host,
     return ZB_OK;
 }
 
+static void free_parts(zb_http *h)
+{
+    size_t i;
+
+    if (h->token != NULL) {
+        memset(h->token, 0, strlen(h->token));
+        zb_free(h->token);
+    }
+    if (h->cookie != NULL) {
+        memset(h->cookie, 0, strlen(h->cookie));
+        zb_free(h->cookie);
+    }
+    for (i = 0; i < h->n_warehouses; i++)
+        zb_free(h->warehouses[i]);
+    zb_free(h->warehouses);
+    zb_free(h);
+}
+
 int zb_http_start(zb_http **out, zb_ctx *ctx, const zb_http_opts *o)
 {
     zb_http *h;
@@ -304,9 +354,39 @@ int zb_http_start(zb_http **out, zb_ctx *ctx, const zb_http_opts *o)
         zb_free(h);
         return zb_fail_oom(ctx);
     }
+    if (h->token != NULL &&
+        (h->cookie = zb_malloc(strlen(h->token) * 2 + 1)) == NULL) {
+        rc = zb_fail_oom(ctx);
+        goto fail;
+    }
+    if (h->cookie != NULL) {
+        static const char hex[] = "0123456789abcdef";
+        size_t i;
+
+        for (i = 0; h->token[i] != '\0'; i++) {
+            h->cookie[2 * i] = hex[(unsigned char)h->token[i] >> 4];
+            h->cookie[2 * i + 1] = hex[(unsigned char)h->token[i] & 15];
+        }
+        h->cookie[2 * i] = '\0';
+    }
+    if (o->n_warehouses > 0) {
+        size_t i;
+
+        if ((h->warehouses = zb_calloc(o->n_warehouses,
+                                       sizeof *h->warehouses)) == NULL) {
+            rc = zb_fail_oom(ctx);
+            goto fail;
+        }
+        for (i = 0; i < o->n_warehouses; i++, h->n_warehouses++)
+            if ((h->warehouses[i] = zb_strdup(o->warehouses[i])) == NULL) {
+                rc = zb_fail_oom(ctx);
+                goto fail;
+            }
+    }
     h->health_timeout_ms = o->health_timeout_ms > 0 ? o->health_timeout_ms
                                                     : 2000;
     h->planner_counters = o->planner_counters;
+    h->table_plan = o->table_plan;
     h->log_line = o->log_line;
     h->payload = o->payload;
     atomic_init(&h->health, -1);
@@ -319,6 +399,7 @@ int zb_http_start(zb_http **out, zb_ctx *ctx, const zb_http_opts *o)
                                 MHD_USE_ERROR_LOG,
                             0, NULL, NULL, on_request, h,
                             MHD_OPTION_LISTEN_SOCKET, fd,
+                            MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
                             MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
                             MHD_OPTION_CONNECTION_LIMIT, (unsigned)256,
                             MHD_OPTION_END);
@@ -335,8 +416,7 @@ int zb_http_start(zb_http **out, zb_ctx *ctx, const zb_http_opts *o)
     *out = h;
     return ZB_OK;
 fail:
-    zb_free(h->token);
-    zb_free(h);
+    free_parts(h);
     return rc;
 }
 
@@ -351,9 +431,5 @@ void zb_http_stop(zb_http *h)
         return;
     if (h->d != NULL)
         MHD_stop_daemon(h->d);     /* closes the listening socket too */
-    if (h->token != NULL) {
-        memset(h->token, 0, strlen(h->token));
-        zb_free(h->token);
-    }
-    zb_free(h);
+    free_parts(h);
 }

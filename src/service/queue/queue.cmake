@@ -12,7 +12,8 @@ add_library(zb_service_queue STATIC
   ${CMAKE_CURRENT_LIST_DIR}/queue_figures.c
   ${CMAKE_CURRENT_LIST_DIR}/queue_clock.c
   ${CMAKE_CURRENT_LIST_DIR}/queue_displace.c
-  ${CMAKE_CURRENT_LIST_DIR}/queue_leader.c)
+  ${CMAKE_CURRENT_LIST_DIR}/queue_leader.c
+  ${CMAKE_CURRENT_LIST_DIR}/queue_json.c)
 target_link_libraries(zb_service_queue PUBLIC zb_service_size_class
   zb_catalog zb_util PRIVATE zb_ops PkgConfig::JANSSON Threads::Threads)
 # The size classes alone (jansson and util only), so that their fuzz

@@ -401,6 +401,10 @@ typedef struct zb_worker_info {
     const char *id, *host, *size_class;
     int64_t heartbeat_ms;
     zb_worker_figures f;
+    uint64_t memory_bytes;         /* what it registered with */
+    int cores;
+    uint64_t spill_bytes;
+    int64_t started_ms;
 } zb_worker_info;
 
 typedef int (*zb_worker_info_fn)(void *payload, const zb_worker_info *w);

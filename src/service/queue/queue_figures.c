@@ -170,6 +170,12 @@ static int worker_row(void *payload, int n, const char *const *vals)
     w.f.budget_wait_seconds = vals[6] ? strtod(vals[6], NULL) : 0.0;
     w.f.rows_done = (uint64_t)zb_queue__num(vals[7]);
     w.f.bytes_done = (uint64_t)zb_queue__num(vals[8]);
+    if (n >= 13) {
+        w.memory_bytes = (uint64_t)zb_queue__num(vals[9]);
+        w.cores = (int)zb_queue__num(vals[10]);
+        w.spill_bytes = (uint64_t)zb_queue__num(vals[11]);
+        w.started_ms = zb_queue__num(vals[12]);
+    }
     return j->fn(j->payload, &w);
 }
 
@@ -184,7 +190,8 @@ int zb_queue_workers_list(zb_queue *q, zb_ctx *ctx, zb_worker_info_fn fn,
     j.payload = payload;
     rc = zb_queue__exec(q, ctx, ZB_SQL_READ, "SELECT id, host, size_class, "
                         "heartbeat_ms, task_id, budget_reserved_bytes, "
-                        "budget_wait_seconds, rows_done, bytes_done FROM "
+                        "budget_wait_seconds, rows_done, bytes_done, "
+                        "memory_bytes, cores, spill_bytes, started_ms FROM "
                         "zamboni_workers ORDER BY id", 0, NULL, worker_row,
                         &j, NULL);
     if (rc < 0)

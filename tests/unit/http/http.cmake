@@ -4,6 +4,7 @@
 # server (the queue suites' queue_env.c gives each case its database).
 if(TARGET zb_service_http)
   add_executable(test_http unit/http/http_main.c unit/http/test_http.c
+    unit/http/test_http_dashboard.c
     unit/service/queue_env.c)
   target_include_directories(test_http PRIVATE
     ${CMAKE_CURRENT_SOURCE_DIR}/unit/service)
