@@ -370,6 +370,12 @@ async function addSequenceNumberField(file) {
   const o = zb(['remove-orphans', latest, '--older-than-days', '1']);
   check('named: remove-orphans from an older file refused, exit 3',
     o.code === 3 && /newest/.test(o.err), `${o.code}: ${o.err}`);
+  const od = zb(['remove-orphans', latest, '--older-than-days', '0', '--dry-run']);
+  check('named: a dry-run remove-orphans from an older file refused too, exit 3',
+    od.code === 3 && /newest/.test(od.err), `${od.code}: ${od.err}`);
+  const md = zb(['maintenance', latest, '--dry-run']);
+  check('named: a dry-run maintenance from an older file refused, exit 3',
+    md.code === 3, `${md.code}: ${md.err}`);
   const newest = findLatestMetadata(t);
   let e = zb(['expire', `file:${newest}`, '--max-snapshot-age-days', '0',
     '--min-snapshots-to-keep', '1']);

@@ -196,14 +196,19 @@ void zb_verb_env_close(zb_verb_env *env)
     env->ctx = NULL;
 }
 
-int zb_verb_commits(const zb_verb_args *a)
+static int writes(const zb_verb_args *a)
 {
     const unsigned writers = ZB_VERB_MAINTENANCE | ZB_VERB_COMPACT |
                              ZB_VERB_APPLY | ZB_VERB_DANGLING |
                              ZB_VERB_MANIFESTS | ZB_VERB_EXPIRE |
                              ZB_VERB_ORPHANS | ZB_VERB_ADD_FILES;
 
-    return a != NULL && (a->bit & writers) != 0 && !a->dry_run;
+    return a != NULL && (a->bit & writers) != 0;
+}
+
+int zb_verb_commits(const zb_verb_args *a)
+{
+    return writes(a) && !a->dry_run;
 }
 
 int zb_verb_configured_catalog(zb_catalog **out, zb_verb_env *env,
@@ -252,8 +257,16 @@ int zb_verb_catalog(zb_catalog **out, int *owned, zb_verb_env *env,
             return rc;
         *owned = 1;
         /* refused before any request: the work would be lost at commit */
-        if (zb_verb_commits(env->args) &&
-            (rc = zb_catalog_check_writable(*out, ctx, table)) < 0) {
+        /* a preview of a change from an older named metadata file
+         * would list what the real run refuses (remove-orphans: newer
+         * live files as orphans), so it is refused the same way */
+        if (zb_verb_commits(env->args))
+            rc = zb_catalog_check_writable(*out, ctx, table);
+        else if (writes(env->args))
+            rc = zb_catalog_check_current(*out, ctx, table);
+        else
+            rc = ZB_OK;
+        if (rc < 0) {
             zb_catalog_free(*out);
             *out = NULL;
             *owned = 0;

@@ -228,7 +228,9 @@ void zb_verb_print_s3(FILE *out, zb_verb_env *env, zb_ctx *ctx,
  * Whether the verb of a commits or deletes (the six operations,
  * maintenance, add-files) rather than reads or previews (--dry-run). For
  * such a verb zb_verb_catalog refuses a table folder on an object store
- * (zb_catalog_check_writable: exit 3) before anything is read.
+ * (zb_catalog_check_writable: exit 3) before anything is read; for it
+ * and for its --dry-run, a metadata file named as the table that is not
+ * the folder's newest (exit 3).
  */
 int zb_verb_commits(const zb_verb_args *a);
 

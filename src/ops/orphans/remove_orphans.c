@@ -530,9 +530,9 @@ static int run(orphan_run *o, const zb_op_target *t,
         goto done;
     o->t = o->fresh;     /* what was committed until the listing ended */
     /* a metadata file named as the table is the newest no more once a
-     * writer committed: its state would miss the writer's files */
-    if (!t->dry_run &&
-        (rc = zb_catalog_check_current(o->cat, o->ctx, o->ident)) < 0)
+     * writer committed: its state would miss the writer's files (a dry
+     * run too: it would list them as orphans) */
+    if ((rc = zb_catalog_check_current(o->cat, o->ctx, o->ident)) < 0)
         goto done;
     if ((rc = reach_all(o, reach, mem / 3)) < 0 ||
         (rc = zb_pathsort_finish(list, o->ctx)) < 0 ||
