@@ -30,6 +30,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include <jansson.h>
 
@@ -63,7 +64,18 @@ typedef struct cst {
      * attempt reads only the ones committed since, so that it stays
      * short next to a writer that commits every few tens of ms. */
     json_t *checked;
+    int attempt;
+    double ms_shared;              /* find_shared_puffins, this attempt */
 } cst;
+
+/* Monotonic ms, for the attempt timings logged at debug level. */
+static double mono_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
 
 static int same_partition(const zb_compact_group *g, int32_t spec_id,
                           const ice_data_file *f)
@@ -517,8 +529,12 @@ static int make_op(cst *s, zb_ctx *ctx, const zb_table *t)
                     rc = zb_fail_oom(ctx);
             }
         }
-    if (rc == ZB_OK)
+    if (rc == ZB_OK) {
+        double t0 = mono_ms();
+
         rc = find_shared_puffins(shared, ctx, s, t, dangling);
+        s->ms_shared = mono_ms() - t0;
+    }
     json_object_clear(dangling);
     for (i = 0; i < s->n && rc == ZB_OK; i++) {
         const zb_compact_group *g = s->groups[i];
@@ -598,15 +614,20 @@ static int build(zb_json **reqs, zb_json **updates, zb_ctx *ctx,
 {
     cst *s = payload;
     size_t i, left = 0;
+    double t0 = mono_ms(), t1, t2, t3;
     int rc;
 
     ice_commit_op_free(s->op);
     s->op = NULL;
     ice_commit_result_free(&s->r);
+    s->attempt++;
+    s->ms_shared = 0;
     if ((rc = validate(s, ctx, t)) < 0)
         return rc;
+    t1 = mono_ms();
     if ((rc = carry_deletes(s, ctx, t)) < 0)
         return rc;
+    t2 = mono_ms();
     for (i = 0; i < s->n; i++)
         left += !s->drop[i];
     if (left == 0) {
@@ -616,9 +637,18 @@ static int build(zb_json **reqs, zb_json **updates, zb_ctx *ctx,
                            "compaction group conflicts with a concurrent "
                            "commit", s->plan->ident);
     }
-    if ((rc = make_op(s, ctx, t)) < 0 ||
-        (rc = ice_commit_op_build(s->op, ctx, t->meta, &s->r)) < 0)
+    if ((rc = make_op(s, ctx, t)) < 0)
         return rc;
+    t3 = mono_ms();
+    if ((rc = ice_commit_op_build(s->op, ctx, t->meta, &s->r)) < 0)
+        return rc;
+    /* Issue 21: a replace loses the race while an attempt takes longer
+     * than the gap between a hot writer's commits; say what it costs. */
+    zb_log_debug(ctx, "%s: replace attempt %d built in %.1f ms (validate "
+                 "%.1f, carry %.1f, producer setup %.1f of which shared "
+                 "puffins %.1f, manifests %.1f)", s->plan->ident, s->attempt,
+                 mono_ms() - t0, t1 - t0, t2 - t1, t3 - t2, s->ms_shared,
+                 mono_ms() - t3);
     *reqs = (zb_json *)json_incref((json_t *)s->r.requirements);
     *updates = (zb_json *)json_incref((json_t *)s->r.updates);
     return ZB_OK;
