@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "table/commit/commit_cache.h"
 #include "table/commit/commit_snap_int.h"
 #include "table/metadata/table_props.h"
 #include "util/alloc.h"
@@ -168,6 +169,8 @@ typedef struct bst {
     json_t *parts;                 /* changed partitions */
     zb_buf key;
     ice_snap_counts add, rem;
+    zb_buf reuse_key;              /* the rewrite's (commit_cache.h) */
+    zb_vec *capture;               /* manifests closed go here too */
 } bst;
 
 static int note_written(bst *b, const char *uri)
@@ -233,6 +236,13 @@ static int close_manifest(bst *b, ice_manifest_writer *w)
 
     if ((rc = ice_manifest_writer_commit(w, b->ctx, &mf, b->arena)) < 0)
         return rc;
+    if (b->capture != NULL) {
+        ice_manifest_file *c;
+
+        if (zb_vec_push(b->capture, (void **)&c) < 0)
+            return zb_fail_oom(b->ctx);
+        *c = mf;                   /* its strings are in b->arena */
+    }
     return ice_manifest_list_writer_add(b->lw, b->ctx, &mf);
 }
 
@@ -319,6 +329,27 @@ static int open_list(bst *b, ice_manifest_list_reader **lr)
                                   &b->op->paths);
 }
 
+typedef struct found_st {
+    bst *b;
+    int hit;
+} found_st;
+
+/* A live entry of a manifest that the cache says is in its universe. */
+static int note_found(void *payload, zb_ctx *ctx, const char *path,
+                      const char *ref, ice_file_content content)
+{
+    found_st *fs = payload;
+
+    (void)ref;
+    (void)content;
+    if (json_object_get(fs->b->op->removes, path) == NULL)
+        return ZB_OK;
+    fs->hit = 1;
+    if (json_object_set_new_nocheck(fs->b->found, path, json_true()) < 0)
+        return zb_fail_oom(ctx);
+    return ZB_OK;
+}
+
 /* Step 2: where the removed files are, and are they all live. */
 static int scan_removed(bst *b)
 {
@@ -332,11 +363,31 @@ static int scan_removed(bst *b)
 
     if (json_object_size(b->op->removes) == 0)
         return ZB_OK;
+    if (b->op->o.cache != NULL &&
+        (rc = ice_commit_cache_begin(b->op->o.cache, b->ctx,
+                                     b->op->removes)) < 0)
+        return rc;
     if (b->parent != NULL) {
         if ((rc = open_list(b, &lr)) < 0)
             return rc;
         while ((rc = ice_manifest_list_next(lr, b->ctx, &mf)) > 0) {
             int hit = 0;
+
+            if (b->op->o.cache != NULL) {
+                found_st fs = { b, 0 };
+
+                if ((rc = ice_commit_cache_matches(
+                         b->op->o.cache, b->ctx, b->op->o.io, mf, b->v,
+                         &b->op->paths, note_found, &fs, NULL)) < 0)
+                    break;
+                if (fs.hit && json_object_set_new_nocheck(
+                                  b->hits, mf->manifest_path,
+                                  json_true()) < 0) {
+                    rc = zb_fail_oom(b->ctx);
+                    break;
+                }
+                continue;
+            }
 
             if ((rc = ice_manifest_open(&r, b->op->o.io, b->ctx, mf, NULL,
                                         b->v, &b->op->paths)) < 0)
@@ -511,22 +562,126 @@ static int count_entries(bst *b, const ice_manifest_file *mf,
     return rc < 0 ? rc : ZB_OK;
 }
 
+/*
+ * The text the rewritten manifests depend on (commit_cache.h): snapshot
+ * id, format, schema, target and codec, the manifests holding removed
+ * files in list order, and the removed files.
+ */
+static int reuse_key(bst *b)
+{
+    const char *k;
+    json_t *v;
+    int bad;
+
+    zb_buf_clear(&b->reuse_key);
+    bad = zb_buf_appendf(&b->reuse_key, "%lld|%d|%d|%lld|%d",
+                         (long long)b->id, b->v, (int)b->schema->schema_id,
+                         (long long)b->target, (int)b->op->o.codec) < 0;
+    json_object_foreach(b->hits, k, v)
+        bad |= zb_buf_putc(&b->reuse_key, '|') < 0 ||
+               zb_buf_puts(&b->reuse_key, k) < 0;
+    bad |= zb_buf_puts(&b->reuse_key, "||") < 0;
+    json_object_foreach(b->op->removes, k, v)
+        bad |= zb_buf_putc(&b->reuse_key, '|') < 0 ||
+               zb_buf_puts(&b->reuse_key, k) < 0;
+    return bad ? zb_fail_oom(b->ctx) : ZB_OK;
+}
+
+/* An earlier attempt's rewritten manifests, listed again (1), or 0. */
+static int list_reused(bst *b)
+{
+    const ice_manifest_file *mfs;
+    const json_t *parts;
+    size_t n, i;
+    int rc;
+
+    if (!ice_commit_cache__reuse(b->op->o.cache, zb_buf_cstr(&b->reuse_key),
+                                 &mfs, &n, &b->rem, sizeof b->rem, &parts))
+        return 0;
+    for (i = 0; i < n; i++) {
+        ice_manifest_file mf = mfs[i];
+
+        /* Its entries are all explicit: only the list's numbers move. */
+        if (mf.min_sequence_number == mf.sequence_number)
+            mf.min_sequence_number = b->seq;
+        mf.sequence_number = b->seq;
+        if ((rc = ice_manifest_list_writer_add(b->lw, b->ctx, &mf)) < 0)
+            return rc;
+    }
+    for (i = 0; i < json_array_size(parts); i++)
+        if (json_object_set_new_nocheck(
+                b->parts, json_string_value(json_array_get(parts, i)),
+                json_true()) < 0)
+            return zb_fail_oom(b->ctx);
+    return 1;
+}
+
+/* This attempt's rewritten manifests become the cache's record: the
+ * written files [from, n_written) move out of what cleanup deletes. */
+static int keep_rewritten(bst *b, size_t from, const json_t *parts_before)
+{
+    ice_commit_result *r = b->out;
+    json_t *parts = json_array();
+    const char *k;
+    json_t *v;
+    char **files;
+    size_t n = r->n_written - from, i;
+    int rc;
+
+    if (parts == NULL ||
+        (files = zb_calloc(n + 1, sizeof *files)) == NULL) {
+        json_decref(parts);
+        return zb_fail_oom(b->ctx);
+    }
+    json_object_foreach(b->parts, k, v)
+        if (json_object_get(parts_before, k) == NULL &&
+            json_array_append_new(parts, json_string(k)) < 0) {
+            json_decref(parts);
+            zb_free(files);
+            return zb_fail_oom(b->ctx);
+        }
+    for (i = 0; i < n; i++)
+        files[i] = r->written[from + i];
+    r->n_written = from;
+    rc = ice_commit_cache__keep(b->op->o.cache, b->ctx, b->op->o.io,
+                               zb_buf_cstr(&b->reuse_key),
+                               b->capture->len ? zb_vec_at(b->capture, 0)
+                                               : NULL,
+                               b->capture->len, &b->rem, sizeof b->rem,
+                               parts, files, n);
+    json_decref(parts);
+    return rc;
+}
+
 static int carry_over(bst *b)
 {
     ice_manifest_file counted;
     ice_manifest_list_reader *lr = NULL;
     const ice_manifest_file *mf;
     merged m[MERGED_MAX];
-    size_t n_m = 0, i;
-    int rc;
+    zb_vec capture;
+    json_t *parts_before = NULL;
+    size_t n_m = 0, i, from = b->out->n_written;
+    int rc, reused = 0;
 
     if (b->parent == NULL)
         return ZB_OK;
+    zb_vec_init(&capture, sizeof(ice_manifest_file), SIZE_MAX / 2);
+    if (b->op->o.cache != NULL && json_object_size(b->hits) > 0) {
+        if ((rc = reuse_key(b)) < 0 || (rc = list_reused(b)) < 0)
+            return rc;
+        reused = rc;
+        if (!reused) {
+            if ((parts_before = json_deep_copy(b->parts)) == NULL)
+                return zb_fail_oom(b->ctx);
+            b->capture = &capture;
+        }
+    }
     if ((rc = open_list(b, &lr)) < 0)
-        return rc;
+        goto done;
     while ((rc = ice_manifest_list_next(lr, b->ctx, &mf)) > 0) {
         if (json_object_get(b->hits, mf->manifest_path) != NULL)
-            rc = rewrite(b, mf, m, &n_m);
+            rc = reused ? ZB_OK : rewrite(b, mf, m, &n_m);
         else if ((rc = count_entries(b, mf, &counted)) < 0)
             break;
         else if (counted.added_files_count == 0 &&
@@ -545,6 +700,12 @@ static int carry_over(bst *b)
             ice_manifest_writer_abort(m[i].w);
         m[i].w = NULL;
     }
+    if (rc >= 0 && b->capture != NULL)
+        rc = keep_rewritten(b, from, parts_before);
+done:
+    b->capture = NULL;
+    zb_vec_free(&capture);
+    json_decref(parts_before);
     return rc;
 }
 
@@ -757,12 +918,19 @@ static int setup(bst *b)
         return zb_fail(b->ctx, ZB_ECORRUPT, "%s: branch %s points at a "
                        "missing snapshot", m->location, op->o.branch);
     b->id = op->o.snapshot_id;
+    /* A retry keeps its snapshot id (commit_cache.h), unless taken. */
+    if (b->id <= 0 && op->o.cache != NULL &&
+        ice_metadata_snapshot(m, ice_commit_cache__snapshot_id(
+                                     op->o.cache)) == NULL)
+        b->id = ice_commit_cache__snapshot_id(op->o.cache);
     while (b->id <= 0 || ice_metadata_snapshot(m, b->id) != NULL) {
         if (op->o.snapshot_id > 0)
             return zb_fail(b->ctx, ZB_EINVAL, "%s: snapshot id %lld is "
                            "taken", m->location, (long long)b->id);
         b->id = (int64_t)(ice_commit__random64() & (uint64_t)INT64_MAX);
     }
+    if (op->o.cache != NULL)
+        ice_commit_cache__set_snapshot_id(op->o.cache, b->id);
     b->seq = b->v >= 2 ? m->last_sequence_number + 1 : 0;
     b->ts = op->o.timestamp_ms > 0 ? op->o.timestamp_ms : ice_commit__now_ms();
     b->first_row_id = m->has_next_row_id ? m->next_row_id : 0;
@@ -804,7 +972,10 @@ int ice_commit_op_build(ice_commit_op *op, zb_ctx *ctx,
     b.base = base;
     b.out = out;
     zb_buf_init(&b.key, 1 << 20);
+    zb_buf_init(&b.reuse_key, (size_t)1 << 30);
     op->attempt++;
+    if (op->o.cache != NULL)
+        ice_commit_cache__attempt(op->o.cache);
     if ((rc = setup(&b)) < 0 || (rc = scan_removed(&b)) < 0)
         goto done;
     if ((size_t)snprintf(uri, sizeof uri, "%s/snap-%lld-%d-%s.avro", b.dir,
@@ -853,6 +1024,7 @@ done:
     json_decref(b.found);
     json_decref(b.parts);
     zb_buf_free(&b.key);
+    zb_buf_free(&b.reuse_key);
     zb_free(b.dir);
     return rc;
 }
