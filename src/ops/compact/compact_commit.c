@@ -375,7 +375,7 @@ static int forget_if_gone(cst *s, zb_ctx *ctx, const ice_snapshot **chain,
     json_decref(now);
     if (kept != json_object_size(s->checked)) {
         json_object_clear(s->checked);
-        rc = zb_carry_reset(s->carry, ctx);
+        rc = zb_carry_reset(s->carry, s->t->io, ctx);
     }
     return rc;
 }
@@ -623,7 +623,11 @@ static int carry_deletes(cst *s, zb_ctx *ctx, const zb_table *t)
         uint64_t rows = 0;
 
         g->carried_deletes = g->carried_rows = 0;
-        if (s->drop[i] || !zb_carry_has(s->carry, i))
+        if (s->drop[i]) {
+            zb_carry_forget_group(s->carry, s->t->io, ctx, i);
+            continue;
+        }
+        if (!zb_carry_has(s->carry, i))
             continue;
         if (zb_carry_write(s->carry, ctx, i, g, t, s->t->io, &rows) < 0) {
             char why[160];
@@ -632,6 +636,7 @@ static int carry_deletes(cst *s, zb_ctx *ctx, const zb_table *t)
                      "carried (%.100s):", ctx->err.msg);
             zb_err_clear(&ctx->err);
             drop_group(s, i, ctx, why, g->partition, -1);
+            zb_carry_forget_group(s->carry, s->t->io, ctx, i);
             continue;
         }
         g->carried_deletes = zb_carry_notes(s->carry, i);
@@ -690,7 +695,7 @@ static void cleanup(zb_ctx *ctx, const zb_table *t, void *payload)
     cst *s = payload;
 
     (void)t;
-    zb_carry_delete_pending(s->carry, s->t->io, ctx);
+    /* The carried files stay for the next attempt (compact_carry.h). */
     ice_commit_result_delete_files(&s->r, s->t->io, ctx);
     ice_commit_result_free(&s->r);
 }

@@ -23,15 +23,7 @@
 #define RECORD_ARENA_MAX ((size_t)16 << 20)
 #define COUNTS_MAX 256
 
-struct ice_commit_cache {
-    zb_budget *budget;
-    zb_reservation res;
-    uint64_t max_bytes, bytes;
-    uint64_t n_read, n_hits;
-    json_t *universe;              /* path -> true; NULL: none yet */
-    json_t *matches;               /* manifest path -> array */
-    int64_t snapshot_id;
-    /* The record. */
+typedef struct record {
     char *key;
     zb_arena *arena;
     ice_manifest_file *mfs;
@@ -41,6 +33,17 @@ struct ice_commit_cache {
     char **files;
     size_t n_files;
     int listed;                    /* by the current attempt */
+} record;
+
+struct ice_commit_cache {
+    zb_budget *budget;
+    zb_reservation res;
+    uint64_t max_bytes, bytes;
+    uint64_t n_read, n_hits;
+    json_t *universe;              /* path -> true; NULL: none yet */
+    json_t *matches;               /* manifest path -> array */
+    int64_t snapshot_id;
+    record rec[ICE_COMMIT_CACHE_SLOTS];
 };
 
 int ice_commit_cache_new(ice_commit_cache **out, zb_ctx *ctx,
@@ -61,7 +64,7 @@ int ice_commit_cache_new(ice_commit_cache **out, zb_ctx *ctx,
     return ZB_OK;
 }
 
-static void drop_record(ice_commit_cache *c, zb_io *io, zb_ctx *ctx)
+static void drop_record(record *c, zb_io *io, zb_ctx *ctx)
 {
     zb_err saved;
     size_t i;
@@ -76,24 +79,20 @@ static void drop_record(ice_commit_cache *c, zb_io *io, zb_ctx *ctx)
     if (io != NULL)
         zb_err_copy(&ctx->err, &saved);
     zb_free(c->files);
-    c->files = NULL;
-    c->n_files = 0;
     zb_free(c->key);
-    c->key = NULL;
     zb_arena_free(c->arena);
-    c->arena = NULL;
-    c->mfs = NULL;
-    c->n_mfs = 0;
     json_decref(c->parts);
-    c->parts = NULL;
-    c->listed = 0;
+    memset(c, 0, sizeof *c);
 }
 
 void ice_commit_cache_free(ice_commit_cache *c)
 {
+    size_t i;
+
     if (c == NULL)
         return;
-    drop_record(c, NULL, NULL);
+    for (i = 0; i < ICE_COMMIT_CACHE_SLOTS; i++)
+        drop_record(&c->rec[i], NULL, NULL);
     json_decref(c->universe);
     json_decref(c->matches);
     zb_budget_release(&c->res);
@@ -221,21 +220,28 @@ void ice_commit_cache_counts(const ice_commit_cache *c, uint64_t *read,
 void ice_commit_cache_finish(ice_commit_cache *c, zb_io *io, zb_ctx *ctx,
                              int committed)
 {
-    size_t i;
+    size_t i, k;
 
     if (c == NULL)
         return;
-    if (committed && c->listed) {
-        for (i = 0; i < c->n_files; i++)
-            zb_free(c->files[i]);
-        c->n_files = 0;            /* the table's now */
+    for (k = 0; k < ICE_COMMIT_CACHE_SLOTS; k++) {
+        record *r = &c->rec[k];
+
+        if (committed && r->listed) {
+            for (i = 0; i < r->n_files; i++)
+                zb_free(r->files[i]);
+            r->n_files = 0;        /* the table's now */
+        }
+        drop_record(r, io, ctx);
     }
-    drop_record(c, io, ctx);
 }
 
 void ice_commit_cache__attempt(ice_commit_cache *c)
 {
-    c->listed = 0;
+    size_t k;
+
+    for (k = 0; k < ICE_COMMIT_CACHE_SLOTS; k++)
+        c->rec[k].listed = 0;
 }
 
 int64_t ice_commit_cache__snapshot_id(const ice_commit_cache *c)
@@ -248,17 +254,20 @@ void ice_commit_cache__set_snapshot_id(ice_commit_cache *c, int64_t id)
     c->snapshot_id = id;
 }
 
-int ice_commit_cache__reuse(ice_commit_cache *c, const char *key,
+int ice_commit_cache__reuse(ice_commit_cache *cc, int slot, const char *key,
                             const ice_manifest_file **mfs, size_t *n,
                             void *counts, size_t counts_len,
                             const json_t **parts)
 {
+    record *c = &cc->rec[slot];
+
     if (c->key == NULL || strcmp(c->key, key) != 0 ||
         counts_len > COUNTS_MAX)
         return 0;
     *mfs = c->mfs;
     *n = c->n_mfs;
-    memcpy(counts, c->counts, counts_len);
+    if (counts_len > 0)
+        memcpy(counts, c->counts, counts_len);
     *parts = c->parts;
     c->listed = 1;
     return 1;
@@ -306,12 +315,14 @@ static int copy_mf(ice_manifest_file *d, zb_arena *a,
     return 0;
 }
 
-int ice_commit_cache__keep(ice_commit_cache *c, zb_ctx *ctx, zb_io *io,
-                           const char *key, const ice_manifest_file *mfs,
-                           size_t n, const void *counts, size_t counts_len,
+int ice_commit_cache__keep(ice_commit_cache *cc, int slot, zb_ctx *ctx,
+                           zb_io *io, const char *key,
+                           const ice_manifest_file *mfs, size_t n,
+                           const void *counts, size_t counts_len,
                            const json_t *parts, char **files,
                            size_t n_files)
 {
+    record *c = &cc->rec[slot];
     size_t i;
 
     drop_record(c, io, ctx);
@@ -323,13 +334,14 @@ int ice_commit_cache__keep(ice_commit_cache *c, zb_ctx *ctx, zb_io *io,
     /* The key last: a record half made is never reused. */
     if (zb_arena_new(&c->arena, RECORD_ARENA_MAX) < 0 ||
         (c->mfs = zb_arena_calloc(c->arena, n + 1, sizeof *c->mfs)) == NULL ||
-        (c->parts = json_deep_copy(parts)) == NULL)
+        (parts != NULL && (c->parts = json_deep_copy(parts)) == NULL))
         return zb_fail_oom(ctx);
     for (i = 0; i < n; i++)
         if (copy_mf(&c->mfs[i], c->arena, &mfs[i]) < 0)
             return zb_fail_oom(ctx);
     c->n_mfs = n;
-    memcpy(c->counts, counts, counts_len);
+    if (counts_len > 0)
+        memcpy(c->counts, counts, counts_len);
     if ((c->key = zb_strdup(key)) == NULL)
         return zb_fail_oom(ctx);
     c->listed = 1;

@@ -10,9 +10,11 @@
  *     may drop). A later attempt's set must be a subset of the universe
  *     (a replace only ever drops groups); another set starts over.
  *   - the producer's (commit_snap.c) snapshot id and the manifests it
- *     rewrote for the removed files: an attempt whose manifests holding
- *     removed files, removed set, schema and snapshot id are the same
- *     lists the same rewritten manifests again instead of writing them.
+ *     wrote: those rewritten for the removed files (an attempt whose
+ *     manifests holding removed files, removed set, schema and snapshot
+ *     id are the same lists them again instead of writing them), and
+ *     those of the added files (the same when the added files of that
+ *     content are).
  *
  * Memory: the entries are charged to a reservation taken from the budget
  * with zb_budget_try_grow (never waits) and capped at max_bytes; a
@@ -85,13 +87,20 @@ int64_t ice_commit_cache__snapshot_id(const ice_commit_cache *c);
 void ice_commit_cache__set_snapshot_id(ice_commit_cache *c, int64_t id);
 
 /*
- * The rewritten manifests of key (a text naming all they depend on):
+ * Record slot's manifests for key (a text naming all they depend on):
  * 1 with *mfs, *n (owned by the cache) and the counts blob copied into
  * counts (counts_len bytes) and *parts (array of partition keys,
- * borrowed) when the record is key's; else 0. A 1 marks the record
+ * borrowed; may be NULL) when the record is key's; else 0. A 1 marks the record
  * listed by this attempt.
  */
-int ice_commit_cache__reuse(ice_commit_cache *c, const char *key,
+/* Records: the rewritten manifests, the manifests of the added data
+ * files, of the added delete files. */
+#define ICE_COMMIT_CACHE_REWRITE 0
+#define ICE_COMMIT_CACHE_ADDED_DATA 1
+#define ICE_COMMIT_CACHE_ADDED_DELETES 2
+#define ICE_COMMIT_CACHE_SLOTS 3
+
+int ice_commit_cache__reuse(ice_commit_cache *c, int slot, const char *key,
                             const ice_manifest_file **mfs, size_t *n,
                             void *counts, size_t counts_len,
                             const json_t **parts);
@@ -101,8 +110,9 @@ int ice_commit_cache__reuse(ice_commit_cache *c, const char *key,
  * takes files[0..n_files) (zb_malloc'd paths, the manifests written) and
  * frees the array. The record it replaces has its files deleted.
  */
-int ice_commit_cache__keep(ice_commit_cache *c, zb_ctx *ctx, zb_io *io,
-                           const char *key, const ice_manifest_file *mfs,
+int ice_commit_cache__keep(ice_commit_cache *c, int slot, zb_ctx *ctx,
+                           zb_io *io, const char *key,
+                           const ice_manifest_file *mfs,
                            size_t n, const void *counts, size_t counts_len,
                            const json_t *parts, char **files,
                            size_t n_files);
