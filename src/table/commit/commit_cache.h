@@ -14,7 +14,8 @@
  *     manifests holding removed files, removed set, schema and snapshot
  *     id are the same lists them again instead of writing them), and
  *     those of the added files (the same when the added files of that
- *     content are).
+ *     content are: files are known by path, so an attempt must not add
+ *     another file under a path an earlier one added).
  *
  * Memory: the entries are charged to a reservation taken from the budget
  * with zb_budget_try_grow (never waits) and capped at max_bytes; a

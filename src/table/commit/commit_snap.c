@@ -27,6 +27,11 @@
  *      the snapshot's added-rows) and build the JSON: the summary with
  *      Java's keys and totals carried from the parent's summary, the
  *      snapshot, and the requirements.
+ * With a commit cache (opts.cache, table/commit/commit_cache.h) the
+ * attempts of one commit share what does not change between them: the
+ * snapshot id, step 2's reading of each manifest (by path), and the
+ * manifests of steps 3 and 4 when what they are made of is the same
+ * (listed again with this attempt's sequence number).
  */
 #define ZB_MODULE "commit"
 
