@@ -38,7 +38,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "table/commit/commit_cache.h"
+#include "table/commit/commit_snap_build.h"
 #include "table/commit/commit_snap_int.h"
 #include "table/metadata/table_props.h"
 #include "util/alloc.h"
@@ -48,22 +48,7 @@
 
 #define OP_ARENA_MAX ((size_t)1 << 31)
 
-typedef struct added_file {
-    int32_t spec_id;
-    ice_data_file f;
-} added_file;
 
-struct ice_commit_op {
-    ice_commit_op_opts o;
-    ice_manifest_opts paths;
-    zb_arena *arena;               /* the copied files and strings */
-    zb_vec added;                  /* added_file */
-    json_t *removes;               /* path -> true */
-    json_t *extra;                 /* summary entries */
-    int attempt;
-    int64_t data_seq;              /* > 0: added files' data sequence
-                                      number (commit_seq.c) */
-};
 
 int64_t *ice_snap__data_seq(ice_commit_op *op)
 {
@@ -152,31 +137,6 @@ int ice_commit_op_set_summary(ice_commit_op *op, zb_ctx *ctx,
 
 /* ---- a build -------------------------------------------------------------- */
 
-typedef struct bst {
-    ice_commit_op *op;
-    zb_ctx *ctx;
-    const ice_metadata *base;
-    ice_commit_result *out;
-    int v;
-    const ice_schema *schema;
-    int64_t id, seq, ts;
-    const ice_ref *head;
-    const ice_snapshot *parent;
-    char *dir;
-    char uuid[37];
-    int n_mf;
-    int64_t target;
-    zb_arena *arena;               /* manifest-list entries we wrote */
-    ice_manifest_list_writer *lw;
-    int64_t first_row_id;
-    json_t *hits;                  /* manifests holding removed files */
-    json_t *found;                 /* removed files found live */
-    json_t *parts;                 /* changed partitions */
-    zb_buf key;
-    ice_snap_counts add, rem;
-    zb_buf reuse_key;              /* the rewrite's (commit_cache.h) */
-    zb_vec *capture;               /* manifests closed go here too */
-} bst;
 
 static int note_written(bst *b, const char *uri)
 {
@@ -195,7 +155,8 @@ static int note_written(bst *b, const char *uri)
     return ZB_OK;
 }
 
-static int note_partition(bst *b, int32_t spec_id, const ice_data_file *f)
+int ice_snap__note_partition(bst *b, int32_t spec_id,
+                             const ice_data_file *f)
 {
     int rc;
 
@@ -234,7 +195,7 @@ static int open_manifest(bst *b, ice_manifest_writer **w,
     return ice_manifest_writer_open(w, b->op->o.io, b->ctx, uri, &wo);
 }
 
-static int close_manifest(bst *b, ice_manifest_writer *w)
+int ice_snap__close_manifest(bst *b, ice_manifest_writer *w)
 {
     ice_manifest_file mf;
     int rc;
@@ -252,7 +213,7 @@ static int close_manifest(bst *b, ice_manifest_writer *w)
 }
 
 /* Step 3: the added files of one content, grouped by spec, rolled. */
-static int write_added_files(bst *b, int deletes)
+int ice_snap__write_added_files(bst *b, int deletes)
 {
     zb_vec *v = &b->op->added;
     size_t i, j;
@@ -303,12 +264,12 @@ static int write_added_files(bst *b, int deletes)
             }
             e.data_file = a->f;
             if ((rc = ice_manifest_writer_add(w, b->ctx, &e)) < 0 ||
-                (rc = note_partition(b, spec, &a->f)) < 0)
+                (rc = ice_snap__note_partition(b, spec, &a->f)) < 0)
                 break;
             ice_snap__count(&b->add, &a->f);
             est += ice_snap__entry_bytes(&a->f);
             if ((int64_t)est >= b->target) {
-                rc = close_manifest(b, w);
+                rc = ice_snap__close_manifest(b, w);
                 w = NULL;
                 est = 0;
             }
@@ -317,7 +278,7 @@ static int write_added_files(bst *b, int deletes)
             ice_manifest_writer_abort(w);
             return rc;
         }
-        if (w != NULL && (rc = close_manifest(b, w)) < 0)
+        if (w != NULL && (rc = ice_snap__close_manifest(b, w)) < 0)
             return rc;
     }
     return ZB_OK;
@@ -498,7 +459,7 @@ static int rewrite(bst *b, const ice_manifest_file *mf, merged *m,
             c.status = ICE_STATUS_DELETED;
             c.snapshot_id = b->id;
             ice_snap__count(&b->rem, &e->data_file);
-            if ((rc = note_partition(b, mf->partition_spec_id,
+            if ((rc = ice_snap__note_partition(b, mf->partition_spec_id,
                                      &e->data_file)) < 0)
                 break;
         } else {
@@ -518,7 +479,7 @@ static int rewrite(bst *b, const ice_manifest_file *mf, merged *m,
     }
     if (slot != NULL)
         slot->est = 0;
-    rc = close_manifest(b, w);
+    rc = ice_snap__close_manifest(b, w);
     w = NULL;
 done:
     ice_manifest_writer_abort(w);
@@ -567,179 +528,6 @@ static int count_entries(bst *b, const ice_manifest_file *mf,
     return rc < 0 ? rc : ZB_OK;
 }
 
-/*
- * The text the rewritten manifests depend on (commit_cache.h): snapshot
- * id, format, schema, target and codec, the manifests holding removed
- * files in list order, and the removed files.
- */
-static int reuse_key(bst *b)
-{
-    const char *k;
-    json_t *v;
-    int bad;
-
-    zb_buf_clear(&b->reuse_key);
-    bad = zb_buf_appendf(&b->reuse_key, "%lld|%d|%d|%lld|%d",
-                         (long long)b->id, b->v, (int)b->schema->schema_id,
-                         (long long)b->target, (int)b->op->o.codec) < 0;
-    json_object_foreach(b->hits, k, v)
-        bad |= zb_buf_putc(&b->reuse_key, '|') < 0 ||
-               zb_buf_puts(&b->reuse_key, k) < 0;
-    bad |= zb_buf_puts(&b->reuse_key, "||") < 0;
-    json_object_foreach(b->op->removes, k, v)
-        bad |= zb_buf_putc(&b->reuse_key, '|') < 0 ||
-               zb_buf_puts(&b->reuse_key, k) < 0;
-    return bad ? zb_fail_oom(b->ctx) : ZB_OK;
-}
-
-static int list_again(bst *b, const ice_manifest_file *mfs, size_t n);
-
-/* An earlier attempt's rewritten manifests, listed again (1), or 0. */
-static int list_reused(bst *b)
-{
-    const ice_manifest_file *mfs;
-    const json_t *parts;
-    size_t n, i;
-    int rc;
-
-    if (!ice_commit_cache__reuse(b->op->o.cache, ICE_COMMIT_CACHE_REWRITE,
-                                 zb_buf_cstr(&b->reuse_key),
-                                 &mfs, &n, &b->rem, sizeof b->rem, &parts))
-        return 0;
-    if ((rc = list_again(b, mfs, n)) < 0)
-        return rc;
-    for (i = 0; i < json_array_size(parts); i++)
-        if (json_object_set_new_nocheck(
-                b->parts, json_string_value(json_array_get(parts, i)),
-                json_true()) < 0)
-            return zb_fail_oom(b->ctx);
-    return 1;
-}
-
-/* This attempt's manifests (b->capture) become the cache's record of
- * slot: the written files [from, n_written) move out of what cleanup
- * deletes. */
-static int keep_written(bst *b, int slot, size_t from, const void *counts,
-                        size_t counts_len, const json_t *parts)
-{
-    ice_commit_result *r = b->out;
-    char **files;
-    size_t n = r->n_written - from, i;
-
-    if ((files = zb_calloc(n + 1, sizeof *files)) == NULL)
-        return zb_fail_oom(b->ctx);
-    for (i = 0; i < n; i++)
-        files[i] = r->written[from + i];
-    r->n_written = from;
-    return ice_commit_cache__keep(b->op->o.cache, slot, b->ctx, b->op->o.io,
-                                  zb_buf_cstr(&b->reuse_key),
-                                  b->capture->len ? zb_vec_at(b->capture, 0)
-                                                  : NULL,
-                                  b->capture->len, counts, counts_len,
-                                  parts, files, n);
-}
-
-static int keep_rewritten(bst *b, size_t from, const json_t *parts_before)
-{
-    json_t *parts = json_array();
-    const char *k;
-    json_t *v;
-    int rc;
-
-    if (parts == NULL)
-        return zb_fail_oom(b->ctx);
-    json_object_foreach(b->parts, k, v)
-        if (json_object_get(parts_before, k) == NULL &&
-            json_array_append_new(parts, json_string(k)) < 0) {
-            json_decref(parts);
-            return zb_fail_oom(b->ctx);
-        }
-    rc = keep_written(b, ICE_COMMIT_CACHE_REWRITE, from, &b->rem,
-                      sizeof b->rem, parts);
-    json_decref(parts);
-    return rc;
-}
-
-/* Lists an earlier attempt's manifests: only the list's numbers move
- * (their entries' sequence numbers are explicit, or inherited). */
-static int list_again(bst *b, const ice_manifest_file *mfs, size_t n)
-{
-    size_t i;
-    int rc;
-
-    for (i = 0; i < n; i++) {
-        ice_manifest_file mf = mfs[i];
-
-        if (mf.min_sequence_number == mf.sequence_number)
-            mf.min_sequence_number = b->seq;
-        mf.sequence_number = b->seq;
-        if ((rc = ice_manifest_list_writer_add(b->lw, b->ctx, &mf)) < 0)
-            return rc;
-    }
-    return ZB_OK;
-}
-
-static int spec_of(const bst *b, const added_file *a)
-{
-    return a->spec_id < 0 ? b->base->default_spec_id : a->spec_id;
-}
-
-/* Step 3 with a cache: an earlier attempt's manifests of the same added
- * files (same snapshot id) are listed again. */
-static int write_added(bst *b, int deletes)
-{
-    int slot = deletes ? ICE_COMMIT_CACHE_ADDED_DELETES
-                       : ICE_COMMIT_CACHE_ADDED_DATA;
-    const ice_manifest_file *mfs;
-    const json_t *parts;
-    zb_vec *v = &b->op->added, capture;
-    size_t i, n, from = b->out->n_written;
-    int bad, rc, any = 0;
-
-    if (b->op->o.cache == NULL)
-        return write_added_files(b, deletes);
-    zb_buf_clear(&b->reuse_key);
-    bad = zb_buf_appendf(&b->reuse_key, "%lld|%d|%d|%lld|%d|%lld",
-                         (long long)b->id, b->v, (int)b->schema->schema_id,
-                         (long long)b->target, (int)b->op->o.codec,
-                         (long long)b->op->data_seq) < 0;
-    for (i = 0; i < v->len; i++) {
-        const added_file *a = zb_vec_at(v, i);
-
-        if ((a->f.content != ICE_CONTENT_DATA) != deletes)
-            continue;
-        any = 1;
-        bad |= zb_buf_appendf(&b->reuse_key, "|%d|%s", spec_of(b, a),
-                              a->f.file_path) < 0;
-    }
-    if (bad)
-        return zb_fail_oom(b->ctx);
-    if (!any)
-        return ZB_OK;
-    if (ice_commit_cache__reuse(b->op->o.cache, slot,
-                                zb_buf_cstr(&b->reuse_key), &mfs, &n, NULL,
-                                0, &parts)) {
-        for (i = 0; i < v->len; i++) {
-            const added_file *a = zb_vec_at(v, i);
-
-            if ((a->f.content != ICE_CONTENT_DATA) != deletes)
-                continue;
-            if ((rc = note_partition(b, spec_of(b, a), &a->f)) < 0)
-                return rc;
-            ice_snap__count(&b->add, &a->f);
-        }
-        return list_again(b, mfs, n);
-    }
-    zb_vec_init(&capture, sizeof(ice_manifest_file), SIZE_MAX / 2);
-    b->capture = &capture;
-    rc = write_added_files(b, deletes);
-    if (rc >= 0)
-        rc = keep_written(b, slot, from, NULL, 0, NULL);
-    b->capture = NULL;
-    zb_vec_free(&capture);
-    return rc;
-}
-
 static int carry_over(bst *b)
 {
     ice_manifest_file counted;
@@ -755,7 +543,8 @@ static int carry_over(bst *b)
         return ZB_OK;
     zb_vec_init(&capture, sizeof(ice_manifest_file), SIZE_MAX / 2);
     if (b->op->o.cache != NULL && json_object_size(b->hits) > 0) {
-        if ((rc = reuse_key(b)) < 0 || (rc = list_reused(b)) < 0)
+        if ((rc = ice_snap__reuse_key(b)) < 0 ||
+            (rc = ice_snap__list_reused(b)) < 0)
             return rc;
         reused = rc;
         if (!reused) {
@@ -782,13 +571,13 @@ static int carry_over(bst *b)
     ice_manifest_list_free(lr);
     for (i = 0; i < n_m; i++) {
         if (rc >= 0 && m[i].w != NULL)
-            rc = close_manifest(b, m[i].w);
+            rc = ice_snap__close_manifest(b, m[i].w);
         else
             ice_manifest_writer_abort(m[i].w);
         m[i].w = NULL;
     }
     if (rc >= 0 && b->capture != NULL)
-        rc = keep_rewritten(b, from, parts_before);
+        rc = ice_snap__keep_rewritten(b, from, parts_before);
 done:
     b->capture = NULL;
     zb_vec_free(&capture);
@@ -1084,7 +873,8 @@ int ice_commit_op_build(ice_commit_op *op, zb_ctx *ctx,
     lo.codec = op->o.codec;
     if ((rc = ice_manifest_list_writer_open(&b.lw, op->o.io, ctx, uri,
                                             &lo)) < 0 ||
-        (rc = write_added(&b, 0)) < 0 || (rc = write_added(&b, 1)) < 0 ||
+        (rc = ice_snap__write_added(&b, 0)) < 0 ||
+        (rc = ice_snap__write_added(&b, 1)) < 0 ||
         (rc = carry_over(&b)) < 0)
         goto done;
     {
