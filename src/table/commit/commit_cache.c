@@ -194,9 +194,10 @@ int ice_commit_cache_matches(ice_commit_cache *c, zb_ctx *ctx, zb_io *io,
             break;
         }
     }
+    /* Not cached (no room): read again next time. */
     if (rc == 0 && fits(c, cost) &&
-        json_object_set_new(c->matches, mf->manifest_path, arr) == 0)
-        arr = NULL;                /* not cached: read it next time */
+        json_object_set(c->matches, mf->manifest_path, arr) < 0)
+        c->bytes -= cost;
     if (rc > 0)
         rc = ZB_OK;
 done:
