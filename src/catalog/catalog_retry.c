@@ -21,6 +21,7 @@
 #include "catalog/catalog_retry.h"
 #include "table/commit/commit.h"
 #include "util/err.h"
+#include "util/log.h"
 #include "util/str.h"
 
 #define RETRY_NUM_DEFAULT 4
@@ -91,8 +92,11 @@ int zb_catalog_commit_retry(zb_catalog *c, zb_ctx *ctx, const char *ident,
         opts = &dflt;
     opts->attempts = 0;
     for (attempt = 0;; attempt++) {
+        int64_t at0 = zb_catalog__now_ms(), at1, at2;
+
         if ((rc = zb_catalog_load_table(c, ctx, ident, &t)) < 0)
             break;
+        at1 = zb_catalog__now_ms();
         if (attempt == 0) {
             num = opts->num_retries >= 0
                       ? opts->num_retries
@@ -115,8 +119,15 @@ int zb_catalog_commit_retry(zb_catalog *c, zb_ctx *ctx, const char *ident,
         }
         opts->attempts++;
         rc = build(&reqs, &updates, ctx, t, payload);
+        at2 = zb_catalog__now_ms();
         if (rc >= 0)
             rc = zb_catalog_commit(c, ctx, t, reqs, updates, &t2);
+        /* Each attempt's cost, against the gap a hot writer leaves. */
+        zb_log_debug(ctx, "table %s: commit attempt %d: load %lld ms, "
+                     "build %lld ms, commit %lld ms: %s", ident, attempt + 1,
+                     (long long)(at1 - at0), (long long)(at2 - at1),
+                     (long long)(zb_catalog__now_ms() - at2),
+                     rc >= 0 ? "committed" : "failed");
         json_decref((json_t *)reqs);
         json_decref((json_t *)updates);
         reqs = updates = NULL;

@@ -13,7 +13,10 @@
 // (its own account, --expect), read by three readers that share no code
 // with src/: DuckDB (read_parquet over the live data and position delete
 // files, deletion vectors by the reference's Roaring decoder), the
-// reference reader (avsc + hyparquet) and icebird.
+// reference reader (avsc + hyparquet) and icebird. No file may be left
+// under the table that no snapshot references (a retry reuses manifests
+// and carried delete files across attempts and must delete what it
+// superseded).
 //
 // Cases: a folder (PATH) table on format 2 (position delete files), and
 // a table of the SQLite catalog on format 3 (deletion vectors: carried
@@ -26,6 +29,7 @@ import path from 'node:path';
 import { execFile, spawn } from 'node:child_process';
 import { referenceScan, loadTable, snapshotOf, snapshotEntries, readDeletionVector }
   from './scan_reference.mjs';
+import { readAvro } from './avro/avsc_read.mjs';
 
 const [zamboni, writer] = process.argv.slice(2);
 if (!zamboni || !writer) {
@@ -239,7 +243,41 @@ async function scenario(conn, c) {
     if (two === 0 && dk.dvs > 0) ok(`${c.name}: ${per.size} live data file(s) with one deletion vector each`);
     else fail(`${c.name}: ${two} data file(s) with more than one deletion vector (${dk.dvs} vectors)`);
   }
+  const left = await unreferenced(dir);
+  if (left.length === 0) ok(`${c.name}: no file left that no snapshot references`);
+  else fail(`${c.name}: ${left.length} file(s) no snapshot references: ${left.slice(0, 3).join(', ')}`);
   console.log(`  ${c.name}: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+}
+
+// Files under the table folder that no snapshot references (manifest
+// lists, manifests, data and delete files): what the compactions' lost
+// attempts wrote and did not clean up. Retries reuse manifests and
+// carried delete files across attempts, and delete those superseded.
+async function unreferenced(dir) {
+  const { meta, resolve } = loadTable(dir);
+  const ref = new Set();
+  const manifests = new Set();
+  for (const s of meta.snapshots || []) {
+    ref.add(resolve(s['manifest-list']));
+    const ml = await readAvro(resolve(s['manifest-list']));
+    for (const r of ml.records) manifests.add(resolve(r.manifest_path));
+  }
+  // Each manifest once: every entry's file is referenced (a DELETED one
+  // by the older snapshots that list it live).
+  for (const m of manifests) {
+    ref.add(m);
+    for (const r of (await readAvro(m)).records) ref.add(resolve(r.data_file.file_path));
+  }
+  const all = [];
+  const walk = (d) => {
+    for (const f of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, f.name);
+      if (f.isDirectory()) walk(p);
+      else if (!/\.json$|version-hint\.text$/.test(f.name) && !f.name.startsWith('.')) all.push(p);
+    }
+  };
+  walk(dir);
+  return all.filter((p) => !ref.has(p));
 }
 
 const inst = await DuckDBInstance.create(':memory:');

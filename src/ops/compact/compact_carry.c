@@ -42,11 +42,22 @@ typedef struct written {
     size_t n;
 } written;
 
+/* What a group's earlier attempts read (issue 21: a retry reads only
+ * the delete files noted since, and writes only when there are any). */
+typedef struct gathered {
+    zb_roaring **pos;              /* per task: positions named */
+    const note *read_to;           /* the notes from here on are read */
+    int done;                      /* out[] is what they give */
+    uint64_t rows;
+} gathered;
+
 struct zb_carry {
     size_t n_groups;
     zb_arena *arena;               /* notes and records of this attempt */
     note **notes;                  /* per group */
     written *out;                  /* per group */
+    gathered *gs;                  /* per group */
+    size_t *n_pos;                 /* per group: length of gs[].pos */
     json_t *pending;               /* files written, not yet committed */
 };
 
@@ -58,6 +69,8 @@ int zb_carry_new(zb_carry **out, zb_ctx *ctx, size_t n_groups)
     if (c == NULL ||
         (c->notes = zb_calloc(n_groups + 1, sizeof *c->notes)) == NULL ||
         (c->out = zb_calloc(n_groups + 1, sizeof *c->out)) == NULL ||
+        (c->gs = zb_calloc(n_groups + 1, sizeof *c->gs)) == NULL ||
+        (c->n_pos = zb_calloc(n_groups + 1, sizeof *c->n_pos)) == NULL ||
         (c->pending = json_array()) == NULL ||
         zb_arena_new(&c->arena, ARENA_MAX) < 0) {
         zb_carry_free(c);
@@ -68,19 +81,75 @@ int zb_carry_new(zb_carry **out, zb_ctx *ctx, size_t n_groups)
     return ZB_OK;
 }
 
+static void forget_gathered(zb_carry *c, size_t gi)
+{
+    gathered *gs = &c->gs[gi];
+    size_t i;
+
+    for (i = 0; gs->pos != NULL && i < c->n_pos[gi]; i++)
+        zb_roaring_free(gs->pos[i]);
+    zb_free(gs->pos);
+    memset(gs, 0, sizeof *gs);
+    c->n_pos[gi] = 0;
+}
+
+/* Deletes the files written for gi (not committed: pending). */
+static void forget_files(zb_carry *c, zb_io *io, zb_ctx *ctx, size_t gi)
+{
+    zb_err saved;
+    size_t i, k;
+
+    zb_err_copy(&saved, &ctx->err);
+    for (i = 0; i < c->out[gi].n; i++) {
+        const char *p = c->out[gi].files[i].file_path;
+
+        for (k = 0; k < json_array_size(c->pending); k++)
+            if (strcmp(json_string_value(json_array_get(c->pending, k)),
+                       p) == 0) {
+                (void)zb_io_delete(io, ctx, p);
+                json_array_remove(c->pending, k);
+                break;
+            }
+    }
+    zb_err_copy(&ctx->err, &saved);
+    c->out[gi].files = NULL;
+    c->out[gi].n = 0;
+    c->gs[gi].done = 0;
+}
+
+void zb_carry_forget_group(zb_carry *c, zb_io *io, zb_ctx *ctx, size_t gi)
+{
+    if (gi >= c->n_groups)
+        return;
+    forget_files(c, io, ctx, gi);
+    forget_gathered(c, gi);
+}
+
 void zb_carry_free(zb_carry *c)
 {
+    size_t i;
+
     if (c == NULL)
         return;
+    for (i = 0; c->gs != NULL && i < c->n_groups; i++)
+        forget_gathered(c, i);
     zb_free(c->notes);
     zb_free(c->out);
+    zb_free(c->gs);
+    zb_free(c->n_pos);
     json_decref(c->pending);
     zb_arena_free(c->arena);
     zb_free(c);
 }
 
-int zb_carry_reset(zb_carry *c, zb_ctx *ctx)
+int zb_carry_reset(zb_carry *c, zb_io *io, zb_ctx *ctx)
 {
+    size_t i;
+
+    /* Nothing written so far is committed: this attempt writes anew. */
+    zb_carry_delete_pending(c, io, ctx);
+    for (i = 0; i < c->n_groups; i++)
+        forget_gathered(c, i);
     zb_arena_free(c->arena);
     c->arena = NULL;
     memset(c->notes, 0, c->n_groups * sizeof *c->notes);
@@ -501,14 +570,24 @@ int zb_carry_write(zb_carry *c, zb_ctx *ctx, size_t gi,
     size_t i;
     int rc = ZB_OK;
 
+    gathered *gs = &c->gs[gi];
+
     *rows = 0;
-    c->out[gi].files = NULL;       /* an earlier attempt's are gone */
-    c->out[gi].n = 0;
+    if (gs->done && gs->read_to == c->notes[gi]) {
+        *rows = gs->rows;          /* nothing noted since: files stand */
+        return ZB_OK;
+    }
+    forget_files(c, io, ctx, gi);  /* an earlier attempt's: superseded */
     memset(&ga, 0, sizeof ga);
     ga.ctx = ctx;
     ga.g = g;
+    if (gs->pos == NULL) {
+        if ((gs->pos = zb_calloc(g->n_tasks + 1, sizeof *gs->pos)) == NULL)
+            return zb_fail_oom(ctx);
+        c->n_pos[gi] = g->n_tasks;
+    }
+    ga.pos = gs->pos;
     if ((ga.task_of = json_object()) == NULL ||
-        (ga.pos = zb_calloc(g->n_tasks + 1, sizeof *ga.pos)) == NULL ||
         (per_out = zb_calloc(g->out_files + 1, sizeof *per_out)) == NULL ||
         (counts = zb_calloc(g->out_files + 1, sizeof *counts)) == NULL) {
         rc = zb_fail_oom(ctx);
@@ -523,7 +602,8 @@ int zb_carry_write(zb_carry *c, zb_ctx *ctx, size_t gi,
                                 json_integer((json_int_t)i)) < 0)
             rc = zb_fail_oom(ctx);
     }
-    for (n = c->notes[gi]; n != NULL && rc == ZB_OK; n = n->next) {
+    /* Notes are prepended: those since the last write come first. */
+    for (n = c->notes[gi]; n != gs->read_to && rc == ZB_OK; n = n->next) {
         int task = n->dv ? task_index(&ga, n->ref) : -1;
 
         if (n->dv)
@@ -533,6 +613,7 @@ int zb_carry_write(zb_carry *c, zb_ctx *ctx, size_t gi,
     }
     if (rc < 0)
         goto done;
+    gs->read_to = c->notes[gi];
     for (i = 0; i < g->out_files; i++)
         counts[i] = g->outputs[i].record_count;
     if ((rc = zb_carry_index_new(&ix, ctx, g->carry_runs, g->n_carry_runs,
@@ -565,11 +646,14 @@ int zb_carry_write(zb_carry *c, zb_ctx *ctx, size_t gi,
                  ? write_dvs(c, ctx, gi, g, t, io, per_out)
                  : write_pos_file(c, ctx, gi, g, t, io, per_out, *rows);
 done:
-    for (i = 0; ga.pos != NULL && i < g->n_tasks; i++)
-        zb_roaring_free(ga.pos[i]);
+    if (rc < 0)
+        forget_gathered(c, gi);    /* read in part: start over */
+    else {
+        gs->done = 1;
+        gs->rows = *rows;
+    }
     for (i = 0; per_out != NULL && i < g->out_files; i++)
         zb_roaring_free(per_out[i]);
-    zb_free(ga.pos);
     zb_free(per_out);
     zb_free(counts);
     zb_carry_index_free(ix);

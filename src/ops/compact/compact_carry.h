@@ -18,9 +18,12 @@
  *
  * The notes last across commit attempts (each attempt validates only the
  * snapshots committed since the last; zb_carry_reset when the branch
- * moved elsewhere); each attempt writes its files afresh. The files of
- * attempts that failed are deleted (zb_carry_delete_pending), those of
- * the committed one kept (zb_carry_keep_pending).
+ * moved elsewhere), and so do the positions read: an attempt reads only
+ * the delete files noted since the last, and writes a group's files
+ * again only when there are any (the superseded ones deleted). Files of
+ * groups dropped are deleted (zb_carry_forget_group); at the end those
+ * left are deleted (zb_carry_delete_pending) when the commit failed,
+ * else kept (zb_carry_keep_pending).
  */
 #ifndef ZB_OPS_COMPACT_CARRY_H
 #define ZB_OPS_COMPACT_CARRY_H
@@ -35,9 +38,13 @@ typedef struct zb_carry zb_carry;
 int zb_carry_new(zb_carry **out, zb_ctx *ctx, size_t n_groups);
 void zb_carry_free(zb_carry *c);
 
-/* Forgets the notes and written records of the last attempt (its files
- * stay pending until zb_carry_delete_pending or _keep_pending). */
-int zb_carry_reset(zb_carry *c, zb_ctx *ctx);
+/* Forgets the notes, what they gave and the files written for them
+ * (deleted: none is committed yet). */
+int zb_carry_reset(zb_carry *c, zb_io *io, zb_ctx *ctx);
+
+/* Deletes the files written for group gi (dropped) and forgets what
+ * its notes gave. */
+void zb_carry_forget_group(zb_carry *c, zb_io *io, zb_ctx *ctx, size_t gi);
 
 /* NULL when g can take carried deletes, else why not. */
 const char *zb_carry_cannot(const zb_compact_group *g);

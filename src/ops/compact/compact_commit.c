@@ -30,6 +30,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include <jansson.h>
 
@@ -37,6 +38,7 @@
 #include "ops/compact/compact_carry.h"
 #include "ops/compact/compact_int.h"
 #include "table/commit/commit.h"
+#include "table/commit/commit_cache.h"
 #include "format/parquet/parquet.h"
 #include "plan/scan/scan_plan.h"
 #include "table/commit/commit_seq.h"
@@ -63,7 +65,21 @@ typedef struct cst {
      * attempt reads only the ones committed since, so that it stays
      * short next to a writer that commits every few tens of ms. */
     json_t *checked;
+    /* What the attempts share (commit_cache.h): the producer's manifests
+     * and snapshot id; the delete manifests find_shared_puffins read. */
+    ice_commit_cache *cache, *pcache;
+    int attempt;
+    double ms_shared;              /* find_shared_puffins, this attempt */
 } cst;
+
+/* Monotonic ms, for the attempt timings logged at debug level. */
+static double mono_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
 
 static int same_partition(const zb_compact_group *g, int32_t spec_id,
                           const ice_data_file *f)
@@ -359,7 +375,7 @@ static int forget_if_gone(cst *s, zb_ctx *ctx, const ice_snapshot **chain,
     json_decref(now);
     if (kept != json_object_size(s->checked)) {
         json_object_clear(s->checked);
-        rc = zb_carry_reset(s->carry, ctx);
+        rc = zb_carry_reset(s->carry, s->t->io, ctx);
     }
     return rc;
 }
@@ -436,43 +452,69 @@ static int add_summary(cst *s, zb_ctx *ctx, uint64_t removed, uint64_t added)
  * deletion vector of a data file this commit keeps: removal goes by file
  * path, and would take that vector with the others.
  */
-static int find_shared_puffins(json_t *shared, zb_ctx *ctx, const cst *s,
+typedef struct shared_st {
+    json_t *shared;
+    const json_t *candidates;
+    const cst *s;
+} shared_st;
+
+static int note_shared(void *payload, zb_ctx *ctx, const char *path,
+                       const char *ref, ice_file_content content)
+{
+    shared_st *st = payload;
+    json_t *hit;
+
+    if (content != ICE_CONTENT_POSITION_DELETES || ref == NULL ||
+        json_object_get(st->candidates, path) == NULL)
+        return ZB_OK;
+    /* A vector of a file this commit replaces goes with it; one of a
+     * file that stays (never planned, or its group dropped) keeps the
+     * Puffin file. */
+    hit = json_object_get(st->s->removed, ref);
+    if (hit != NULL && !st->s->drop[(size_t)json_integer_value(hit)])
+        return ZB_OK;
+    if (json_object_set_new(st->shared, path, json_true()) < 0)
+        return zb_fail_oom(ctx);
+    return ZB_OK;
+}
+
+/*
+ * Marks in shared the Puffin files of candidates that also hold a live
+ * deletion vector of a data file this commit keeps: removal goes by file
+ * path, and would take that vector with the others. Only delete
+ * manifests can list them; each is read once per commit (s->pcache).
+ */
+static int find_shared_puffins(json_t *shared, zb_ctx *ctx, cst *s,
                                const zb_table *t, const json_t *candidates)
 {
     const ice_snapshot *snap = NULL;
-    ice_snapshot_iter *it = NULL;
-    const ice_manifest_entry *e;
+    ice_manifest_list_reader *lr = NULL;
     const ice_manifest_file *mf;
-    json_t *hit;
+    shared_st st = { shared, candidates, s };
     int rc;
 
     if (json_object_size(candidates) == 0)
         return ZB_OK;
     if ((rc = zb_compact__head(&snap, ctx, t->meta, s->o->branch)) < 0)
         return rc;
-    if (snap == NULL)
+    if (snap == NULL || snap->manifest_list == NULL)
         return ZB_OK;
-    if ((rc = ice_snapshot_iter_open(&it, s->t->io, ctx, t->meta, snap,
+    if ((rc = ice_commit_cache_begin(s->pcache, ctx, candidates)) < 0 ||
+        (rc = ice_manifest_list_open(&lr, s->t->io, ctx,
+                                     snap->manifest_list,
+                                     t->meta->format_version,
                                      &t->paths)) < 0)
         return rc;
-    while ((rc = ice_snapshot_iter_next(it, ctx, &e, &mf)) > 0) {
-        const ice_data_file *d = &e->data_file;
-        if (d->content != ICE_CONTENT_POSITION_DELETES ||
-            d->referenced_data_file == NULL ||
-            json_object_get(candidates, d->file_path) == NULL)
+    while ((rc = ice_manifest_list_next(lr, ctx, &mf)) > 0) {
+        if (mf->content != ICE_MANIFEST_DELETES)
             continue;
-        /* A vector of a file this commit replaces goes with it; one of a
-         * file that stays (never planned, or its group dropped) keeps
-         * the Puffin file. */
-        hit = json_object_get(s->removed, d->referenced_data_file);
-        if (hit != NULL && !s->drop[(size_t)json_integer_value(hit)])
-            continue;
-        if (json_object_set_new(shared, d->file_path, json_true()) < 0) {
-            rc = zb_fail_oom(ctx);
+        if ((rc = ice_commit_cache_matches(s->pcache, ctx, s->t->io, mf,
+                                           t->meta->format_version,
+                                           &t->paths, note_shared, &st,
+                                           NULL)) < 0)
             break;
-        }
     }
-    ice_snapshot_iter_free(it);
+    ice_manifest_list_free(lr);
     return rc < 0 ? rc : ZB_OK;
 }
 
@@ -490,6 +532,7 @@ static int make_op(cst *s, zb_ctx *ctx, const zb_table *t)
     oo.root = t->root;
     oo.paths = &t->paths;
     oo.branch = s->o->branch;
+    oo.cache = s->cache;
     if ((rc = ice_commit_op_new(&s->op, ctx, &oo)) < 0)
         return rc;
     if (uses_starting_seq(s) &&
@@ -517,8 +560,12 @@ static int make_op(cst *s, zb_ctx *ctx, const zb_table *t)
                     rc = zb_fail_oom(ctx);
             }
         }
-    if (rc == ZB_OK)
+    if (rc == ZB_OK) {
+        double t0 = mono_ms();
+
         rc = find_shared_puffins(shared, ctx, s, t, dangling);
+        s->ms_shared = mono_ms() - t0;
+    }
     json_object_clear(dangling);
     for (i = 0; i < s->n && rc == ZB_OK; i++) {
         const zb_compact_group *g = s->groups[i];
@@ -576,7 +623,11 @@ static int carry_deletes(cst *s, zb_ctx *ctx, const zb_table *t)
         uint64_t rows = 0;
 
         g->carried_deletes = g->carried_rows = 0;
-        if (s->drop[i] || !zb_carry_has(s->carry, i))
+        if (s->drop[i]) {
+            zb_carry_forget_group(s->carry, s->t->io, ctx, i);
+            continue;
+        }
+        if (!zb_carry_has(s->carry, i))
             continue;
         if (zb_carry_write(s->carry, ctx, i, g, t, s->t->io, &rows) < 0) {
             char why[160];
@@ -585,6 +636,7 @@ static int carry_deletes(cst *s, zb_ctx *ctx, const zb_table *t)
                      "carried (%.100s):", ctx->err.msg);
             zb_err_clear(&ctx->err);
             drop_group(s, i, ctx, why, g->partition, -1);
+            zb_carry_forget_group(s->carry, s->t->io, ctx, i);
             continue;
         }
         g->carried_deletes = zb_carry_notes(s->carry, i);
@@ -598,15 +650,20 @@ static int build(zb_json **reqs, zb_json **updates, zb_ctx *ctx,
 {
     cst *s = payload;
     size_t i, left = 0;
+    double t0 = mono_ms(), t1, t2, t3;
     int rc;
 
     ice_commit_op_free(s->op);
     s->op = NULL;
     ice_commit_result_free(&s->r);
+    s->attempt++;
+    s->ms_shared = 0;
     if ((rc = validate(s, ctx, t)) < 0)
         return rc;
+    t1 = mono_ms();
     if ((rc = carry_deletes(s, ctx, t)) < 0)
         return rc;
+    t2 = mono_ms();
     for (i = 0; i < s->n; i++)
         left += !s->drop[i];
     if (left == 0) {
@@ -616,9 +673,18 @@ static int build(zb_json **reqs, zb_json **updates, zb_ctx *ctx,
                            "compaction group conflicts with a concurrent "
                            "commit", s->plan->ident);
     }
-    if ((rc = make_op(s, ctx, t)) < 0 ||
-        (rc = ice_commit_op_build(s->op, ctx, t->meta, &s->r)) < 0)
+    if ((rc = make_op(s, ctx, t)) < 0)
         return rc;
+    t3 = mono_ms();
+    if ((rc = ice_commit_op_build(s->op, ctx, t->meta, &s->r)) < 0)
+        return rc;
+    /* Issue 21: a replace loses the race while an attempt takes longer
+     * than the gap between a hot writer's commits; say what it costs. */
+    zb_log_debug(ctx, "%s: replace attempt %d built in %.1f ms (validate "
+                 "%.1f, carry %.1f, producer setup %.1f of which shared "
+                 "puffins %.1f, manifests %.1f)", s->plan->ident, s->attempt,
+                 mono_ms() - t0, t1 - t0, t2 - t1, t3 - t2, s->ms_shared,
+                 mono_ms() - t3);
     *reqs = (zb_json *)json_incref((json_t *)s->r.requirements);
     *updates = (zb_json *)json_incref((json_t *)s->r.updates);
     return ZB_OK;
@@ -629,7 +695,7 @@ static void cleanup(zb_ctx *ctx, const zb_table *t, void *payload)
     cst *s = payload;
 
     (void)t;
-    zb_carry_delete_pending(s->carry, s->t->io, ctx);
+    /* The carried files stay for the next attempt (compact_carry.h). */
     ice_commit_result_delete_files(&s->r, s->t->io, ctx);
     ice_commit_result_free(&s->r);
 }
@@ -692,7 +758,9 @@ int zb_compact__commit(zb_compact_group **groups, size_t n,
         (s.removed_stripped = json_object()) == NULL ||
         (s.applied = json_object()) == NULL ||
         (s.checked = json_object()) == NULL ||
-        zb_carry_new(&s.carry, ctx, n) < 0) {
+        zb_carry_new(&s.carry, ctx, n) < 0 ||
+        ice_commit_cache_new(&s.cache, ctx, ctx->budget, 0) < 0 ||
+        ice_commit_cache_new(&s.pcache, ctx, ctx->budget, 0) < 0) {
         rc = zb_fail_oom(ctx);
         goto done;
     }
@@ -707,6 +775,23 @@ int zb_compact__commit(zb_compact_group **groups, size_t n,
         zb_carry_keep_pending(s.carry);
     else if (rc != ZB_ETIMEOUT)
         zb_carry_delete_pending(s.carry, t->io, ctx);
+    /* Unknown outcome: the rewritten manifests may be the table's. */
+    if (rc != ZB_ETIMEOUT)
+        ice_commit_cache_finish(s.cache, t->io, ctx, rc == ZB_OK);
+    {
+        uint64_t rd, hits, prd, phits;
+
+        ice_commit_cache_counts(s.cache, &rd, &hits);
+        ice_commit_cache_counts(s.pcache, &prd, &phits);
+        zb_log_debug(ctx, "%s: %d replace attempt(s): manifests read %llu, "
+                     "from the cache %llu; delete manifests read for "
+                     "shared puffins %llu, from the cache %llu; cache "
+                     "%llu bytes", plan->ident, s.attempt,
+                     (unsigned long long)rd, (unsigned long long)hits,
+                     (unsigned long long)prd, (unsigned long long)phits,
+                     (unsigned long long)(ice_commit_cache_bytes(s.cache) +
+                                          ice_commit_cache_bytes(s.pcache)));
+    }
     for (i = 0; rc != ZB_OK && i < n; i++)
         groups[i]->carried_deletes = groups[i]->carried_rows = 0;
     if (rc == ZB_OK) {
@@ -751,5 +836,7 @@ done:
         zb_carry_delete_pending(s.carry, t->io, ctx);
     zb_carry_free(s.carry);
     json_decref(s.checked);
+    ice_commit_cache_free(s.cache);
+    ice_commit_cache_free(s.pcache);
     return rc;
 }

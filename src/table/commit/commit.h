@@ -271,12 +271,16 @@ typedef struct ice_commit_op_opts {
      * are estimated from the entries written (paths, metrics, bounds). */
     int64_t manifest_target_bytes;
     zb_avro_codec codec;            /* manifests and list */
+    /* What the attempts of one commit share (commit_cache.h): the
+     * snapshot id, the manifests read, the manifests rewritten for the
+     * removed files. Borrowed; NULL: none. */
+    struct ice_commit_cache *cache;
 } ice_commit_op_opts;
 
 #define ICE_COMMIT_OP_OPTS_VERSION 1
 #define ICE_COMMIT_OP_OPTS_INIT \
     { ICE_COMMIT_OP_OPTS_VERSION, ICE_OP_APPEND, NULL, NULL, NULL, NULL, \
-      0, 0, 0, ZB_AVRO_CODEC_NULL }
+      0, 0, 0, ZB_AVRO_CODEC_NULL, NULL }
 
 int ice_commit_op_new(ice_commit_op **out, zb_ctx *ctx,
                       const ice_commit_op_opts *opts);

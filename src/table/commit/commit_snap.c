@@ -27,12 +27,18 @@
  *      the snapshot's added-rows) and build the JSON: the summary with
  *      Java's keys and totals carried from the parent's summary, the
  *      snapshot, and the requirements.
+ * With a commit cache (opts.cache, table/commit/commit_cache.h) the
+ * attempts of one commit share what does not change between them: the
+ * snapshot id, step 2's reading of each manifest (by path), and the
+ * manifests of steps 3 and 4 when what they are made of is the same
+ * (listed again with this attempt's sequence number).
  */
 #define ZB_MODULE "commit"
 
 #include <stdio.h>
 #include <string.h>
 
+#include "table/commit/commit_snap_build.h"
 #include "table/commit/commit_snap_int.h"
 #include "table/metadata/table_props.h"
 #include "util/alloc.h"
@@ -42,22 +48,7 @@
 
 #define OP_ARENA_MAX ((size_t)1 << 31)
 
-typedef struct added_file {
-    int32_t spec_id;
-    ice_data_file f;
-} added_file;
 
-struct ice_commit_op {
-    ice_commit_op_opts o;
-    ice_manifest_opts paths;
-    zb_arena *arena;               /* the copied files and strings */
-    zb_vec added;                  /* added_file */
-    json_t *removes;               /* path -> true */
-    json_t *extra;                 /* summary entries */
-    int attempt;
-    int64_t data_seq;              /* > 0: added files' data sequence
-                                      number (commit_seq.c) */
-};
 
 int64_t *ice_snap__data_seq(ice_commit_op *op)
 {
@@ -146,29 +137,6 @@ int ice_commit_op_set_summary(ice_commit_op *op, zb_ctx *ctx,
 
 /* ---- a build -------------------------------------------------------------- */
 
-typedef struct bst {
-    ice_commit_op *op;
-    zb_ctx *ctx;
-    const ice_metadata *base;
-    ice_commit_result *out;
-    int v;
-    const ice_schema *schema;
-    int64_t id, seq, ts;
-    const ice_ref *head;
-    const ice_snapshot *parent;
-    char *dir;
-    char uuid[37];
-    int n_mf;
-    int64_t target;
-    zb_arena *arena;               /* manifest-list entries we wrote */
-    ice_manifest_list_writer *lw;
-    int64_t first_row_id;
-    json_t *hits;                  /* manifests holding removed files */
-    json_t *found;                 /* removed files found live */
-    json_t *parts;                 /* changed partitions */
-    zb_buf key;
-    ice_snap_counts add, rem;
-} bst;
 
 static int note_written(bst *b, const char *uri)
 {
@@ -187,7 +155,8 @@ static int note_written(bst *b, const char *uri)
     return ZB_OK;
 }
 
-static int note_partition(bst *b, int32_t spec_id, const ice_data_file *f)
+int ice_snap__note_partition(bst *b, int32_t spec_id,
+                             const ice_data_file *f)
 {
     int rc;
 
@@ -226,18 +195,25 @@ static int open_manifest(bst *b, ice_manifest_writer **w,
     return ice_manifest_writer_open(w, b->op->o.io, b->ctx, uri, &wo);
 }
 
-static int close_manifest(bst *b, ice_manifest_writer *w)
+int ice_snap__close_manifest(bst *b, ice_manifest_writer *w)
 {
     ice_manifest_file mf;
     int rc;
 
     if ((rc = ice_manifest_writer_commit(w, b->ctx, &mf, b->arena)) < 0)
         return rc;
+    if (b->capture != NULL) {
+        ice_manifest_file *c;
+
+        if (zb_vec_push(b->capture, (void **)&c) < 0)
+            return zb_fail_oom(b->ctx);
+        *c = mf;                   /* its strings are in b->arena */
+    }
     return ice_manifest_list_writer_add(b->lw, b->ctx, &mf);
 }
 
 /* Step 3: the added files of one content, grouped by spec, rolled. */
-static int write_added(bst *b, int deletes)
+int ice_snap__write_added_files(bst *b, int deletes)
 {
     zb_vec *v = &b->op->added;
     size_t i, j;
@@ -288,12 +264,12 @@ static int write_added(bst *b, int deletes)
             }
             e.data_file = a->f;
             if ((rc = ice_manifest_writer_add(w, b->ctx, &e)) < 0 ||
-                (rc = note_partition(b, spec, &a->f)) < 0)
+                (rc = ice_snap__note_partition(b, spec, &a->f)) < 0)
                 break;
             ice_snap__count(&b->add, &a->f);
             est += ice_snap__entry_bytes(&a->f);
             if ((int64_t)est >= b->target) {
-                rc = close_manifest(b, w);
+                rc = ice_snap__close_manifest(b, w);
                 w = NULL;
                 est = 0;
             }
@@ -302,7 +278,7 @@ static int write_added(bst *b, int deletes)
             ice_manifest_writer_abort(w);
             return rc;
         }
-        if (w != NULL && (rc = close_manifest(b, w)) < 0)
+        if (w != NULL && (rc = ice_snap__close_manifest(b, w)) < 0)
             return rc;
     }
     return ZB_OK;
@@ -319,6 +295,27 @@ static int open_list(bst *b, ice_manifest_list_reader **lr)
                                   &b->op->paths);
 }
 
+typedef struct found_st {
+    bst *b;
+    int hit;
+} found_st;
+
+/* A live entry of a manifest that the cache says is in its universe. */
+static int note_found(void *payload, zb_ctx *ctx, const char *path,
+                      const char *ref, ice_file_content content)
+{
+    found_st *fs = payload;
+
+    (void)ref;
+    (void)content;
+    if (json_object_get(fs->b->op->removes, path) == NULL)
+        return ZB_OK;
+    fs->hit = 1;
+    if (json_object_set_new_nocheck(fs->b->found, path, json_true()) < 0)
+        return zb_fail_oom(ctx);
+    return ZB_OK;
+}
+
 /* Step 2: where the removed files are, and are they all live. */
 static int scan_removed(bst *b)
 {
@@ -332,11 +329,31 @@ static int scan_removed(bst *b)
 
     if (json_object_size(b->op->removes) == 0)
         return ZB_OK;
+    if (b->op->o.cache != NULL &&
+        (rc = ice_commit_cache_begin(b->op->o.cache, b->ctx,
+                                     b->op->removes)) < 0)
+        return rc;
     if (b->parent != NULL) {
         if ((rc = open_list(b, &lr)) < 0)
             return rc;
         while ((rc = ice_manifest_list_next(lr, b->ctx, &mf)) > 0) {
             int hit = 0;
+
+            if (b->op->o.cache != NULL) {
+                found_st fs = { b, 0 };
+
+                if ((rc = ice_commit_cache_matches(
+                         b->op->o.cache, b->ctx, b->op->o.io, mf, b->v,
+                         &b->op->paths, note_found, &fs, NULL)) < 0)
+                    break;
+                if (fs.hit && json_object_set_new_nocheck(
+                                  b->hits, mf->manifest_path,
+                                  json_true()) < 0) {
+                    rc = zb_fail_oom(b->ctx);
+                    break;
+                }
+                continue;
+            }
 
             if ((rc = ice_manifest_open(&r, b->op->o.io, b->ctx, mf, NULL,
                                         b->v, &b->op->paths)) < 0)
@@ -442,7 +459,7 @@ static int rewrite(bst *b, const ice_manifest_file *mf, merged *m,
             c.status = ICE_STATUS_DELETED;
             c.snapshot_id = b->id;
             ice_snap__count(&b->rem, &e->data_file);
-            if ((rc = note_partition(b, mf->partition_spec_id,
+            if ((rc = ice_snap__note_partition(b, mf->partition_spec_id,
                                      &e->data_file)) < 0)
                 break;
         } else {
@@ -462,7 +479,7 @@ static int rewrite(bst *b, const ice_manifest_file *mf, merged *m,
     }
     if (slot != NULL)
         slot->est = 0;
-    rc = close_manifest(b, w);
+    rc = ice_snap__close_manifest(b, w);
     w = NULL;
 done:
     ice_manifest_writer_abort(w);
@@ -517,16 +534,30 @@ static int carry_over(bst *b)
     ice_manifest_list_reader *lr = NULL;
     const ice_manifest_file *mf;
     merged m[MERGED_MAX];
-    size_t n_m = 0, i;
-    int rc;
+    zb_vec capture;
+    json_t *parts_before = NULL;
+    size_t n_m = 0, i, from = b->out->n_written;
+    int rc, reused = 0;
 
     if (b->parent == NULL)
         return ZB_OK;
+    zb_vec_init(&capture, sizeof(ice_manifest_file), SIZE_MAX / 2);
+    if (b->op->o.cache != NULL && json_object_size(b->hits) > 0) {
+        if ((rc = ice_snap__reuse_key(b)) < 0 ||
+            (rc = ice_snap__list_reused(b)) < 0)
+            return rc;
+        reused = rc;
+        if (!reused) {
+            if ((parts_before = json_deep_copy(b->parts)) == NULL)
+                return zb_fail_oom(b->ctx);
+            b->capture = &capture;
+        }
+    }
     if ((rc = open_list(b, &lr)) < 0)
-        return rc;
+        goto done;
     while ((rc = ice_manifest_list_next(lr, b->ctx, &mf)) > 0) {
         if (json_object_get(b->hits, mf->manifest_path) != NULL)
-            rc = rewrite(b, mf, m, &n_m);
+            rc = reused ? ZB_OK : rewrite(b, mf, m, &n_m);
         else if ((rc = count_entries(b, mf, &counted)) < 0)
             break;
         else if (counted.added_files_count == 0 &&
@@ -540,11 +571,17 @@ static int carry_over(bst *b)
     ice_manifest_list_free(lr);
     for (i = 0; i < n_m; i++) {
         if (rc >= 0 && m[i].w != NULL)
-            rc = close_manifest(b, m[i].w);
+            rc = ice_snap__close_manifest(b, m[i].w);
         else
             ice_manifest_writer_abort(m[i].w);
         m[i].w = NULL;
     }
+    if (rc >= 0 && b->capture != NULL)
+        rc = ice_snap__keep_rewritten(b, from, parts_before);
+done:
+    b->capture = NULL;
+    zb_vec_free(&capture);
+    json_decref(parts_before);
     return rc;
 }
 
@@ -757,12 +794,19 @@ static int setup(bst *b)
         return zb_fail(b->ctx, ZB_ECORRUPT, "%s: branch %s points at a "
                        "missing snapshot", m->location, op->o.branch);
     b->id = op->o.snapshot_id;
+    /* A retry keeps its snapshot id (commit_cache.h), unless taken. */
+    if (b->id <= 0 && op->o.cache != NULL &&
+        ice_metadata_snapshot(m, ice_commit_cache__snapshot_id(
+                                     op->o.cache)) == NULL)
+        b->id = ice_commit_cache__snapshot_id(op->o.cache);
     while (b->id <= 0 || ice_metadata_snapshot(m, b->id) != NULL) {
         if (op->o.snapshot_id > 0)
             return zb_fail(b->ctx, ZB_EINVAL, "%s: snapshot id %lld is "
                            "taken", m->location, (long long)b->id);
         b->id = (int64_t)(ice_commit__random64() & (uint64_t)INT64_MAX);
     }
+    if (op->o.cache != NULL)
+        ice_commit_cache__set_snapshot_id(op->o.cache, b->id);
     b->seq = b->v >= 2 ? m->last_sequence_number + 1 : 0;
     b->ts = op->o.timestamp_ms > 0 ? op->o.timestamp_ms : ice_commit__now_ms();
     b->first_row_id = m->has_next_row_id ? m->next_row_id : 0;
@@ -804,7 +848,10 @@ int ice_commit_op_build(ice_commit_op *op, zb_ctx *ctx,
     b.base = base;
     b.out = out;
     zb_buf_init(&b.key, 1 << 20);
+    zb_buf_init(&b.reuse_key, (size_t)1 << 30);
     op->attempt++;
+    if (op->o.cache != NULL)
+        ice_commit_cache__attempt(op->o.cache);
     if ((rc = setup(&b)) < 0 || (rc = scan_removed(&b)) < 0)
         goto done;
     if ((size_t)snprintf(uri, sizeof uri, "%s/snap-%lld-%d-%s.avro", b.dir,
@@ -826,7 +873,8 @@ int ice_commit_op_build(ice_commit_op *op, zb_ctx *ctx,
     lo.codec = op->o.codec;
     if ((rc = ice_manifest_list_writer_open(&b.lw, op->o.io, ctx, uri,
                                             &lo)) < 0 ||
-        (rc = write_added(&b, 0)) < 0 || (rc = write_added(&b, 1)) < 0 ||
+        (rc = ice_snap__write_added(&b, 0)) < 0 ||
+        (rc = ice_snap__write_added(&b, 1)) < 0 ||
         (rc = carry_over(&b)) < 0)
         goto done;
     {
@@ -853,6 +901,7 @@ done:
     json_decref(b.found);
     json_decref(b.parts);
     zb_buf_free(&b.key);
+    zb_buf_free(&b.reuse_key);
     zb_free(b.dir);
     return rc;
 }

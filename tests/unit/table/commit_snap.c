@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "commit_test.h"
+#include "table/commit/commit_cache.h"
 #include "util/alloc.h"
 #include "util/buf.h"
 #include "zamboni/io.h"
@@ -795,6 +796,179 @@ static void test_table_commit_snap__torture(void)
     tbl_free(&t);
 }
 
+
+/* A replace op of attempt k (compaction makes one per attempt). */
+static ice_commit_op *cached_op(tbl *t, ice_commit_cache *c)
+{
+    ice_commit_op_opts o = ICE_COMMIT_OP_OPTS_INIT;
+    ice_commit_op *op = NULL;
+
+    o.kind = ICE_OP_REPLACE;
+    o.io = t->io;
+    o.root = t->dir;
+    o.cache = c;
+    ZBT_OK_CTX(ice_commit_op_new(&op, &t->ctx, &o), &t->ctx);
+    rm(t, op, "A.parquet");
+    add(t, op, "C.parquet", "a", ICE_CONTENT_DATA, 10, NULL);
+    return op;
+}
+
+static int exists(tbl *t, const char *uri)
+{
+    zb_io_stat st;
+
+    return zb_io_stat_uri(&st, t->io, &t->ctx, uri) == ZB_OK;
+}
+
+/*
+ * Issue 21: a retry with a commit cache reads only the manifests it has
+ * not seen, keeps its snapshot id, lists the manifests it rewrote and
+ * wrote before instead of writing them again, and commits the same
+ * table a fresh build would. max_bytes 1: nothing cached, same result.
+ */
+static void cache_retry(int version, uint64_t max_bytes)
+{
+    tbl t;
+    ice_commit_cache *c = NULL;
+    ice_commit_op *op;
+    ice_commit_result r = ICE_COMMIT_RESULT_INIT;
+    ice_metadata *stale = NULL;
+    zb_buf b = ZB_BUF_INIT(1 << 24);
+    char **kept = NULL;
+    size_t n_kept = 0, i, n;
+    uint64_t rd, hits, rd1;
+    int64_t id1;
+    seen e[16];
+    char d[1024];
+
+    snprintf(d, sizeof d, "%s/cache-v%d-%llu", zbt_tmpdir(), version,
+             (unsigned long long)max_bytes);
+    tbl_create(&t, version, d, NULL);
+    op = new_op(&t, ICE_OP_APPEND);
+    add(&t, op, "A.parquet", "a", ICE_CONTENT_DATA, 10, NULL);
+    add(&t, op, "B.parquet", "a", ICE_CONTENT_DATA, 20, NULL);
+    run(&t, op);
+    op = new_op(&t, ICE_OP_APPEND);
+    add(&t, op, "D.parquet", "d", ICE_CONTENT_DATA, 5, NULL);
+    run(&t, op);
+    ZBT_OK_CTX(ice_metadata_write(&b, t.m, &t.ctx), &t.ctx);
+    ZBT_OK_CTX(ice_metadata_parse(&stale, &t.ctx, b.ptr, b.len, "stale"),
+               &t.ctx);
+    op = new_op(&t, ICE_OP_APPEND);        /* the writer wins the race */
+    add(&t, op, "E.parquet", "e", ICE_CONTENT_DATA, 7, NULL);
+    run(&t, op);
+    ZBT_OK_CTX(ice_commit_cache_new(&c, &t.ctx, NULL, max_bytes), &t.ctx);
+    /* Attempt 1, on the stale base: lost. */
+    op = cached_op(&t, c);
+    ZBT_OK_CTX(ice_commit_op_build(op, &t.ctx, stale, &r), &t.ctx);
+    ice_commit_op_free(op);
+    id1 = r.snapshot_id;
+    ice_commit_cache_counts(c, &rd1, &hits);
+    ZBT_EQ_INT(rd1, 2);
+    ZBT_EQ_INT(hits, 0);
+    ZBT_RC(ice_commit_check_requirements(t.m, &t.ctx, r.requirements),
+           ZB_ECONFLICT);
+    /* What the cleanup deletes: the list; the manifests of C and the
+     * rewritten one of A and B belong to the cache. */
+    ZBT_EQ_INT(r.n_written, 1);
+    ice_commit_result_delete_files(&r, t.io, &t.ctx);
+    ice_commit_result_free(&r);
+    zb_err_clear(&t.ctx.err);
+    /* Attempt 2 on the new base: reads E's manifest only. */
+    op = cached_op(&t, c);
+    ZBT_OK_CTX(ice_commit_op_build(op, &t.ctx, t.m, &r), &t.ctx);
+    ice_commit_op_free(op);
+    ice_commit_cache_counts(c, &rd, &hits);
+    if (max_bytes == 1) {
+        ZBT_EQ_INT(rd, rd1 + 3);
+        ZBT_EQ_INT(hits, 0);
+    } else {
+        ZBT_EQ_INT(rd, rd1 + 1);
+        ZBT_EQ_INT(hits, 2);
+        ZBT_CHECK(ice_commit_cache_bytes(c) > 0);
+    }
+    ZBT_EQ_INT(r.snapshot_id, id1);
+    ZBT_EQ_INT(r.n_written, 1);            /* again only the list */
+    tbl_commit(&t, &r);
+    ice_commit_result_free(&r);
+    n = live(&t, e, 16);
+    ZBT_EQ_INT(n, 4);
+    ZBT_EQ_INT(find(e, n, "C.parquet")->snapshot_id, id1);
+    ZBT_EQ_INT(find(e, n, "B.parquet")->status, ICE_STATUS_EXISTING);
+    find(e, n, "D.parquet");
+    find(e, n, "E.parquet");
+    SUM(&t, "deleted-data-files", "1");
+    SUM(&t, "added-data-files", "1");
+    SUM(&t, "total-data-files", "4");
+    SUM(&t, "total-records", "42");
+    {
+        /* The files the snapshot lists stay after finish(committed). */
+        ice_manifest_list_reader *lr = NULL;
+        const ice_manifest_file *mf;
+        const ice_snapshot *cur = ice_metadata_current_snapshot(t.m);
+
+        ZBT_OK_CTX(ice_manifest_list_open(&lr, t.io, &t.ctx,
+                                          cur->manifest_list, version,
+                                          NULL), &t.ctx);
+        while (ice_manifest_list_next(lr, &t.ctx, &mf) > 0) {
+            kept = zb_realloc(kept, (n_kept + 1) * sizeof *kept);
+            kept[n_kept++] = zb_strdup(mf->manifest_path);
+            if (mf->added_snapshot_id == id1)
+                ZBT_EQ_INT(mf->sequence_number, t.m->last_sequence_number);
+        }
+        ice_manifest_list_free(lr);
+    }
+    ZBT_EQ_INT(n_kept, 4);                 /* C's, A+B rewritten, D, E */
+    ice_commit_cache_finish(c, t.io, &t.ctx, 1);
+    for (i = 0; i < n_kept; i++) {
+        ZBT_CHECK(exists(&t, kept[i]));
+        zb_free(kept[i]);
+    }
+    zb_free(kept);
+    ice_commit_cache_free(c);
+    ice_metadata_free(stale);
+    zb_buf_free(&b);
+    tbl_free(&t);
+}
+
+static void test_table_commit_snap__cache_retry(void)
+{
+    cache_retry(2, 0);
+    cache_retry(3, 0);
+    cache_retry(2, 1);
+}
+
+/* A commit that loses every attempt: finish(0) deletes the manifests
+ * the cache kept; the table still reads as before. */
+static void test_table_commit_snap__cache_gave_up(void)
+{
+    tbl t;
+    ice_commit_cache *c = NULL;
+    ice_commit_op *op;
+    ice_commit_result r = ICE_COMMIT_RESULT_INIT;
+    char meta[1200];
+    size_t before;
+
+    tbl_create(&t, 2, zbt_tmpdir(), NULL);
+    snprintf(meta, sizeof meta, "%s/metadata", t.dir);
+    op = new_op(&t, ICE_OP_APPEND);
+    add(&t, op, "A.parquet", "a", ICE_CONTENT_DATA, 10, NULL);
+    run(&t, op);
+    before = count_files(meta);
+    ZBT_OK_CTX(ice_commit_cache_new(&c, &t.ctx, NULL, 0), &t.ctx);
+    op = cached_op(&t, c);
+    ZBT_OK_CTX(ice_commit_op_build(op, &t.ctx, t.m, &r), &t.ctx);
+    ice_commit_op_free(op);
+    ZBT_CHECK(count_files(meta) > before + 1);
+    ice_commit_result_delete_files(&r, t.io, &t.ctx);
+    ice_commit_result_free(&r);
+    ZBT_CHECK(count_files(meta) > before);
+    ice_commit_cache_finish(c, t.io, &t.ctx, 0);
+    ZBT_EQ_INT(count_files(meta), before);
+    ice_commit_cache_free(c);
+    tbl_free(&t);
+}
+
 const zbt_case test_table_commit_snap[] = {
     ZBT_CASE(test_table_commit_snap__v1),
     ZBT_CASE(test_table_commit_snap__v2),
@@ -805,5 +979,7 @@ const zbt_case test_table_commit_snap[] = {
     ZBT_CASE(test_table_commit_snap__rolling),
     ZBT_CASE(test_table_commit_snap__refused),
     ZBT_CASE(test_table_commit_snap__torture),
+    ZBT_CASE(test_table_commit_snap__cache_retry),
+    ZBT_CASE(test_table_commit_snap__cache_gave_up),
     ZBT_END
 };
