@@ -33,6 +33,7 @@
 #endif
 
 #include "exec/pool.h"
+#include "ops/compact/compact_carry_sorted.h"
 #include "ops/compact/compact_int.h"
 #include "ops/compact/compact_hooks.h"
 #include "util/alloc.h"
@@ -605,6 +606,11 @@ done:
 
             /* The outputs' records lived in the units' arenas. */
             r->plan.groups[i].outputs = NULL;
+            /* Sorted position maps (issue 21): their spill files. */
+            zb_carry_sorted_free(r->plan.groups[i].carry_sorted);
+            r->plan.groups[i].carry_sorted = NULL;
+            for (k = 0; jobs[i].slices != NULL && k < jobs[i].n_slices; k++)
+                zb_carry_sorted_free(jobs[i].slices[k].carry_sorted);
             for (k = 0; jobs[i].units != NULL && k < jobs[i].n_slices; k++)
                 zb_arena_free(jobs[i].units[k].arena);
             zb_free(jobs[i].units);
