@@ -257,6 +257,7 @@ void zb_carry_sorted_finish(zb_carry_sorted *m, zb_ctx *ctx,
                             uint64_t rows_written)
 {
     zb_err saved;
+    int rc;
 
     if (m->lost != NULL)
         return;
@@ -266,8 +267,12 @@ void zb_carry_sorted_finish(zb_carry_sorted *m, zb_ctx *ctx,
         return;
     }
     zb_err_copy(&saved, &ctx->err);
-    if (zb_spill_drop_buffer(m->spill, ctx) < 0) {
-        zb_carry_sorted_lose(m, "its position map could not be spilled");
+    if ((rc = zb_spill_drop_buffer(m->spill, ctx)) < 0) {
+        zb_carry_sorted_lose(m, rc == ZB_ENOMEM && zb_spill_limit() > 0
+                                    ? "its position map passed the spill "
+                                      "disk limit"
+                                    : "its position map could not be "
+                                      "spilled");
         zb_err_copy(&ctx->err, &saved);
     }
 }
