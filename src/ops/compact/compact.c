@@ -458,6 +458,11 @@ static int run_wave(job *jobs, size_t n, zb_pool *pool,
         }
         rc = worse(rc, crc);
     }
+    /* The wave is committed or dropped: its sorted maps' spill files go. */
+    for (i = 0; i < n; i++) {
+        zb_carry_sorted_free(jobs[i].g->carry_sorted);
+        jobs[i].g->carry_sorted = NULL;
+    }
     zb_free(written);
     return rc;
 }

@@ -23,6 +23,7 @@
 
 #include "compact_test.h"
 #include "exec/spill.h"
+#include "ops/compact/compact_carry_sorted.h"
 #include "format/parquet/parquet.h"
 #include "plan/scan/scan_plan.h"
 #include "util/alloc.h"
@@ -282,6 +283,8 @@ static void run(const char *name, int fv, zb_compact_strategy strategy,
         ZBT_EQ_U64(r.groups_committed, 1);
         ZBT_EQ_U64(r.groups_dropped, 0);
         ZBT_CHECK(g->out_files > 1);
+        if (threads > 1)           /* rows came through the read-ahead */
+            ZBT_CHECK(g->read_workers > 1);
         ZBT_EQ_U64(g->carried_rows, VICTIMS * PER);
         ZBT_EQ_U64(g->carried_deletes, VICTIMS);
         ZBT_CONTAINS(zb_buf_cstr(&out), "carried deletes: 1 group(s)");
@@ -344,7 +347,121 @@ static void test_ops_compact_carry_sorted__lost_over_spill_limit(void)
     run("cs-lost", 2, ZB_COMPACT_SORT, by_id_desc, 1, 1, 1);
 }
 
+/* ---- the map alone: tag, untag (no sort between), map ---- */
+
+/* A batch of n rows of one long column 0..n-1. */
+static void long_batch(struct ArrowArray *b, int64_t n)
+{
+    int64_t *v, i;
+
+    ZBT_CHECK(zb_arrow_array_init(b, 1, 1) == 0);
+    ZBT_CHECK(zb_arrow_array_init(b->children[0], 2, 0) == 0);
+    ZBT_CHECK((v = zb_malloc((size_t)n * sizeof *v + 1)) != NULL);
+    for (i = 0; i < n; i++)
+        v[i] = i;
+    b->children[0]->buffers[1] = v;
+    b->length = b->children[0]->length = n;
+}
+
+static void test_ops_compact_carry_sorted__map_unit(void)
+{
+    static const uint32_t sel[4] = { 1, 4, 6, 9 };
+    const int64_t outs[2] = { 3, 3 };
+    struct ArrowSchema sch;
+    struct ArrowArray b;
+    zb_carry_sorted *m = NULL;
+    zb_roaring *pos[3] = { NULL, NULL, NULL }, *per_out[2] = { NULL, NULL };
+    uint64_t rows = 0;
+    zb_ctx ctx;
+    size_t i;
+
+    zb_ctx_init(&ctx);
+    memset(&sch, 0, sizeof sch);
+    ZBT_CHECK(zb_arrow_schema_init(&sch, "+s", "", NULL, 0, 0, 1) == 0);
+    ZBT_CHECK(zb_arrow_schema_field(sch.children[0], "l", "x", 1, 0, 0) ==
+              0);
+    ZBT_OK_CTX(zb_carry_sorted_new(&m, &ctx, &sch, 3, NULL), &ctx);
+    ZBT_EQ_INT(zb_carry_sorted_schema(m)->n_children, 2);
+    /* Task 2 rows 101, 104, 106, 109, then task 0 rows 7, 8 (output
+     * rows 0..5: the first output holds 101, 104, 106). */
+    long_batch(&b, 4);
+    ZBT_OK_CTX(zb_carry_sorted_tag(m, &ctx, &b, 2, 100, sel, 4), &ctx);
+    ZBT_EQ_INT(b.n_children, 2);
+    ZBT_OK_CTX(zb_carry_sorted_untag(m, &ctx, &b), &ctx);
+    ZBT_EQ_INT(b.n_children, 1);
+    ZBT_EQ_INT(((const int64_t *)b.children[0]->buffers[1])[3], 3);
+    zb_arrow_array_release(&b);
+    long_batch(&b, 2);
+    ZBT_OK_CTX(zb_carry_sorted_tag(m, &ctx, &b, 0, 7, NULL, 2), &ctx);
+    ZBT_OK_CTX(zb_carry_sorted_untag(m, &ctx, &b), &ctx);
+    zb_arrow_array_release(&b);
+    zb_carry_sorted_finish(m, &ctx, 6);
+    ZBT_CHECK(zb_carry_sorted_lost(m) == NULL);
+    ZBT_CHECK(zb_roaring_new(&pos[0]) == 0 && zb_roaring_new(&pos[2]) == 0);
+    ZBT_CHECK(zb_roaring_add(pos[2], 104) == 0);
+    ZBT_CHECK(zb_roaring_add(pos[2], 109) == 0);
+    ZBT_CHECK(zb_roaring_add(pos[2], 105) == 0);   /* not in the map */
+    ZBT_CHECK(zb_roaring_add(pos[0], 8) == 0);
+    ZBT_OK_CTX(zb_carry_sorted_map(m, &ctx, pos, 3, outs, 2, per_out, &rows),
+               &ctx);
+    ZBT_EQ_U64(rows, 3);
+    ZBT_CHECK(per_out[0] != NULL && per_out[1] != NULL);
+    ZBT_EQ_U64(zb_roaring_cardinality(per_out[0]), 1);
+    ZBT_CHECK(zb_roaring_contains(per_out[0], 1));   /* 104 */
+    ZBT_EQ_U64(zb_roaring_cardinality(per_out[1]), 2);
+    ZBT_CHECK(zb_roaring_contains(per_out[1], 0));   /* 109 */
+    ZBT_CHECK(zb_roaring_contains(per_out[1], 2));   /* 8 */
+    /* Outputs that do not hold the map's rows: refused, named. */
+    ZBT_EQ_INT(zb_carry_sorted_map(m, &ctx, pos, 3, outs, 1, per_out, &rows),
+               ZB_EINVAL);
+    ZBT_CONTAINS(ctx.err.msg, "6 entries");
+    zb_err_clear(&ctx.err);
+    zb_carry_sorted_free(m);
+    for (i = 0; i < 2; i++)
+        zb_roaring_free(per_out[i]);
+    /* Read-ahead's form over inputs of 2 and 3 rows, and a count that
+     * does not match: lost, named. */
+    ZBT_OK_CTX(zb_carry_sorted_new(&m, &ctx, &sch, 3, NULL), &ctx);
+    {
+        const uint32_t task[2] = { 1, 2 };
+        const int64_t rws[2] = { 2, 3 };
+
+        long_batch(&b, 5);
+        ZBT_OK_CTX(zb_carry_sorted_tag_seq(m, &ctx, &b, task, rws, 2), &ctx);
+        ZBT_EQ_INT(((const int64_t *)b.children[1]->buffers[1])[3],
+                   (int64_t)(((uint64_t)2 << 40) | 1));
+        ZBT_OK_CTX(zb_carry_sorted_untag(m, &ctx, &b), &ctx);
+        zb_arrow_array_release(&b);
+    }
+    zb_carry_sorted_finish(m, &ctx, 6);
+    ZBT_CONTAINS(zb_carry_sorted_lost(m), "does not cover");
+    ZBT_EQ_INT(zb_carry_sorted_map(m, &ctx, pos, 3, outs, 2, per_out, &rows),
+               ZB_EINVAL);
+    zb_err_clear(&ctx.err);
+    zb_carry_sorted_free(m);
+    /* A position past 2^40: lost; the rows still go through. */
+    ZBT_OK_CTX(zb_carry_sorted_new(&m, &ctx, &sch, 3, NULL), &ctx);
+    long_batch(&b, 1);
+    ZBT_OK_CTX(zb_carry_sorted_tag(m, &ctx, &b, 0, (uint64_t)1 << 40, NULL,
+                                   1), &ctx);
+    ZBT_OK_CTX(zb_carry_sorted_untag(m, &ctx, &b), &ctx);
+    ZBT_EQ_INT(b.n_children, 1);
+    zb_arrow_array_release(&b);
+    ZBT_CONTAINS(zb_carry_sorted_lost(m), "too large");
+    zb_carry_sorted_free(m);
+    /* Too many inputs: lost from the start. */
+    ZBT_OK_CTX(zb_carry_sorted_new(&m, &ctx, &sch,
+                                   (size_t)ZB_CARRY_SORTED_MAX_TASKS + 1,
+                                   NULL), &ctx);
+    ZBT_CONTAINS(zb_carry_sorted_lost(m), "too many inputs");
+    zb_carry_sorted_free(m);
+    zb_roaring_free(pos[0]);
+    zb_roaring_free(pos[2]);
+    zb_arrow_schema_release(&sch);
+}
+
 static const zbt_case cases[] = {
+    ZBT_CASE(test_ops_compact_carry_sorted__map_unit),
     ZBT_CASE(test_ops_compact_carry_sorted__sort_v2),
     ZBT_CASE(test_ops_compact_carry_sorted__sort_dv_v3),
     ZBT_CASE(test_ops_compact_carry_sorted__zorder_v3_read_ahead),
