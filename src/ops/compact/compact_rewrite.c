@@ -23,7 +23,9 @@
  * output of its own (the one in use is swapped into rw). The writer encodes
  * with the slice's writer_threads. The slice's counts are checked with the
  * group's (zb_compact__finish_group). Any failure deletes every file the
- * slice wrote.
+ * slice wrote. Sorted rows carry their source (input, position) through
+ * the sort as a hidden column, stripped before the writer and spilled as
+ * the group's position map (compact_carry_sorted.h, issue 21).
  */
 #define ZB_MODULE "compact"
 
