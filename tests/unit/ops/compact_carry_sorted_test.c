@@ -460,8 +460,65 @@ static void test_ops_compact_carry_sorted__map_unit(void)
     zb_arrow_schema_release(&sch);
 }
 
+/* One map made, fed and read with the nth allocation failing: each step
+ * succeeds, loses the map or returns ZB_ENOMEM; nothing leaks (ASan). */
+static void test_ops_compact_carry_sorted__alloc_faults(void)
+{
+    struct ArrowSchema sch;
+    const int64_t outs[1] = { 4 };
+    zb_roaring *pos[1] = { NULL };
+    uint64_t nth, failed = 1;
+    zb_ctx ctx;
+
+    zb_ctx_init(&ctx);
+    memset(&sch, 0, sizeof sch);
+    ZBT_CHECK(zb_arrow_schema_init(&sch, "+s", "", NULL, 0, 0, 1) == 0);
+    ZBT_CHECK(zb_arrow_schema_field(sch.children[0], "l", "x", 1, 0, 0) ==
+              0);
+    ZBT_CHECK(zb_roaring_new(&pos[0]) == 0 && zb_roaring_add(pos[0], 2) == 0);
+    for (nth = 1; failed > 0 && nth < 200; nth++) {
+        zb_carry_sorted *m = NULL;
+        zb_roaring *per_out[1] = { NULL };
+        struct ArrowArray b;
+        uint64_t rows = 0;
+        int rc;
+
+        long_batch(&b, 4);
+        (void)zb_alloc__fail_at(nth, 0);
+        rc = zb_carry_sorted_new(&m, &ctx, &sch, 1, NULL);
+        if (rc == ZB_OK)
+            rc = zb_carry_sorted_tag(m, &ctx, &b, 0, 0, NULL, 4);
+        else
+            zb_arrow_array_release(&b);
+        if (rc == ZB_OK)
+            rc = zb_carry_sorted_untag(m, &ctx, &b);
+        if (rc == ZB_OK) {
+            zb_carry_sorted_finish(m, &ctx, 4);
+            rc = zb_carry_sorted_map(m, &ctx, pos, 1, outs, 1, per_out,
+                                     &rows);
+        }
+        failed = zb_alloc__fail_at(0, 0);
+        ZBT_CHECK(rc == ZB_OK || rc == ZB_ENOMEM ||
+                  (rc == ZB_EINVAL && zb_carry_sorted_lost(m) != NULL));
+        if (rc == ZB_OK) {
+            ZBT_EQ_U64(rows, 1);
+            ZBT_CHECK(zb_roaring_contains(per_out[0], 2));
+        }
+        zb_err_clear(&ctx.err);
+        zb_arrow_array_release(&b);
+        zb_roaring_free(per_out[0]);
+        zb_carry_sorted_free(m);
+    }
+    ZBT_CHECK(failed == 0);
+    printf("  %llu allocation(s) failed in turn\n",
+           (unsigned long long)(nth - 2));
+    zb_roaring_free(pos[0]);
+    zb_arrow_schema_release(&sch);
+}
+
 static const zbt_case cases[] = {
     ZBT_CASE(test_ops_compact_carry_sorted__map_unit),
+    ZBT_CASE(test_ops_compact_carry_sorted__alloc_faults),
     ZBT_CASE(test_ops_compact_carry_sorted__sort_v2),
     ZBT_CASE(test_ops_compact_carry_sorted__sort_dv_v3),
     ZBT_CASE(test_ops_compact_carry_sorted__zorder_v3_read_ahead),
