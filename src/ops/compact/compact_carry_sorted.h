@@ -13,9 +13,12 @@
  * values appended, in output order, to a spill file (exec/spill.h: 8
  * bytes a row, counted against the spill-disk limit). Entry k is output
  * row k of the group: the outputs' record counts cut the sequence into
- * files. The in-memory part is the spill's write buffer, reserved from
- * the group's reservation before the sort takes it, and dropped once the
- * outputs are written.
+ * files. The in-memory part is the spill's write buffer (64 KiB),
+ * reserved from the group's reservation before the sort takes it (when
+ * the budget has no room at once the map is lost, not waited for), and
+ * dropped once the outputs are written; the column's 8 bytes a row in
+ * the sort count in the sort's own memory (it spills sooner). The spill
+ * file lasts until the group's wave has committed.
  *
  * At carry time (only when concurrent deletes exist) the spill is read
  * once, each entry's source looked up in the per-task sets of deleted
