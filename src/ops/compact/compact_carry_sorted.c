@@ -26,6 +26,7 @@ struct zb_carry_sorted {
     const char *lost;
     size_t seq_i;                  /* tag_seq's place */
     uint64_t seq_pos;
+    uint64_t cut;                  /* taken from the sort's memory */
 };
 
 static void no_release(struct ArrowSchema *s)
@@ -69,13 +70,16 @@ int zb_carry_sorted_new(zb_carry_sorted **out, zb_ctx *ctx,
     m->n_tasks = n_tasks;
     if ((uint64_t)n_tasks > ZB_CARRY_SORTED_MAX_TASKS)
         m->lost = "it has too many inputs for a sorted position map";
-    else if (res != NULL && res->budget != NULL &&
-             zb_budget_try_grow(res, NULL, res->bytes + BUF_BYTES) != ZB_OK)
-        m->lost = "no memory for its position map's buffer";
-    else if (zb_spill_open(&m->spill, ctx, "position map", BUF_BYTES) < 0) {
-        zb_err_clear(&ctx->err);
-        m->spill = NULL;
-        m->lost = "its position map could not be spilled";
+    else {
+        /* No room at once: the sort gives the buffer up instead. */
+        if (res != NULL && res->budget != NULL &&
+            zb_budget_try_grow(res, NULL, res->bytes + BUF_BYTES) != ZB_OK)
+            m->cut = BUF_BYTES;
+        if (zb_spill_open(&m->spill, ctx, "position map", BUF_BYTES) < 0) {
+            zb_err_clear(&ctx->err);
+            m->spill = NULL;
+            m->lost = "its position map could not be spilled";
+        }
     }
     *out = m;
     return ZB_OK;
@@ -95,6 +99,11 @@ void zb_carry_sorted_free(zb_carry_sorted *m)
 const struct ArrowSchema *zb_carry_sorted_schema(const zb_carry_sorted *m)
 {
     return &m->ext;
+}
+
+uint64_t zb_carry_sorted_sort_cut(const zb_carry_sorted *m)
+{
+    return m != NULL ? m->cut : 0;
 }
 
 const char *zb_carry_sorted_lost(const zb_carry_sorted *m)

@@ -15,7 +15,8 @@
  * row k of the group: the outputs' record counts cut the sequence into
  * files. The in-memory part is the spill's write buffer (64 KiB),
  * reserved from the group's reservation before the sort takes it (when
- * the budget has no room at once the map is lost, not waited for), and
+ * the budget has no room at once, taken from the sort's share instead:
+ * zb_carry_sorted_sort_cut), and
  * dropped once the outputs are written; the column's 8 bytes a row in
  * the sort count in the sort's own memory (it spills sooner). The spill
  * file lasts until the group's wave has committed.
@@ -60,11 +61,15 @@ typedef struct zb_carry_sorted zb_carry_sorted;
 /*
  * A map for a sort of rows of schema (borrowed: must outlive m) from
  * n_tasks inputs; res (may be NULL or empty) is grown by the spill
- * buffer, else the map starts lost. ZB_OK or ZB_ENOMEM.
+ * buffer when the budget has room at once. ZB_OK or ZB_ENOMEM.
  */
 int zb_carry_sorted_new(zb_carry_sorted **out, zb_ctx *ctx,
                         const struct ArrowSchema *schema, size_t n_tasks,
                         zb_reservation *res);
+
+/* The bytes the sort's memory must give up for the buffer: 0, or the
+ * buffer's when res could not grow (m NULL: 0). */
+uint64_t zb_carry_sorted_sort_cut(const zb_carry_sorted *m);
 void zb_carry_sorted_free(zb_carry_sorted *m);
 
 /* The schema the sort must take: schema and the source column. */

@@ -800,6 +800,21 @@ static void keep_map(rw *s, int rc)
     sl->n_carry_runs = s->map.runs.len;
 }
 
+/* The sort's memory: the slice's or the group's share, less the sorted
+ * map's buffer when the reservation could not grow by it. */
+static uint64_t sort_bytes(const rw *s, const zb_reservation *res)
+{
+    uint64_t b = s->sl->sort_memory_bytes > 0
+                     ? s->sl->sort_memory_bytes
+                     : zb_compact__sort_memory(
+                           s->o, s->g, s->target,
+                           zb_compact__max_group_memory(
+                               s->o, res != NULL ? res->budget : NULL));
+    uint64_t cut = zb_carry_sorted_sort_cut(s->smap);
+
+    return b > 2 * cut ? b - cut : b;
+}
+
 /* Long: the rewrite's steps in order (writer options, output schema,
  * repartition, sort, each task copied or streamed, finish) and the one
  * cleanup of everything they made. */
@@ -886,14 +901,8 @@ int zb_compact__rewrite(zb_compact_slice *sl, zb_arena *arena, zb_io *io,
          (rc = zb_compact__xsort_new(
               &s.xs, ctx,
               s.smap != NULL ? zb_carry_sorted_schema(s.smap) : &s.schema,
-              o, sf, n_sf,
-              sl->sort_memory_bytes > 0
-                  ? sl->sort_memory_bytes
-                  : zb_compact__sort_memory(
-                        o, g, target,
-                        zb_compact__max_group_memory(
-                            o, res != NULL ? res->budget : NULL)),
-              batch_rows, res, table->ident)) < 0))
+              o, sf, n_sf, sort_bytes(&s, res), batch_rows, res,
+              table->ident)) < 0))
         goto done;
     if ((rest = zb_calloc(sl->n + 1, sizeof *rest)) == NULL ||
         (rest_task = zb_calloc(sl->n + 1, sizeof *rest_task)) == NULL) {

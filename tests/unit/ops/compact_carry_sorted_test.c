@@ -449,6 +449,28 @@ static void test_ops_compact_carry_sorted__map_unit(void)
     zb_arrow_array_release(&b);
     ZBT_CONTAINS(zb_carry_sorted_lost(m), "too large");
     zb_carry_sorted_free(m);
+    /* A full budget: the buffer is taken from the sort's share (the
+     * map kept); with room the reservation grows by it. */
+    {
+        zb_budget *bu = NULL;
+        zb_reservation res = ZB_RESERVATION_INIT;
+
+        ZBT_CHECK(zb_budget_new(&bu, (uint64_t)1 << 20, NULL) == 0);
+        ZBT_CHECK(zb_budget_try_grow(&res, bu, (uint64_t)1 << 20) == 0);
+        ZBT_OK_CTX(zb_carry_sorted_new(&m, &ctx, &sch, 3, &res), &ctx);
+        ZBT_CHECK(zb_carry_sorted_lost(m) == NULL);
+        ZBT_EQ_U64(zb_carry_sorted_sort_cut(m), 64 << 10);
+        ZBT_EQ_U64(res.bytes, (uint64_t)1 << 20);
+        zb_carry_sorted_free(m);
+        zb_budget_release(&res);
+        ZBT_CHECK(zb_budget_try_grow(&res, bu, (uint64_t)512 << 10) == 0);
+        ZBT_OK_CTX(zb_carry_sorted_new(&m, &ctx, &sch, 3, &res), &ctx);
+        ZBT_EQ_U64(zb_carry_sorted_sort_cut(m), 0);
+        ZBT_EQ_U64(res.bytes, (uint64_t)576 << 10);
+        zb_carry_sorted_free(m);
+        zb_budget_release(&res);
+        zb_budget_free(bu);
+    }
     /* Too many inputs: lost from the start. */
     ZBT_OK_CTX(zb_carry_sorted_new(&m, &ctx, &sch,
                                    (size_t)ZB_CARRY_SORTED_MAX_TASKS + 1,
