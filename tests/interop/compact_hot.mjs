@@ -21,6 +21,8 @@
 // Cases: a folder (PATH) table on format 2 (position delete files), and
 // a table of the SQLite catalog on format 3 (deletion vectors: carried
 // deletes become one DV per new data file). HOT_SECONDS shortens them.
+// A third, shorter case compacts with --sort-by 'id desc' (the sorted
+// position map, compact_carry_sorted.c) on a format 3 folder table.
 //
 // Usage: node compact_hot.mjs ZAMBONI ZB_HOT_WRITER
 import fs from 'node:fs';
@@ -155,14 +157,16 @@ async function scenario(conn, c) {
     ? ['compact', `ns.${c.name}`, '--uri', `sqlite:${path.join(work, 'catalog.db')}`,
        '--warehouse', 'zamboni', '--local-warehouse', path.join(work, 'wh')]
     : ['compact', dir];
+  const seconds = c.seconds || SECONDS;
+  if (c.extra) cargs.push(...c.extra);
   const w = spawn(writer, [...wargs, '--format', String(c.format), '--seconds',
-    String(SECONDS), '--every-ms', '40', '--expect', expect], { env });
+    String(seconds), '--every-ms', '40', '--expect', expect], { env });
   let wout = '', werr = '';
   w.stdout.on('data', (d) => { wout += d; });
   w.stderr.on('data', (d) => { werr += d; });
   const wdone = new Promise((r) => w.on('close', (code) => r(code)));
   const runs = [];
-  for (const at of RUNS_AT) {
+  for (const at of RUNS_AT.map((s) => (s * seconds) / SECONDS)) {
     const wait = t0 + at * 1000 - Date.now();
     if (wait > 0) await sleep(wait);
     const r0 = Date.now();
@@ -283,7 +287,9 @@ async function unreferenced(dir) {
 const inst = await DuckDBInstance.create(':memory:');
 const conn = await inst.connect();
 for (const c of [{ name: 'hot_path_v2', format: 2, sqlite: false },
-  { name: 'hot_sql_v3', format: 3, sqlite: true }])
+  { name: 'hot_sql_v3', format: 3, sqlite: true },
+  { name: 'hot_sort_v3', format: 3, sqlite: false, seconds: Math.min(SECONDS, 12),
+    extra: ['--sort-by', 'id desc'] }])
   await scenario(conn, c);
 fs.rmSync(work, { recursive: true, force: true });
 console.log(failed ? `${failed} check(s) failed` : 'all checks passed');

@@ -33,6 +33,7 @@
 #endif
 
 #include "exec/pool.h"
+#include "ops/compact/compact_carry_sorted.h"
 #include "ops/compact/compact_int.h"
 #include "ops/compact/compact_hooks.h"
 #include "util/alloc.h"
@@ -457,6 +458,11 @@ static int run_wave(job *jobs, size_t n, zb_pool *pool,
         }
         rc = worse(rc, crc);
     }
+    /* The wave is committed or dropped: its sorted maps' spill files go. */
+    for (i = 0; i < n; i++) {
+        zb_carry_sorted_free(jobs[i].g->carry_sorted);
+        jobs[i].g->carry_sorted = NULL;
+    }
     zb_free(written);
     return rc;
 }
@@ -605,6 +611,11 @@ done:
 
             /* The outputs' records lived in the units' arenas. */
             r->plan.groups[i].outputs = NULL;
+            /* Sorted position maps (issue 21): their spill files. */
+            zb_carry_sorted_free(r->plan.groups[i].carry_sorted);
+            r->plan.groups[i].carry_sorted = NULL;
+            for (k = 0; jobs[i].slices != NULL && k < jobs[i].n_slices; k++)
+                zb_carry_sorted_free(jobs[i].slices[k].carry_sorted);
             for (k = 0; jobs[i].units != NULL && k < jobs[i].n_slices; k++)
                 zb_arena_free(jobs[i].units[k].arena);
             zb_free(jobs[i].units);

@@ -355,6 +355,10 @@ typedef struct zb_compact_group {
     struct zb_carry_run *carry_runs;
     size_t n_carry_runs;
     const char *carry_lost;
+    /* Sort and z-order: the spilled map instead of runs
+     * (ops/compact/compact_carry_sorted.h), closed after its wave's
+     * commit. */
+    struct zb_carry_sorted *carry_sorted;
     uint64_t carried_deletes;      /* concurrent delete files carried */
     uint64_t carried_rows;         /* rows the carried deletes hide */
     char dropped_why[192];

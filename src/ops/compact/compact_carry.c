@@ -14,6 +14,7 @@
 #include "format/parquet/parquet.h"
 #include "format/puffin/puffin.h"
 #include "ops/compact/compact_carry.h"
+#include "ops/compact/compact_carry_sorted.h"
 #include "ops/ingest/table_write.h"
 #include "plan/scan/scan_plan.h"
 #include "util/alloc.h"
@@ -163,7 +164,7 @@ const char *zb_carry_cannot(const zb_compact_group *g)
 {
     if (g->carry_lost != NULL)
         return g->carry_lost;
-    if (g->n_carry_runs == 0 && g->out_rows > 0)
+    if (g->n_carry_runs == 0 && g->carry_sorted == NULL && g->out_rows > 0)
         return "it has no position map";
     return NULL;
 }
@@ -616,6 +617,11 @@ int zb_carry_write(zb_carry *c, zb_ctx *ctx, size_t gi,
     gs->read_to = c->notes[gi];
     for (i = 0; i < g->out_files; i++)
         counts[i] = g->outputs[i].record_count;
+    if (g->carry_sorted != NULL) { /* sort, z-order: the spilled map */
+        rc = zb_carry_sorted_map(g->carry_sorted, ctx, ga.pos, g->n_tasks,
+                                 counts, g->out_files, per_out, rows);
+        goto write;
+    }
     if ((rc = zb_carry_index_new(&ix, ctx, g->carry_runs, g->n_carry_runs,
                                  counts, g->out_files)) < 0)
         goto done;
@@ -641,6 +647,7 @@ int zb_carry_write(zb_carry *c, zb_ctx *ctx, size_t gi,
                 rc = zb_fail_oom(ctx);
         }
     }
+write:
     if (rc == ZB_OK && *rows > 0)
         rc = t->meta->format_version >= 3
                  ? write_dvs(c, ctx, gi, g, t, io, per_out)

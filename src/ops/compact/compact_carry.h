@@ -4,7 +4,8 @@
  *
  * When validation finds a position delete file or deletion vector added
  * since the plan against a group's input files, the group is not dropped
- * if it kept a position map (ops/compact/compact_carry_map.h): the
+ * if it kept a position map (ops/compact/compact_carry_map.h; sort and
+ * z-order: ops/compact/compact_carry_sorted.h): the
  * validation notes the delete file (zb_carry_note), and before the
  * replace producer is built zb_carry_write reads the positions it names
  * in the group's inputs, sends them through the map, and writes them

@@ -16,7 +16,7 @@
  * Memory: 24 bytes a run, capped by max_runs (zb_carry_map_init); past
  * the cap the map is lost (the group then drops concurrent deletes as
  * before: the commit names why). Sort and z-order (a permutation, one
- * run a row) keep no map yet: the map is lost with that reason.
+ * run a row) keep theirs on disk instead (compact_carry_sorted.h).
  *
  *     zb_carry_map m;
  *     zb_carry_map_init(&m, 0);

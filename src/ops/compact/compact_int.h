@@ -58,6 +58,9 @@ typedef struct zb_compact_slice {
     struct zb_carry_run *carry_runs;
     size_t n_carry_runs;
     const char *carry_lost;
+    /* Sort and z-order: the spilled map (compact_carry_sorted.h), owned
+     * here until the group takes it (zb_compact__finish_group). */
+    struct zb_carry_sorted *carry_sorted;
 } zb_compact_slice;
 
 /* The average input size below which a group is not cut. */

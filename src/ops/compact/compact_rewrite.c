@@ -23,7 +23,9 @@
  * output of its own (the one in use is swapped into rw). The writer encodes
  * with the slice's writer_threads. The slice's counts are checked with the
  * group's (zb_compact__finish_group). Any failure deletes every file the
- * slice wrote.
+ * slice wrote. Sorted rows carry their source (input, position) through
+ * the sort as a hidden column, stripped before the writer and spilled as
+ * the group's position map (compact_carry_sorted.h, issue 21).
  */
 #define ZB_MODULE "compact"
 
@@ -35,6 +37,7 @@
 #include "format/parquet/parquet.h"
 #include "format/parquet/parquet_write.h"
 #include "ops/compact/compact_carry_map.h"
+#include "ops/compact/compact_carry_sorted.h"
 #include "ops/compact/compact_int.h"
 #include "ops/ingest/table_write.h"
 #include "plan/read/scan_read.h"
@@ -90,6 +93,7 @@ typedef struct rw {
     /* Issue 21: where each surviving input row went (binpack). */
     zb_carry_map map;
     const uint32_t *rest_task;     /* rest[i]'s index into g->tasks */
+    zb_carry_sorted *smap;         /* sort and z-order: the spilled map */
 } rw;
 
 typedef struct part {
@@ -532,11 +536,20 @@ static int finish_parts(rw *s, int ok)
     return rc;
 }
 
-/* Hands one batch (taken over) to the sort or the writer. */
-static int take_batch(rw *s, struct ArrowArray *batch)
+/* Hands one batch (taken over) to the sort or the writer; rows[0..n)
+ * the record counts of the read-ahead's inputs (for a sorted map). */
+static int take_batch(rw *s, struct ArrowArray *batch, const int64_t *rows,
+                      size_t n)
 {
-    if (s->xs != NULL)
+    int rc;
+
+    if (s->xs != NULL) {
+        if (s->smap != NULL &&
+            (rc = zb_carry_sorted_tag_seq(s->smap, s->ctx, batch,
+                                          s->rest_task, rows, n)) < 0)
+            return rc;
         return zb_xsort_add(s->xs, s->ctx, batch);
+    }
     return write_batch(s, batch);
 }
 
@@ -547,14 +560,23 @@ static int read_ahead(rw *s, const zb_rowstream_opts *ro,
     zb_readahead *ra = NULL;
     zb_read_counts c;
     struct ArrowArray batch;
+    int64_t *rows;
+    size_t k;
     int rc;
 
+    if ((rows = zb_calloc(n + 1, sizeof *rows)) == NULL)
+        return zb_fail_oom(s->ctx);
+    for (k = 0; k < n; k++)
+        rows[k] = tasks[k].data.file->record_count;
     if ((rc = zb_compact__readahead_open(&ra, s->io, s->ctx, ro, tasks, n,
-                                         s->read_workers)) < 0)
+                                         s->read_workers)) < 0) {
+        zb_free(rows);
         return rc;
+    }
     while ((rc = zb_compact__readahead_next(ra, s->ctx, &batch)) == 1)
-        if ((rc = take_batch(s, &batch)) < 0)
+        if ((rc = take_batch(s, &batch, rows, n)) < 0)
             break;
+    zb_free(rows);
     if (rc == 0) {
         size_t i;
 
@@ -603,6 +625,18 @@ static int stream_rows(rw *s, const zb_scan_task *tasks, size_t n,
     }
     while ((rc = zb_rowstream_next(rs, s->ctx, &batch, NULL)) == 1) {
         if (s->xs != NULL) {       /* takes the batch over */
+            if (s->smap != NULL) {
+                uint64_t pos0;
+                const uint32_t *sel;
+                size_t nsel;
+
+                zb_rowstream_last_rows(rs, &pos0, &sel, &nsel);
+                if ((rc = zb_carry_sorted_tag(
+                         s->smap, s->ctx, &batch,
+                         s->rest_task[zb_rowstream_task_index(rs)], pos0,
+                         sel, nsel)) < 0)
+                    break;
+            }
             if ((rc = zb_xsort_add(s->xs, s->ctx, &batch)) < 0)
                 break;
             continue;
@@ -649,6 +683,11 @@ static int write_sorted(rw *s)
             return rc;
         if (batch.release == NULL)
             return ZB_OK;
+        if (s->smap != NULL &&
+            (rc = zb_carry_sorted_untag(s->smap, s->ctx, &batch)) < 0) {
+            zb_arrow_array_release(&batch);
+            return rc;
+        }
         if ((rc = write_batch(s, &batch)) < 0)
             return rc;
     }
@@ -733,6 +772,15 @@ static void keep_map(rw *s, int rc)
     sl->carry_runs = NULL;
     sl->n_carry_runs = 0;
     sl->carry_lost = s->map.lost;
+    if (s->smap != NULL) {         /* sorted: the spilled map instead */
+        zb_carry_sorted_finish(s->smap, s->ctx, sl->rows_written);
+        sl->carry_lost = zb_carry_sorted_lost(s->smap);
+        if (rc >= 0 && sl->carry_lost == NULL) {
+            sl->carry_sorted = s->smap;
+            s->smap = NULL;
+        }
+        return;
+    }
     if (rc < 0 || sl->carry_lost != NULL)
         return;
     if (s->map.rows != sl->rows_written) {
@@ -750,6 +798,21 @@ static void keep_map(rw *s, int rc)
     memcpy(sl->carry_runs, s->map.runs.items,
            s->map.runs.len * sizeof *sl->carry_runs);
     sl->n_carry_runs = s->map.runs.len;
+}
+
+/* The sort's memory: the slice's or the group's share, less the sorted
+ * map's buffer when the reservation could not grow by it. */
+static uint64_t sort_bytes(const rw *s, const zb_reservation *res)
+{
+    uint64_t b = s->sl->sort_memory_bytes > 0
+                     ? s->sl->sort_memory_bytes
+                     : zb_compact__sort_memory(
+                           s->o, s->g, s->target,
+                           zb_compact__max_group_memory(
+                               s->o, res != NULL ? res->budget : NULL));
+    uint64_t cut = zb_carry_sorted_sort_cut(s->smap);
+
+    return b > 2 * cut ? b - cut : b;
 }
 
 /* Long: the rewrite's steps in order (writer options, output schema,
@@ -791,10 +854,9 @@ int zb_compact__rewrite(zb_compact_slice *sl, zb_arena *arena, zb_io *io,
     s.lineage = m->format_version >= 3 && !o->reset_row_lineage;
     s.join_tail = sl->of_several;
     zb_carry_map_init(&s.map, 0);
-    if (o->strategy != ZB_COMPACT_BINPACK)
-        zb_carry_map_lose(&s.map, "sort and z-order rewrites keep no "
-                                  "position map yet");
-    else if (repart)
+    zb_carry_sorted_free(sl->carry_sorted);   /* an earlier attempt's */
+    sl->carry_sorted = NULL;
+    if (repart)
         zb_carry_map_lose(&s.map, "its rows moved to another partition "
                                   "spec (no position map)");
     for (i = 0; i < sl->n; i++)
@@ -827,18 +889,20 @@ int zb_compact__rewrite(zb_compact_slice *sl, zb_arena *arena, zb_io *io,
         goto done;
     if (repart && (rc = open_repart(&s)) < 0)
         goto done;
+    /* Sorted rows carry their source through the sort (issue 21); its
+     * buffer is reserved before the sort takes the reservation. */
+    if (o->strategy != ZB_COMPACT_BINPACK && !repart &&
+        (rc = zb_carry_sorted_new(&s.smap, ctx, &s.schema, g->n_tasks,
+                                  res)) < 0)
+        goto done;
     if (o->strategy != ZB_COMPACT_BINPACK &&
         ((rc = zb_compact__sort_fields(&sf, &n_sf, &s.stamp, ctx, m,
                                        o)) < 0 ||
          (rc = zb_compact__xsort_new(
-              &s.xs, ctx, &s.schema, o, sf, n_sf,
-              sl->sort_memory_bytes > 0
-                  ? sl->sort_memory_bytes
-                  : zb_compact__sort_memory(
-                        o, g, target,
-                        zb_compact__max_group_memory(
-                            o, res != NULL ? res->budget : NULL)),
-              batch_rows, res, table->ident)) < 0))
+              &s.xs, ctx,
+              s.smap != NULL ? zb_carry_sorted_schema(s.smap) : &s.schema,
+              o, sf, n_sf, sort_bytes(&s, res), batch_rows, res,
+              table->ident)) < 0))
         goto done;
     if ((rest = zb_calloc(sl->n + 1, sizeof *rest)) == NULL ||
         (rest_task = zb_calloc(sl->n + 1, sizeof *rest_task)) == NULL) {
@@ -915,6 +979,7 @@ done:
     zb_free(rest);
     zb_free(rest_task);
     zb_carry_map_free(&s.map);
+    zb_carry_sorted_free(s.smap);
     zb_vec_free(&s.outs);
     zb_vec_free(&s.parts);
     zb_buf_free(&s.folder);

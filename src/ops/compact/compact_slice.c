@@ -194,6 +194,11 @@ int zb_compact__finish_group(zb_compact_group *g, zb_compact_slice *slices,
     }
     g->out_files = files;
     zb_compact__carry_gather(g, slices, n, arena);
+    /* A sorted group is one slice: its spilled map becomes the group's. */
+    if (n == 1 && slices[0].carry_sorted != NULL && g->carry_lost == NULL) {
+        g->carry_sorted = slices[0].carry_sorted;
+        slices[0].carry_sorted = NULL;
+    }
     for (i = 0; i < files; i++)
         g->out_bytes += (uint64_t)g->outputs[i].file_size_in_bytes;
     g->state = ZB_GROUP_WRITTEN;

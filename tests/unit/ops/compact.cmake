@@ -49,3 +49,19 @@ target_link_libraries(test_ops_compact_options PRIVATE zbtest zb_ops zb_plan)
 add_test(NAME test_ops_compact_options COMMAND test_ops_compact_options)
 set_tests_properties(test_ops_compact_options PROPERTIES LABELS unit
   TIMEOUT 120)
+
+# Issue 21: carried deletes for sort and z-order groups
+# (compact_carry_sorted.c), checked with the reference reader.
+add_executable(test_ops_compact_carry_sorted
+  unit/ops/compact_carry_sorted_test.c unit/ops/compact_util.c
+  unit/ops/ops_fixture.c unit/ops/ops_fixture_files.c)
+target_include_directories(test_ops_compact_carry_sorted PRIVATE
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit/ops)
+target_link_libraries(test_ops_compact_carry_sorted PRIVATE zbtest zb_ops
+  zb_plan)
+target_compile_definitions(test_ops_compact_carry_sorted PRIVATE
+  ZB_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+add_test(NAME test_ops_compact_carry_sorted
+  COMMAND test_ops_compact_carry_sorted)
+set_tests_properties(test_ops_compact_carry_sorted PROPERTIES LABELS unit
+  TIMEOUT 120)
