@@ -20,6 +20,17 @@ int zb_str_ends_with(const char *s, const char *suffix)
     return n >= m && memcmp(s + n - m, suffix, m) == 0;
 }
 
+int zb_str_hex_digit(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
 /* Parses the leading digits of s into *out; returns how many were used. */
 static size_t parse_digits(uint64_t *out, const char *s, int *overflow)
 {

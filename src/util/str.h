@@ -31,6 +31,9 @@ int zb_str_to_bytes(uint64_t *out, const char *s);
  */
 void zb_str_format_bytes(char *out, size_t out_size, uint64_t bytes);
 
+/* The value of a hexadecimal digit (either case), -1 for any other c. */
+int zb_str_hex_digit(int c);
+
 /* Appends s to b as a JSON string literal, quotes included. */
 int zb_str_append_json(zb_buf *b, const char *s);
 

@@ -16,6 +16,7 @@
 #include "ops/reachable/reachable_files.h"
 #include "util/alloc.h"
 #include "util/err.h"
+#include "util/str.h"
 
 /* ---- listing ---- */
 
@@ -185,17 +186,6 @@ int zb_af__list_source(af_run *run)
 
 /* ---- hive directories ---- */
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 static char *url_decode(zb_arena *a, const char *s, size_t n)
 {
     char *out = zb_arena_alloc(a, n + 1);
@@ -204,9 +194,11 @@ static char *url_decode(zb_arena *a, const char *s, size_t n)
     if (out == NULL)
         return NULL;
     for (i = 0; i < n; i++) {
-        if (s[i] == '%' && i + 2 < n && hexval(s[i + 1]) >= 0 &&
-            hexval(s[i + 2]) >= 0) {
-            out[k++] = (char)(hexval(s[i + 1]) * 16 + hexval(s[i + 2]));
+        int hi = i + 2 < n ? zb_str_hex_digit((unsigned char)s[i + 1]) : -1;
+        int lo = i + 2 < n ? zb_str_hex_digit((unsigned char)s[i + 2]) : -1;
+
+        if (s[i] == '%' && hi >= 0 && lo >= 0) {
+            out[k++] = (char)(hi * 16 + lo);
             i += 2;
         } else {
             out[k++] = s[i];

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "service/http/http_route.h"
+#include "util/str.h"
 
 #define MAX_SEGS 8
 
@@ -153,17 +154,6 @@ void zb_http_route_parse(zb_http_route *out, const char *path)
         memset(out, 0, sizeof *out);
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 int zb_http_form_value(const char *body, size_t len, const char *key,
                        char *out, size_t out_size)
 {
@@ -187,8 +177,11 @@ int zb_http_form_value(const char *body, size_t len, const char *key,
                 if (c == '+') {
                     c = ' ';
                 } else if (c == '%') {
-                    if (end - i < 3 || (hi = hexval(body[i + 1])) < 0 ||
-                        (lo = hexval(body[i + 2])) < 0)
+                    if (end - i < 3 ||
+                        (hi = zb_str_hex_digit(
+                             (unsigned char)body[i + 1])) < 0 ||
+                        (lo = zb_str_hex_digit(
+                             (unsigned char)body[i + 2])) < 0)
                         return 0;
                     c = (char)(hi * 16 + lo);
                     i += 2;

@@ -24,6 +24,7 @@
 
 #include "table/value/ice_value.h"
 #include "table/value/ice_value_int.h"
+#include "util/str.h"
 
 static int is_ns(ice_type_id t)
 {
@@ -235,17 +236,6 @@ static int parse_decimal(cur *c, ice_i128 *out, int64_t *scale)
     return 1;
 }
 
-static int hexval(int ch)
-{
-    if (ch >= '0' && ch <= '9')
-        return ch - '0';
-    if (ch >= 'a' && ch <= 'f')
-        return ch - 'a' + 10;
-    if (ch >= 'A' && ch <= 'F')
-        return ch - 'A' + 10;
-    return -1;
-}
-
 static int parse_hex(const char *s, size_t n, uint8_t *out)
 {
     size_t i;
@@ -253,8 +243,8 @@ static int parse_hex(const char *s, size_t n, uint8_t *out)
     if (n % 2)
         return 0;
     for (i = 0; i < n; i += 2) {
-        int hi = hexval((unsigned char)s[i]);
-        int lo = hexval((unsigned char)s[i + 1]);
+        int hi = zb_str_hex_digit((unsigned char)s[i]);
+        int lo = zb_str_hex_digit((unsigned char)s[i + 1]);
 
         if (hi < 0 || lo < 0)
             return 0;
