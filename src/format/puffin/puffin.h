@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/arena.h"
 #include "util/buf.h"
 #include "zamboni/zamboni.h"
 
@@ -45,5 +46,17 @@ typedef struct zb_puffin_blob {
  */
 int zb_puffin_build(zb_buf *out, zb_ctx *ctx, zb_puffin_blob *blobs,
                     size_t n, const char *created_by);
+
+/*
+ * Fills b as the deletion vector r of the data file referenced: r
+ * serialized into dv (initialised by the caller, who keeps it until the
+ * file is built and frees it), the properties the spec asks for
+ * (referenced-data-file, cardinality) in arena; referenced must outlive
+ * the build. ZB_OK or ZB_ENOMEM.
+ */
+struct zb_roaring;
+int zb_puffin_dv_blob(zb_puffin_blob *b, zb_buf *dv, zb_ctx *ctx,
+                      zb_arena *arena, const struct zb_roaring *r,
+                      const char *referenced);
 
 #endif

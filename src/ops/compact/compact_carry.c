@@ -352,7 +352,6 @@ static int write_dvs(zb_carry *c, zb_ctx *ctx, size_t gi,
                      const zb_compact_group *g, const zb_table *t,
                      zb_io *io, zb_roaring **per_out)
 {
-    static const int32_t dv_field = ZB_PUFFIN_DV_FIELD;
     zb_puffin_blob *blobs;
     zb_buf *dvs, file = ZB_BUF_INIT(ARENA_MAX), uri = ZB_BUF_INIT(URI_MAX);
     ice_data_file *fs;
@@ -369,33 +368,13 @@ static int write_dvs(zb_carry *c, zb_ctx *ctx, size_t gi,
         return zb_fail_oom(ctx);
     }
     for (i = 0; i < g->out_files && rc == ZB_OK; i++) {
-        const char **props;
-        char card[24];
-
         if (per_out[i] == NULL)
             continue;
-        props = zb_arena_calloc(c->arena, 5, sizeof *props);
-        snprintf(card, sizeof card, "%llu", (unsigned long long)
-                 zb_roaring_cardinality(per_out[i]));
         zb_buf_init(&dvs[k], ARENA_MAX);
-        if (props == NULL ||
-            (props[3] = zb_arena_strdup(c->arena, card)) == NULL) {
-            rc = zb_fail_oom(ctx);
+        if ((rc = zb_puffin_dv_blob(&blobs[k], &dvs[k], ctx, c->arena,
+                                    per_out[i], g->outputs[i].file_path)) <
+            0)
             break;
-        }
-        if ((rc = zb_dv_build(&dvs[k], ctx, per_out[i])) < 0)
-            break;
-        props[0] = "referenced-data-file";
-        props[1] = g->outputs[i].file_path;
-        props[2] = "cardinality";
-        blobs[k].type = ZB_PUFFIN_DV_TYPE;
-        blobs[k].fields = &dv_field;
-        blobs[k].n_fields = 1;
-        blobs[k].snapshot_id = -1;
-        blobs[k].sequence_number = -1;
-        blobs[k].data = dvs[k].ptr;
-        blobs[k].len = dvs[k].len;
-        blobs[k].props = props;
         fs[k].record_count = (int64_t)zb_roaring_cardinality(per_out[i]);
         fs[k].referenced_data_file = g->outputs[i].file_path;
         copy_partition(&fs[k], &g->outputs[i]);

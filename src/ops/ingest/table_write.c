@@ -439,7 +439,6 @@ static int write_dvs(ice_data_file **files, size_t *n_files, zb_arena *arena,
                      const pos_row *rows, size_t n,
                      const zb_write_partition *part)
 {
-    static const int32_t dv_field = ZB_PUFFIN_DV_FIELD;
     zb_puffin_blob *blobs;
     zb_buf *dvs, file = ZB_BUF_INIT(ZB_WRITE_FILE_MAX);
     zb_buf uri = ZB_BUF_INIT(ZB_WRITE_URI_MAX);
@@ -456,9 +455,7 @@ static int write_dvs(ice_data_file **files, size_t *n_files, zb_arena *arena,
     if (blobs == NULL || dvs == NULL || out == NULL)
         return zb_fail_oom(ctx);
     for (i = 0; i < n && rc == ZB_OK; i = j, k++) {
-        char card[24];
-        const char **props = zb_arena_calloc(arena, 5, sizeof *props);
-        if (props == NULL || zb_roaring_new(&r) < 0) {
+        if (zb_roaring_new(&r) < 0) {
             rc = zb_fail_oom(ctx);
             break;
         }
@@ -471,21 +468,8 @@ static int write_dvs(ice_data_file **files, size_t *n_files, zb_arena *arena,
                          : zb_fail_oom(ctx);
         zb_buf_init(&dvs[k], ZB_WRITE_FILE_MAX);
         if (rc == ZB_OK)
-            rc = zb_dv_build(&dvs[k], ctx, r);
-        snprintf(card, sizeof card, "%llu",
-                 (unsigned long long)zb_roaring_cardinality(r));
-        props[0] = "referenced-data-file";
-        props[1] = rows[i].path;
-        props[2] = "cardinality";
-        props[3] = zb_arena_strdup(arena, card);
-        blobs[k].type = ZB_PUFFIN_DV_TYPE;
-        blobs[k].fields = &dv_field;
-        blobs[k].n_fields = 1;
-        blobs[k].snapshot_id = -1;
-        blobs[k].sequence_number = -1;
-        blobs[k].data = dvs[k].ptr;
-        blobs[k].len = dvs[k].len;
-        blobs[k].props = props;
+            rc = zb_puffin_dv_blob(&blobs[k], &dvs[k], ctx, arena, r,
+                                   rows[i].path);
         out[k].record_count = (int64_t)zb_roaring_cardinality(r);
         zb_roaring_free(r);
         r = NULL;
