@@ -630,7 +630,7 @@ int zb_ingest_delete_equal(zb_table **t, zb_catalog *cat, zb_io *io,
 int zb_ingest_replace_dv(zb_table **t, zb_catalog *cat, zb_io *io,
                          zb_ctx *ctx, const char *old_dv, const char *path,
                          const int64_t *positions, size_t n,
-                         const zb_write_partition *part)
+                         const zb_write_partition *part, char **new_dv)
 {
     zb_arena *arena = NULL;
     pos_row *rows;
@@ -639,6 +639,8 @@ int zb_ingest_replace_dv(zb_table **t, zb_catalog *cat, zb_io *io,
     int32_t spec = part ? part->spec_id : -1;
     int rc = ZB_OK;
 
+    if (new_dv != NULL)
+        *new_dv = NULL;
     if ((*t)->meta->format_version < 3)
         return zb_fail(ctx, ZB_EINVAL, "%s: deletion vectors need format "
                        "version 3", (*t)->ident);
@@ -657,6 +659,16 @@ int zb_ingest_replace_dv(zb_table **t, zb_catalog *cat, zb_io *io,
         rc = write_dvs(&dvs, &n_dvs, arena, io, ctx, *t, rows, n, part);
     if (rc == ZB_OK)
         rc = commit_op(t, cat, io, ctx, dvs, &spec, n_dvs, NULL, 0, old_dv);
+    if (rc < 0 && rc != ZB_ETIMEOUT && n_dvs > 0) {
+        zb_err saved;              /* not committed: the file can go */
+
+        zb_err_copy(&saved, &ctx->err);
+        (void)zb_io_delete(io, ctx, dvs[0].file_path);
+        zb_err_copy(&ctx->err, &saved);
+    }
+    if (rc == ZB_OK && new_dv != NULL && n_dvs > 0 &&
+        (*new_dv = zb_strdup(dvs[0].file_path)) == NULL)
+        rc = zb_fail_oom(ctx);
     zb_arena_free(arena);
     zb_free(rows);
     return rc;

@@ -201,7 +201,8 @@ static void before_commit(void *payload)
     zb_table *t = of_load(in->e);
 
     ZBT_OK_CTX(zb_ingest_replace_dv(&t, in->e->cat, in->e->io, &in->e->ctx,
-                                    in->dv, in->data, all_pos, in->n, NULL),
+                                    in->dv, in->data, all_pos, in->n, NULL,
+                                    NULL),
                &in->e->ctx);
     zb_table_free(t);
 }
