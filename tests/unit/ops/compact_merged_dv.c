@@ -11,8 +11,9 @@
  * the new rows; the rows readable after the commit are those before
  * minus the new ones, as zamboni's reader and the independent reference
  * reader (tests/interop/scan_reference.mjs) both say; no live data file
- * has more than one DV. A DV removed with no replacement still drops the
- * group, the report naming why.
+ * has more than one DV; also when the file's DV is merged twice before
+ * the commit. A DV removed with no replacement still drops the group,
+ * the report naming why.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,8 @@ typedef struct inject {
     char *dv;                      /* its DV's Puffin file */
     size_t n;                      /* positions of the merged DV; 0:
                                       removed with no replacement */
+    int twice;                     /* merged in two commits: old + 1 new,
+                                      then all */
 } inject;
 
 static int cmp_i64(const void *a, const void *b)
@@ -199,16 +202,24 @@ static void before_commit(void *payload)
 {
     inject *in = payload;
     zb_table *t = of_load(in->e);
+    char *mid = NULL;
 
+    /* The second merge removes a DV the group never applied. */
+    if (in->twice)
+        ZBT_OK_CTX(zb_ingest_replace_dv(&t, in->e->cat, in->e->io,
+                                        &in->e->ctx, in->dv, in->data,
+                                        all_pos, OLD + 1, NULL, &mid),
+                   &in->e->ctx);
     ZBT_OK_CTX(zb_ingest_replace_dv(&t, in->e->cat, in->e->io, &in->e->ctx,
-                                    in->dv, in->data, all_pos, in->n, NULL,
-                                    NULL),
+                                    mid != NULL ? mid : in->dv, in->data,
+                                    all_pos, in->n, NULL, NULL),
                &in->e->ctx);
+    zb_free(mid);
     zb_table_free(t);
 }
 
 static void run(const char *name, zb_compact_strategy strategy,
-                size_t merged)
+                size_t merged, int twice)
 {
     static const zb_compact_sort_field by_id_desc[1] = { { 1, 1, 0 } };
     of_env e;
@@ -229,6 +240,7 @@ static void run(const char *name, zb_compact_strategy strategy,
     memset(&in, 0, sizeof in);
     in.e = &e;
     in.n = merged;
+    in.twice = twice;
     in.data = ct_delete_pos(&e, 1, all_pos, OLD, -1);
     of_live(&live, &e);
     for (i = 0; i < live.n; i++)
@@ -276,7 +288,7 @@ static void run(const char *name, zb_compact_strategy strategy,
         ZBT_EQ_U64(r.groups_dropped, 0);
         /* Only the new positions: the old ones were gone already. */
         ZBT_EQ_U64(g->carried_rows, ALL - OLD);
-        ZBT_EQ_U64(g->carried_deletes, 1);
+        ZBT_EQ_U64(g->carried_deletes, twice ? 2 : 1);
         ZBT_CONTAINS(zb_buf_cstr(&out), "carried deletes: 1 group(s)");
         ZBT_CONTAINS(zb_buf_cstr(&out), "hiding 3 row(s)");
         ZBT_CHECK(check_dvs(&e) >= 1);
@@ -305,21 +317,29 @@ static void run(const char *name, zb_compact_strategy strategy,
 
 static void test_ops_compact_merged_dv__binpack(void)
 {
-    run("mdv-binpack", ZB_COMPACT_BINPACK, ALL);
+    run("mdv-binpack", ZB_COMPACT_BINPACK, ALL, 0);
+}
+
+/* Merged twice before the commit: both added DVs carried (their union
+ * hides the 3 new rows once each). */
+static void test_ops_compact_merged_dv__merged_twice(void)
+{
+    run("mdv-twice", ZB_COMPACT_BINPACK, ALL, 1);
 }
 
 static void test_ops_compact_merged_dv__sort(void)
 {
-    run("mdv-sort", ZB_COMPACT_SORT, ALL);
+    run("mdv-sort", ZB_COMPACT_SORT, ALL, 0);
 }
 
 static void test_ops_compact_merged_dv__removed_without_replacement(void)
 {
-    run("mdv-removed", ZB_COMPACT_BINPACK, 0);
+    run("mdv-removed", ZB_COMPACT_BINPACK, 0, 0);
 }
 
 static const zbt_case cases[] = {
     ZBT_CASE(test_ops_compact_merged_dv__binpack),
+    ZBT_CASE(test_ops_compact_merged_dv__merged_twice),
     ZBT_CASE(test_ops_compact_merged_dv__sort),
     ZBT_CASE(test_ops_compact_merged_dv__removed_without_replacement),
     ZBT_END
