@@ -15,14 +15,20 @@
  * deletes nothing, and the rows stay live (in the rewritten file). Any
  * other delete removed its rows, whatever compaction does afterwards.
  *
+ * --merge-dvs 1 (v3): deletes again from files that have a DV, as Spark
+ * does: one overwrite commit removes the file's DV and adds one holding
+ * its old positions and the new ones (at most one DV a data file).
+ *
  * Usage: zb-hot-writer (--dir DIR | --sqlite DB --table NS.NAME
  *          --location DIR [--warehouse W]) [--format 2|3] [--seconds S]
- *          [--every-ms M] [--rows R] [--seed N] --expect FILE
+ *          [--every-ms M] [--rows R] [--seed N] [--merge-dvs 0|1]
+ *          --expect FILE
  * Creates the table (commit.retry.num-retries 60, min-wait-ms 20,
  * max-wait-ms 400: a hot table's settings, whose retries span about
  * 15 s, so that a compaction started while the writer runs is still
  * retrying when it stops), then writes. Prints
  *   appends A deletes D applied P dangling X rows_deleted R expected_rows E
+ *   merged_dvs M
  * and writes the ids it expects live to FILE, one a line.
  * Exit 0, 1 on an error, 2 usage.
  */
@@ -52,11 +58,12 @@ typedef struct hw_file {
     int n;
     char *dead;                    /* per row */
     int deleted_once;              /* v3: it has a DV */
+    char *dv;                      /* --merge-dvs: its DV's Puffin file */
 } hw_file;
 
 typedef struct hw {
     const char *dir, *sqlite, *table, *location, *warehouse, *expect;
-    int format, seconds, every_ms, rows;
+    int format, seconds, every_ms, rows, merge_dvs;
     unsigned seed;
     zb_ctx ctx;
     zb_io *io;
@@ -67,7 +74,7 @@ typedef struct hw {
     size_t n_files, cap;
     json_t *removed;               /* data file path -> true */
     json_t *seen;                  /* snapshot id text -> true */
-    long appends, deletes, applied, dangling, rows_deleted;
+    long appends, deletes, applied, dangling, rows_deleted, merged;
 } hw;
 
 static double now_ms(void)
@@ -292,7 +299,9 @@ static int delete_some(hw *h)
 {
     hw_file *f = NULL;
     const char *paths[3];
-    int64_t pos[3];
+    int64_t pos[3], *all = NULL;
+    char *dv = NULL;
+    size_t n_all = 0;
     int k = 1 + rand() % 3, got = 0, tries, i;
     ice_value v;
     zb_write_partition wp = { -1, 1, NULL, NULL };
@@ -303,7 +312,8 @@ static int delete_some(hw *h)
         hw_file *c = &h->files[(size_t)rand() % h->n_files];
 
         if (json_object_get(h->removed, c->path) != NULL ||
-            (h->format >= 3 && c->deleted_once))
+            (h->format >= 3 && c->deleted_once &&
+             (!h->merge_dvs || c->dv == NULL)))
             continue;
         f = c;
     }
@@ -323,11 +333,31 @@ static int delete_some(hw *h)
         return 0;
     v = ice_value_int(f->day);
     wp.values = &v;
-    rc = zb_ingest_delete_positions(&h->t, h->cat, h->io, &h->ctx, paths,
-                                    pos, (size_t)got, &wp);
+    if (h->merge_dvs && h->format >= 3) {
+        /* The DV's positions are exactly the rows marked dead: a delete
+         * marks them only when it applied (not dangling). */
+        if ((all = zb_malloc(((size_t)f->n + 3) * sizeof *all)) == NULL)
+            return zb_fail_oom(&h->ctx);
+        for (i = 0; i < f->n; i++)
+            if (f->dead[i])
+                all[n_all++] = i;
+        for (i = 0; i < got; i++)
+            all[n_all++] = pos[i];
+        rc = zb_ingest_replace_dv(&h->t, h->cat, h->io, &h->ctx, f->dv,
+                                  f->path, all, n_all, &wp, &dv);
+        zb_free(all);
+        if (rc == ZB_OK) {
+            h->merged += f->dv != NULL;
+            zb_free(f->dv);
+            f->dv = dv;
+        }
+    } else {
+        rc = zb_ingest_delete_positions(&h->t, h->cat, h->io, &h->ctx,
+                                        paths, pos, (size_t)got, &wp);
+    }
     if (rc == ZB_ECONFLICT || rc == ZB_EUNSUPPORTED) {
-        /* Lost every retry, or (v3) a vector came meanwhile: nothing
-         * committed. */
+        /* Lost every retry, or (v3) a vector came meanwhile, or (merge)
+         * a replace removed the file's vector: nothing committed. */
         fprintf(stderr, "zb-hot-writer: delete not committed: %s\n",
                 h->ctx.err.msg);
         zb_err_clear(&h->ctx.err);
@@ -408,9 +438,10 @@ static int run(hw *h)
                 fprintf(out, "%lld\n", (long long)(h->files[i].first + j));
     fclose(out);
     printf("appends %ld deletes %ld applied %ld dangling %ld rows_deleted "
-           "%ld expected_rows %lld\n", h->appends, h->deletes, h->applied,
-           h->dangling, h->rows_deleted,
-           (long long)((int64_t)h->appends * h->rows - h->rows_deleted));
+           "%ld expected_rows %lld merged_dvs %ld\n", h->appends, h->deletes,
+           h->applied, h->dangling, h->rows_deleted,
+           (long long)((int64_t)h->appends * h->rows - h->rows_deleted),
+           h->merged);
     return 0;
 }
 
@@ -444,6 +475,7 @@ int main(int argc, char **argv)
         else if (strcmp(k, "--every-ms") == 0) h.every_ms = atoi(v);
         else if (strcmp(k, "--rows") == 0) h.rows = atoi(v);
         else if (strcmp(k, "--seed") == 0) h.seed = (unsigned)atoi(v);
+        else if (strcmp(k, "--merge-dvs") == 0) h.merge_dvs = atoi(v);
         else goto usage;
     }
     if (h.expect == NULL || h.rows < 1 || h.every_ms < 1 ||
@@ -461,6 +493,7 @@ int main(int argc, char **argv)
     for (i = 0; i < h.n_files; i++) {
         zb_free(h.files[i].path);
         zb_free(h.files[i].dead);
+        zb_free(h.files[i].dv);
     }
     zb_free(h.files);
     json_decref(h.removed);
@@ -472,6 +505,7 @@ int main(int argc, char **argv)
 usage:
     fprintf(stderr, "usage: zb-hot-writer (--dir DIR | --sqlite DB --table "
             "NS.NAME --location DIR) [--format 2|3] [--seconds S] "
-            "[--every-ms M] [--rows R] [--seed N] --expect FILE\n");
+            "[--every-ms M] [--rows R] [--seed N] [--merge-dvs 0|1] "
+            "--expect FILE\n");
     return 2;
 }

@@ -13,6 +13,11 @@
  *      not used, or any when it is but the group changes partition spec,
  *      a DELETED delete file a group applied, or a DELETED data
  *      file a group replaces: that group is dropped from this commit;
+ *      except a DELETED deletion vector a group applied for which a DV
+ *      of the same data file was ADDED by that snapshot or a later one
+ *      (a v3 writer merging the file's vector, as Spark does: at most
+ *      one DV a data file): the added one is carried like any other,
+ *      its positions the rewrite already removed mapping to nothing;
  *   2. builds a fresh ICE_OP_REPLACE producer from the groups left:
  *      remove the inputs, and the DVs and file-scoped position delete
  *      files that applied only to them (dangling after the commit), add
@@ -65,6 +70,12 @@ typedef struct cst {
      * attempt reads only the ones committed since, so that it stays
      * short next to a writer that commits every few tens of ms. */
     json_t *checked;
+    /* Merged DVs (issue 21), across attempts as checked is:
+     * pending: "ref\npath" of a removed applied DV -> [seq, [groups]];
+     * added: stripped ref of each DV added since the plan -> its
+     * highest sequence number; gone: "path\nref" of the applied DVs
+     * found merged (the replace must not remove them again). */
+    json_t *pending, *added, *gone;
     /* What the attempts share (commit_cache.h): the producer's manifests
      * and snapshot id; the delete manifests find_shared_puffins read. */
     ice_commit_cache *cache, *pcache;
@@ -246,9 +257,89 @@ static void carry_or_drop(cst *s, size_t i, zb_ctx *ctx,
 }
 
 /* One entry written by a snapshot committed since the plan. */
+/* "a\nb" in buf; 0 when it does not fit. */
+static int pair_key(char *buf, size_t cap, const char *a, const char *b)
+{
+    int n = snprintf(buf, cap, "%s\n%s", a, b);
+
+    return n > 0 && (size_t)n < cap;
+}
+
+/* A DV group(s) hit applied was removed by snap: pending until the
+ * snapshots since the plan are all read (resolve_merged). */
+static void note_removed_dv(cst *s, zb_ctx *ctx, const ice_data_file *f,
+                            json_t *hit, int64_t seq, int64_t snap)
+{
+    char key[8200];
+    json_t *v;
+    size_t k;
+
+    if (!pair_key(key, sizeof key, zb_scan_path_strip(
+                      f->referenced_data_file), f->file_path) ||
+        (v = json_pack("[IOI]", (json_int_t)seq, hit,
+                       (json_int_t)snap)) == NULL ||
+        json_object_set_new(s->pending, key, v) < 0) {
+        for (k = 0; k < json_array_size(hit); k++)
+            drop_group(s, (size_t)json_integer_value(json_array_get(hit, k)),
+                       ctx, "removed delete file (no room to check for a "
+                       "merged vector)", f->file_path, snap);
+    }
+}
+
+/* After validation read every snapshot since the plan: a removed DV is
+ * merged when a DV of its data file was added at its sequence number or
+ * later; else its groups are dropped. */
+static int resolve_merged(cst *s, zb_ctx *ctx)
+{
+    const char *key;
+    json_t *v, *tmp;
+
+    json_object_foreach_safe(s->pending, tmp, key, v) {
+        const char *nl = strchr(key, '\n');
+        char ref[4096], gk[8200];
+        json_t *add, *groups = json_array_get(v, 1);
+        size_t k, len = nl != NULL ? (size_t)(nl - key) : 0;
+
+        if (nl == NULL || len >= sizeof ref)
+            len = 0;
+        memcpy(ref, key, len);
+        ref[len] = '\0';
+        add = json_object_get(s->added, ref);
+        if (len > 0 && add != NULL &&
+            json_integer_value(add) >= json_integer_value(
+                                           json_array_get(v, 0)) &&
+            pair_key(gk, sizeof gk, nl + 1, ref)) {
+            if (json_object_set_new(s->gone, gk, json_true()) < 0)
+                return zb_fail_oom(ctx);
+        } else {
+            for (k = 0; k < json_array_size(groups); k++)
+                drop_group(s, (size_t)json_integer_value(
+                                  json_array_get(groups, k)),
+                           ctx, "removed deletion vector with no "
+                           "replacement for its data file:", nl ? nl + 1
+                                                                : key,
+                           (int64_t)json_integer_value(json_array_get(v, 2)));
+        }
+        json_object_del(s->pending, key);
+    }
+    return ZB_OK;
+}
+
+/* An applied delete the replace must not remove: merged away since. */
+static int applied_gone(const cst *s, const ice_data_file *d)
+{
+    char key[8200];
+
+    return d->referenced_data_file != NULL &&
+           json_object_size(s->gone) > 0 &&
+           pair_key(key, sizeof key, d->file_path,
+                    zb_scan_path_strip(d->referenced_data_file)) &&
+           json_object_get(s->gone, key) != NULL;
+}
+
 static void check_entry(cst *s, zb_ctx *ctx, const zb_table *t,
                         const ice_manifest_entry *e, int32_t spec_id,
-                        int64_t snap)
+                        int64_t snap, int64_t seq)
 {
     const ice_data_file *f = &e->data_file;
     json_t *hit;
@@ -263,6 +354,14 @@ static void check_entry(cst *s, zb_ctx *ctx, const zb_table *t,
             return;
         }
         hit = json_object_get(s->applied, f->file_path);
+        if (hit != NULL && ice_data_file_is_dv(f) &&
+            f->referenced_data_file != NULL) {
+            note_removed_dv(s, ctx, f, hit, seq, snap);
+            return;
+        }
+        /* A v2 position delete file removed (rewrite_position_delete_files
+         * or a writer's own rewrite): its replacement cannot be told
+         * from new deletes, so the group goes. */
         for (k = 0; hit != NULL && k < json_array_size(hit); k++)
             drop_group(s, (size_t)json_integer_value(json_array_get(hit, k)),
                        ctx, "removed delete file", f->file_path, snap);
@@ -276,6 +375,15 @@ static void check_entry(cst *s, zb_ctx *ctx, const zb_table *t,
 
         if (bound != NULL)
             ref = bound;
+        if (f->referenced_data_file != NULL && ice_data_file_is_dv(f)) {
+            const char *key = zb_scan_path_strip(f->referenced_data_file);
+            json_t *was = json_object_get(s->added, key);
+
+            /* (No room: not noted, so a removal stays a drop.) */
+            if (was == NULL || json_integer_value(was) < seq)
+                (void)json_object_set_new(s->added, key,
+                                          json_integer((json_int_t)seq));
+        }
         if (ref != NULL) {
             hit = json_object_get(s->removed, ref);
             if (hit == NULL)   /* hdfs://nn/a vs /a: compare stripped */
@@ -337,7 +445,7 @@ static int check_snapshot(cst *s, zb_ctx *ctx, const zb_table *t,
         while ((rc = ice_manifest_next(r, ctx, &e)) > 0)
             if (e->snapshot_id == snap->snapshot_id)
                 check_entry(s, ctx, t, e, mf->partition_spec_id,
-                            snap->snapshot_id);
+                            snap->snapshot_id, snap->sequence_number);
         ice_manifest_free(r);
         r = NULL;
         if (rc < 0)
@@ -375,6 +483,9 @@ static int forget_if_gone(cst *s, zb_ctx *ctx, const ice_snapshot **chain,
     json_decref(now);
     if (kept != json_object_size(s->checked)) {
         json_object_clear(s->checked);
+        json_object_clear(s->pending);
+        json_object_clear(s->added);
+        json_object_clear(s->gone);
         rc = zb_carry_reset(s->carry, s->t->io, ctx);
     }
     return rc;
@@ -426,6 +537,8 @@ static int validate(cst *s, zb_ctx *ctx, const zb_table *t)
             rc = zb_fail_oom(ctx);
     }
     zb_free(chain);
+    if (rc == ZB_OK)
+        rc = resolve_merged(s, ctx);
     return rc;
 }
 
@@ -553,7 +666,7 @@ static int make_op(cst *s, zb_ctx *ctx, const zb_table *t)
             for (k = 0; k < tk->n_deletes && rc == ZB_OK; k++) {
                 const ice_data_file *d = tk->deletes[k].file;
                 if (d->content == ICE_CONTENT_POSITION_DELETES &&
-                    d->referenced_data_file != NULL &&
+                    d->referenced_data_file != NULL && !applied_gone(s, d) &&
                     json_object_get(s->removed, d->referenced_data_file) &&
                     json_object_set_new(dangling, d->file_path,
                                         json_false()) < 0)
@@ -588,7 +701,8 @@ static int make_op(cst *s, zb_ctx *ctx, const zb_table *t)
                     json_object_get(s->removed,
                                     d->referenced_data_file) == NULL ||
                     json_object_get(dangling, d->file_path) != NULL ||
-                    json_object_get(shared, d->file_path) != NULL)
+                    json_object_get(shared, d->file_path) != NULL ||
+                    applied_gone(s, d))   /* merged: already removed */
                     continue;
                 if (json_object_set_new(dangling, d->file_path,
                                         json_true()) < 0)
@@ -758,6 +872,9 @@ int zb_compact__commit(zb_compact_group **groups, size_t n,
         (s.removed_stripped = json_object()) == NULL ||
         (s.applied = json_object()) == NULL ||
         (s.checked = json_object()) == NULL ||
+        (s.pending = json_object()) == NULL ||
+        (s.added = json_object()) == NULL ||
+        (s.gone = json_object()) == NULL ||
         zb_carry_new(&s.carry, ctx, n) < 0 ||
         ice_commit_cache_new(&s.cache, ctx, ctx->budget, 0) < 0 ||
         ice_commit_cache_new(&s.pcache, ctx, ctx->budget, 0) < 0) {
@@ -836,6 +953,9 @@ done:
         zb_carry_delete_pending(s.carry, t->io, ctx);
     zb_carry_free(s.carry);
     json_decref(s.checked);
+    json_decref(s.pending);
+    json_decref(s.added);
+    json_decref(s.gone);
     ice_commit_cache_free(s.cache);
     ice_commit_cache_free(s.pcache);
     return rc;

@@ -264,10 +264,27 @@ int zb_ingest_commit_files(zb_table **t, zb_catalog *cat, zb_io *io,
     return commit_files(t, cat, io, ctx, files, spec_ids, n, NULL, 0);
 }
 
+static int commit_op(zb_table **t, zb_catalog *cat, zb_io *io,
+                     zb_ctx *ctx, const ice_data_file *files,
+                     const int32_t *spec_ids, size_t n,
+                     const pos_row *dv_rows, size_t n_dv_rows,
+                     const char *remove);
+
 static int commit_files(zb_table **t, zb_catalog *cat, zb_io *io,
                         zb_ctx *ctx, const ice_data_file *files,
                         const int32_t *spec_ids, size_t n,
                         const pos_row *dv_rows, size_t n_dv_rows)
+{
+    return commit_op(t, cat, io, ctx, files, spec_ids, n, dv_rows,
+                     n_dv_rows, NULL);
+}
+
+/* remove: a file the commit removes (an overwrite; NULL: an append). */
+static int commit_op(zb_table **t, zb_catalog *cat, zb_io *io,
+                     zb_ctx *ctx, const ice_data_file *files,
+                     const int32_t *spec_ids, size_t n,
+                     const pos_row *dv_rows, size_t n_dv_rows,
+                     const char *remove)
 {
     ice_commit_op_opts o = ICE_COMMIT_OP_OPTS_INIT;
     zb_catalog_retry_opts ro = ZB_CATALOG_RETRY_OPTS_INIT;
@@ -284,12 +301,16 @@ static int commit_files(zb_table **t, zb_catalog *cat, zb_io *io,
      * on the same metadata need not read it again. */
     a.dv_checked = n_dv_rows > 0 ? (*t)->metadata_location : NULL;
     a.r = (ice_commit_result)ICE_COMMIT_RESULT_INIT;
-    o.kind = ICE_OP_APPEND;
+    o.kind = remove == NULL ? ICE_OP_APPEND
+                            : n > 0 ? ICE_OP_OVERWRITE : ICE_OP_DELETE;
     o.io = io;
     o.root = (*t)->root;
     o.paths = &(*t)->paths;
     if ((rc = ice_commit_op_new(&a.op, ctx, &o)) < 0)
         return rc;
+    if (remove != NULL &&
+        (rc = ice_commit_op_remove_file(a.op, ctx, remove)) < 0)
+        goto out;
     for (i = 0; i < n; i++)
         if ((rc = ice_commit_op_add_file(a.op, ctx,
                                          spec_ids ? spec_ids[i] : -1,
@@ -603,5 +624,52 @@ int zb_ingest_delete_equal(zb_table **t, zb_catalog *cat, zb_io *io,
         }
     }
     zb_arena_free(arena);
+    return rc;
+}
+
+int zb_ingest_replace_dv(zb_table **t, zb_catalog *cat, zb_io *io,
+                         zb_ctx *ctx, const char *old_dv, const char *path,
+                         const int64_t *positions, size_t n,
+                         const zb_write_partition *part, char **new_dv)
+{
+    zb_arena *arena = NULL;
+    pos_row *rows;
+    ice_data_file *dvs = NULL;
+    size_t i, n_dvs = 0;
+    int32_t spec = part ? part->spec_id : -1;
+    int rc = ZB_OK;
+
+    if (new_dv != NULL)
+        *new_dv = NULL;
+    if ((*t)->meta->format_version < 3)
+        return zb_fail(ctx, ZB_EINVAL, "%s: deletion vectors need format "
+                       "version 3", (*t)->ident);
+    if (n == 0 && old_dv == NULL)
+        return ZB_OK;
+    rows = zb_malloc((n ? n : 1) * sizeof *rows);
+    if (rows == NULL || zb_arena_new(&arena, ZB_WRITE_ARENA_MAX) < 0) {
+        zb_free(rows);
+        return zb_fail_oom(ctx);
+    }
+    for (i = 0; i < n; i++) {
+        rows[i].path = path;
+        rows[i].pos = positions[i];
+    }
+    if (n > 0)
+        rc = write_dvs(&dvs, &n_dvs, arena, io, ctx, *t, rows, n, part);
+    if (rc == ZB_OK)
+        rc = commit_op(t, cat, io, ctx, dvs, &spec, n_dvs, NULL, 0, old_dv);
+    if (rc < 0 && rc != ZB_ETIMEOUT && n_dvs > 0) {
+        zb_err saved;              /* not committed: the file can go */
+
+        zb_err_copy(&saved, &ctx->err);
+        (void)zb_io_delete(io, ctx, dvs[0].file_path);
+        zb_err_copy(&ctx->err, &saved);
+    }
+    if (rc == ZB_OK && new_dv != NULL && n_dvs > 0 &&
+        (*new_dv = zb_strdup(dvs[0].file_path)) == NULL)
+        rc = zb_fail_oom(ctx);
+    zb_arena_free(arena);
+    zb_free(rows);
     return rc;
 }

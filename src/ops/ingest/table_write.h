@@ -109,6 +109,20 @@ int zb_ingest_delete_positions(zb_table **t, zb_catalog *cat, zb_io *io,
                                const zb_write_partition *part);
 
 /*
+ * v3: replaces data file path's deletion vector old_dv (its Puffin file,
+ * removed whole; NULL: none) by one deleting positions[0..n) (all of
+ * them: a writer merging a file's vector, as Spark does), in one
+ * overwrite commit (no old_dv: an append); n 0 only removes old_dv (a
+ * delete commit). new_dv (may be NULL) gets the new DV's Puffin path
+ * (zb_free; NULL when n is 0). ZB_ECONFLICT when old_dv is no longer
+ * live (another commit removed it).
+ */
+int zb_ingest_replace_dv(zb_table **t, zb_catalog *cat, zb_io *io,
+                         zb_ctx *ctx, const char *old_dv, const char *path,
+                         const int64_t *positions, size_t n,
+                         const zb_write_partition *part, char **new_dv);
+
+/*
  * Writes one equality delete file holding the rows of batch (a struct
  * of the equality columns, with field ids) with equality_ids eq_ids, and
  * commits it. Format version 2 or later.

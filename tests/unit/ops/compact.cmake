@@ -65,3 +65,18 @@ add_test(NAME test_ops_compact_carry_sorted
   COMMAND test_ops_compact_carry_sorted)
 set_tests_properties(test_ops_compact_carry_sorted PROPERTIES LABELS unit
   TIMEOUT 120)
+
+# Issue 21: a v3 writer merging a DV the group applied (Spark's one DV a
+# data file): carried, not dropped; checked with the reference reader.
+add_executable(test_ops_compact_merged_dv
+  unit/ops/compact_merged_dv.c unit/ops/compact_util.c
+  unit/ops/ops_fixture.c unit/ops/ops_fixture_files.c)
+target_include_directories(test_ops_compact_merged_dv PRIVATE
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit/ops)
+target_link_libraries(test_ops_compact_merged_dv PRIVATE zbtest zb_ops
+  zb_plan)
+target_compile_definitions(test_ops_compact_merged_dv PRIVATE
+  ZB_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+add_test(NAME test_ops_compact_merged_dv COMMAND test_ops_compact_merged_dv)
+set_tests_properties(test_ops_compact_merged_dv PROPERTIES LABELS unit
+  TIMEOUT 120)
