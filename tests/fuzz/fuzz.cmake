@@ -103,7 +103,7 @@ zb_fuzz_target(fuzz_metadata_gzip LINK zb_table_metadata
 # lists in the shapes of open-api/rest-catalog-open-api.yaml.
 zb_fuzz_target(fuzz_commit_apply LINK zb_table_commit
   INSTRUMENT zb_table_commit zb_table_manifest zb_table_metadata
-             zb_table_values zb_avro zb_codec zb_io zb_util
+             zb_table_values zb_avro zb_codec zb_exec zb_io zb_util
   EXTERNAL PkgConfig::JANSSON PkgConfig::ZSTD PkgConfig::SNAPPY
            PkgConfig::ZLIB PkgConfig::LZ4 PkgConfig::BROTLI)
 
@@ -158,4 +158,4 @@ zb_fuzz_target(fuzz_size_classes LINK zb_service_size_class
 
 # serve's dashboard: request paths and the login form's body (issue 19).
 zb_fuzz_target(fuzz_http_paths LINK zb_service_http_route
-  INSTRUMENT zb_service_http_route)
+  INSTRUMENT zb_service_http_route zb_util)
