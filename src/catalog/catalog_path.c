@@ -50,6 +50,7 @@
 #include "util/alloc.h"
 #include "util/buf.h"
 #include "util/err.h"
+#include "util/log.h"
 #include "util/str.h"
 
 #define PATH_MAX_BYTES 8192
@@ -73,6 +74,29 @@ static int version_uri(zb_buf *b, zb_ctx *ctx, const char *folder, int64_t v,
                        (long long)v, gz ? ".gz" : "") < 0)
         return zb_fail_oom(ctx);
     return ZB_OK;
+}
+
+/* ZB_ECONFLICT when version v of folder exists under the codec gz's
+ * name (the other codec's writer took it), else ZB_OK. */
+static int version_taken(zb_io *io, zb_ctx *ctx, const char *folder,
+                         int64_t v, int gz)
+{
+    zb_buf uri = ZB_BUF_INIT(PATH_MAX_BYTES);
+    zb_io_stat st;
+    int rc;
+
+    if ((rc = version_uri(&uri, ctx, folder, v, gz)) == ZB_OK) {
+        rc = zb_io_stat_uri(&st, io, ctx, uri.ptr);
+        if (rc == ZB_OK)
+            rc = zb_fail(ctx, ZB_ECONFLICT, "another writer created %s "
+                         "first", uri.ptr);
+        else if (rc == ZB_ENOTFOUND) {
+            zb_err_clear(&ctx->err);
+            rc = ZB_OK;
+        }
+    }
+    zb_buf_free(&uri);
+    return rc;
 }
 
 /* 1 when ident names a metadata file rather than a table folder. */
@@ -396,6 +420,9 @@ static int path_commit(zb_catalog *c, zb_ctx *ctx, const zb_table *base,
     next = NULL;
     if (rc < 0)
         goto fail;
+    if ((rc = version_taken(c->io, ctx, folder, v + 1,
+                            !ice_metadata_gzip_codec(nt->meta))) < 0)
+        goto fail;
     rc = zb_io_write_new(c->io, ctx, next_uri.ptr, json.ptr, json.len);
     if (rc == ZB_EEXISTS) {
         rc = zb_fail(ctx, ZB_ECONFLICT, "another writer created %s first",
@@ -404,6 +431,19 @@ static int path_commit(zb_catalog *c, zb_ctx *ctx, const zb_table *base,
     }
     if (rc < 0)
         goto fail;
+    /* create-exclusive guards one name only: a writer of the other
+     * codec may have made version N+1 meanwhile; both then give way */
+    if ((rc = version_taken(c->io, ctx, folder, v + 1,
+                            !ice_metadata_gzip_codec(nt->meta))) < 0) {
+        zb_err saved;
+
+        zb_err_copy(&saved, &ctx->err);
+        if (zb_io_delete(c->io, ctx, next_uri.ptr) < 0)
+            zb_log_warn(ctx, "could not delete %s: %s", next_uri.ptr,
+                        ctx->err.msg);
+        zb_err_copy(&ctx->err, &saved);
+        goto fail;
+    }
     write_hint(c, ctx, folder, v + 1);
     zb_catalog__prune(c->io, ctx, base, &old_log, nt->meta);
     *out = nt;

@@ -94,8 +94,16 @@ int zb_catalog_commit_retry(zb_catalog *c, zb_ctx *ctx, const char *ident,
     for (attempt = 0;; attempt++) {
         int64_t at0 = zb_catalog__now_ms(), at1, at2;
 
-        if ((rc = zb_catalog_load_table(c, ctx, ident, &t)) < 0)
+        if ((rc = zb_catalog_load_table(c, ctx, ident, &t)) < 0) {
+            /* no commit went out in this attempt and every earlier one
+             * was refused: a load that timed out is a plain failure, not
+             * an unknown outcome (which would keep the files written) */
+            if (rc == ZB_ETIMEOUT) {
+                rc = ZB_EIO;
+                ctx->err.code = ZB_EIO;
+            }
             break;
+        }
         at1 = zb_catalog__now_ms();
         if (attempt == 0) {
             num = opts->num_retries >= 0
@@ -120,6 +128,10 @@ int zb_catalog_commit_retry(zb_catalog *c, zb_ctx *ctx, const char *ident,
         opts->attempts++;
         rc = build(&reqs, &updates, ctx, t, payload);
         at2 = zb_catalog__now_ms();
+        if (rc == ZB_ETIMEOUT) {       /* as a load's: nothing sent */
+            rc = ZB_EIO;
+            ctx->err.code = ZB_EIO;
+        }
         if (rc >= 0)
             rc = zb_catalog_commit(c, ctx, t, reqs, updates, &t2);
         /* Each attempt's cost, against the gap a hot writer leaves. */

@@ -20,6 +20,46 @@ int zb_str_ends_with(const char *s, const char *suffix)
     return n >= m && memcmp(s + n - m, suffix, m) == 0;
 }
 
+int zb_str_utf8_valid(const char *s, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t i = 0, k, len;
+
+    while (i < n) {
+        unsigned char c = u[i], lo = 0x80, hi = 0xBF;
+
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        if (c >= 0xC2 && c <= 0xDF)
+            len = 2;
+        else if (c >= 0xE0 && c <= 0xEF)
+            len = 3;
+        else if (c >= 0xF0 && c <= 0xF4)
+            len = 4;
+        else
+            return 0;
+        /* the second byte's range rules out the overlong and surrogate
+         * forms and code points past U+10FFFF */
+        if (c == 0xE0)
+            lo = 0xA0;
+        else if (c == 0xED)
+            hi = 0x9F;
+        else if (c == 0xF0)
+            lo = 0x90;
+        else if (c == 0xF4)
+            hi = 0x8F;
+        if (n - i < len || u[i + 1] < lo || u[i + 1] > hi)
+            return 0;
+        for (k = 2; k < len; k++)
+            if ((u[i + k] & 0xC0) != 0x80)
+                return 0;
+        i += len;
+    }
+    return 1;
+}
+
 int zb_str_hex_digit(int c)
 {
     if (c >= '0' && c <= '9')

@@ -31,6 +31,10 @@ int zb_str_to_bytes(uint64_t *out, const char *s);
  */
 void zb_str_format_bytes(char *out, size_t out_size, uint64_t bytes);
 
+/* 1 when s[0..n) is well-formed UTF-8 (no overlong forms, surrogates
+ * or code points past U+10FFFF: what JSON libraries refuse), else 0. */
+int zb_str_utf8_valid(const char *s, size_t n);
+
 /* The value of a hexadecimal digit (either case), -1 for any other c. */
 int zb_str_hex_digit(int c);
 

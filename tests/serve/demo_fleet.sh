@@ -22,7 +22,7 @@ unset ZAMBONI_ROOT ZAMBONI_URI ZAMBONI_QUEUE_URI ZAMBONI_WAREHOUSE ZAMBONI_SERVE
 "$zb" demo "$tmp/demo" --fleet > "$tmp/out" 2>&1 || { cat "$tmp/out"; fail "demo --fleet exit $?"; }
 grep -q '^  dashboard: http://127.0.0.1:8650/$' "$tmp/out" || { cat "$tmp/out"; fail "no dashboard URL"; }
 stop=$(grep -A1 '^stop them:$' "$tmp/out" | tail -1 | sed 's/^  //')
-[ "$stop" = "kill \$(cat $tmp/demo/fleet.pids)" ] || fail "stop command: '$stop'"
+[ "$stop" = "kill \$(cat \"$tmp/demo/fleet.pids\")" ] || fail "stop command: '$stop'"
 pids=$(cat "$tmp/demo/fleet.pids")
 [ "$(echo $pids | wc -w)" = 2 ] || fail "fleet.pids: '$pids'"
 curl -s -m 5 http://127.0.0.1:8650/ | grep -q '/assets/app.js' || fail "no dashboard page"

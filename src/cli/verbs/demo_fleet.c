@@ -111,6 +111,7 @@ int zb_cli_demo_fleet(zb_ctx *ctx, const char *dir)
     pid_t serve = 0, worker = 0, none;
     ssize_t n;
     FILE *f;
+    int written;
     int rc, status;
 
     if ((n = readlink("/proc/self/exe", exe, sizeof exe - 1)) < 0)
@@ -135,9 +136,11 @@ int zb_cli_demo_fleet(zb_ctx *ctx, const char *dir)
         kill(serve, SIGTERM);
         return rc;
     }
-    if ((f = fopen(pids, "w")) == NULL ||
-        fprintf(f, "%ld %ld\n", (long)serve, (long)worker) < 0 ||
-        fclose(f) != 0)
+    written = (f = fopen(pids, "w")) != NULL &&
+              fprintf(f, "%ld %ld\n", (long)serve, (long)worker) >= 0;
+    if (f != NULL && fclose(f) != 0)
+        written = 0;
+    if (!written)
         return zb_fail(ctx, ZB_EIO, "cannot write %s (serve %ld and worker "
                        "%ld run)", pids, (long)serve, (long)worker);
     printf("\nfleet started on the demo warehouse:\n"
@@ -145,7 +148,7 @@ int zb_cli_demo_fleet(zb_ctx *ctx, const char *dir)
            "  serve  pid %ld, log %s\n"
            "  worker pid %ld, log %s\n"
            "stop them:\n"
-           "  kill $(cat %s)\n",
+           "  kill $(cat \"%s\")\n",
            ZB_HTTP_DEFAULT_LISTEN, (long)serve, slog, (long)worker, wlog,
            pids);
     return ZB_OK;

@@ -659,7 +659,8 @@ int zb_ingest_replace_dv(zb_table **t, zb_catalog *cat, zb_io *io,
         rc = write_dvs(&dvs, &n_dvs, arena, io, ctx, *t, rows, n, part);
     if (rc == ZB_OK)
         rc = commit_op(t, cat, io, ctx, dvs, &spec, n_dvs, NULL, 0, old_dv);
-    if (rc < 0 && rc != ZB_ETIMEOUT && n_dvs > 0) {
+    if (rc < 0 && rc != ZB_ETIMEOUT && n_dvs > 0 && dvs != NULL &&
+        dvs[0].file_path != NULL) {
         zb_err saved;              /* not committed: the file can go */
 
         zb_err_copy(&saved, &ctx->err);

@@ -33,7 +33,9 @@ static int seg_ok(const seg *s, size_t max)
     for (i = 0; i < s->n; i++)
         if ((unsigned char)s->p[i] < 0x20 || s->p[i] == 0x7f)
             return 0;
-    return 1;
+    /* names go into JSON answers: a byte string that is no UTF-8 names
+     * nothing (404), not a failed answer */
+    return zb_str_utf8_valid(s->p, s->n);
 }
 
 static int seg_is(const seg *s, const char *word)

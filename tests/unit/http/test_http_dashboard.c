@@ -61,6 +61,11 @@ static void test_http_dashboard_routes(void)
     zb_http_route_parse(&r, "/warehouses/a\x01");
     ZBT_EQ_INT(r.kind, ZB_ROUTE_NONE);
     ZBT_EQ_STR(r.warehouse, "");
+    /* MHD hands %FF on decoded: no UTF-8, so no name (404, not a 500) */
+    zb_http_route_parse(&r, "/api/v1/warehouses/\xff");
+    ZBT_EQ_INT(r.kind, ZB_ROUTE_NONE);
+    zb_http_route_parse(&r, "/api/v1/warehouses/caf\xc3\xa9");
+    ZBT_EQ_INT(r.kind, ZB_ROUTE_API_WAREHOUSE);
     zb_http_route_parse(&r, "relative");
     ZBT_EQ_INT(r.kind, ZB_ROUTE_NONE);
 }

@@ -1,3 +1,5 @@
+#include <string.h>
+
 #include "util/str.h"
 #include "zbtest.h"
 
@@ -64,11 +66,35 @@ static void test_util_str__json_escaping(void)
     zb_buf_free(&b);
 }
 
+static void test_util_str__utf8_and_hex(void)
+{
+    static const struct { const char *s; int ok; } c[] = {
+        { "plain", 1 },       { "caf\xc3\xa9", 1 },
+        { "\xe2\x82\xac", 1 }, { "\xf0\x9f\x98\x80", 1 },
+        { "\xf4\x8f\xbf\xbf", 1 },            /* U+10FFFF */
+        { "\xff", 0 },        { "\xc3", 0 },           /* cut short */
+        { "\xc0\x80", 0 },    { "\xe0\x80\xaf", 0 },  /* overlong */
+        { "\xed\xa0\x80", 0 },                     /* surrogate */
+        { "\xf4\x90\x80\x80", 0 },                 /* past U+10FFFF */
+        { "\xe2\x82", 0 },    { "\xe2\x28\xa1", 0 },
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof c / sizeof c[0]; i++)
+        ZBT_EQ_INT(zb_str_utf8_valid(c[i].s, strlen(c[i].s)), c[i].ok);
+    ZBT_EQ_INT(zb_str_hex_digit('0'), 0);
+    ZBT_EQ_INT(zb_str_hex_digit('f'), 15);
+    ZBT_EQ_INT(zb_str_hex_digit('A'), 10);
+    ZBT_EQ_INT(zb_str_hex_digit('g'), -1);
+    ZBT_EQ_INT(zb_str_hex_digit(0xff), -1);
+}
+
 const zbt_case test_util_str[] = {
     ZBT_CASE(test_util_str__prefix_suffix),
     ZBT_CASE(test_util_str__to_u64_is_strict),
     ZBT_CASE(test_util_str__to_bytes_units),
     ZBT_CASE(test_util_str__format_bytes_like_the_python_tool),
     ZBT_CASE(test_util_str__json_escaping),
+    ZBT_CASE(test_util_str__utf8_and_hex),
     ZBT_END
 };

@@ -182,14 +182,14 @@ function fleetView({ fleet, whs }) {
         tableLink(a.warehouse, a.table), a.operation, outcome(a.outcome),
         a.task_id ? link('/tasks/' + a.task_id, 'task ' + a.task_id + ' attempt ' + a.attempt) : 'cli run',
         a.message || ''] })), 'No failure in the last 24 hours.'),
-    h('h2', {}, "The planner's last cycle"),
+    h('h2', {}, 'The planner'),
     p ? h('dl', { class: 'kv' },
       h('dt', {}, 'Leader here'), h('dd', {}, p.leader ? 'yes' : 'no'),
       h('dt', {}, 'Cycles'), h('dd', {}, num('planner-cycles-2', p.cycles)),
       h('dt', {}, 'Last cycle took'), h('dd', {}, num('planner-last-seconds', p.last_cycle_seconds, p.last_cycle_seconds.toFixed(3) + ' s')),
-      h('dt', {}, 'Tasks added'), h('dd', {}, num('planner-added', p.added)),
-      h('dt', {}, 'Refused (queue full)'), h('dd', {}, num('planner-refused', p.refused)),
-      h('dt', {}, 'Tables seen'), h('dd', {}, num('planner-tables', p.tables_seen)))
+      h('dt', {}, 'Tasks added since serve started'), h('dd', {}, num('planner-added', p.added)),
+      h('dt', {}, 'Refused since then (queue full)'), h('dd', {}, num('planner-refused', p.refused)),
+      h('dt', {}, 'Tables seen since then, all cycles'), h('dd', {}, num('planner-tables', p.tables_seen)))
       : h('p', { class: 'muted' }, 'This replica does not plan.'),
     h('h2', {}, 'Warehouses'),
     grid('Warehouses and their last runs', ['Warehouse', '#Tables', '#Live tasks', '#Failures 24 h', 'Last success', '#Reclaimed'],
