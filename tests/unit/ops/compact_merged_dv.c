@@ -229,7 +229,7 @@ static void run(const char *name, zb_compact_strategy strategy,
     zb_buf out = ZB_BUF_INIT(1 << 20);
     inject in;
     of_items live;
-    int64_t *want, *got, *ref, id[ALL];
+    int64_t *want, *got, *ref, id[ALL] = { 0 };
     size_t n_want, n_got, n_ref, i, j, at;
     int a;
 
