@@ -84,8 +84,10 @@ static void ids_at(of_env *e, const char *uri, const int64_t *pos,
     ZBT_EQ_INT(found, PER);
 }
 
-/* Victims: rows 3, 50, 97 of the 3rd, 10th and 18th live data files. */
-static void pick(inject *in, of_env *e)
+/* Victims: rows 3, 50, 97 of the 3rd, 10th and 18th live data files,
+ * not counting avoid (the file with a delete applied while rewriting: a
+ * v3 writer would have to merge its DV, which the test writer cannot). */
+static void pick(inject *in, of_env *e, const char *avoid)
 {
     static const size_t nth[VICTIMS] = { 2, 9, 17 };
     zb_table *t = of_load(e);
@@ -102,6 +104,9 @@ static void pick(inject *in, of_env *e)
                                  ice_metadata_current_snapshot(t->meta), &po),
                &e->ctx);
     while ((rc = zb_scan_plan_next(p, &e->ctx, &task)) > 0) {
+        if (avoid != NULL &&
+            strcmp(task->data.file->file_path, avoid) == 0)
+            continue;
         if (k < VICTIMS && n == nth[k]) {
             victim *v = &in->v[k++];
 
@@ -254,7 +259,7 @@ static void run(const char *name, int fv, zb_compact_strategy strategy,
     make_table(&e, name, fv);
     if (threads <= 1)              /* a delete applied while rewriting */
         pre_path = ct_delete_pos(&e, 0, &pre, 1, -1);
-    pick(&in, &e);
+    pick(&in, &e, pre_path);
     want = ct_ids(&e, &n_want);
     remove_victims(want, &n_want, &in);
     ZBT_EQ_U64(n_want, APPENDS * ROWS - (threads <= 1) - VICTIMS * PER);
