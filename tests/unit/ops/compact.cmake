@@ -54,6 +54,7 @@ set_tests_properties(test_ops_compact_options PROPERTIES LABELS unit
 # (compact_carry_sorted.c), checked with the reference reader.
 add_executable(test_ops_compact_carry_sorted
   unit/ops/compact_carry_sorted_test.c unit/ops/compact_util.c
+  unit/ops/compact_reference.c
   unit/ops/ops_fixture.c unit/ops/ops_fixture_files.c)
 target_include_directories(test_ops_compact_carry_sorted PRIVATE
   ${CMAKE_CURRENT_SOURCE_DIR}/unit/ops)
@@ -70,6 +71,7 @@ set_tests_properties(test_ops_compact_carry_sorted PROPERTIES LABELS unit
 # data file): carried, not dropped; checked with the reference reader.
 add_executable(test_ops_compact_merged_dv
   unit/ops/compact_merged_dv.c unit/ops/compact_util.c
+  unit/ops/compact_reference.c
   unit/ops/ops_fixture.c unit/ops/ops_fixture_files.c)
 target_include_directories(test_ops_compact_merged_dv PRIVATE
   ${CMAKE_CURRENT_SOURCE_DIR}/unit/ops)

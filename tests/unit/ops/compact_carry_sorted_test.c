@@ -134,13 +134,6 @@ static void before_commit(void *payload)
                                     -1), &in->e->ctx);
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-    return x < y ? -1 : x > y;
-}
-
 /* ids[0..*n) without the victims' (sorted stays sorted). */
 static void remove_victims(int64_t *ids, size_t *n, const inject *in)
 {
@@ -156,56 +149,6 @@ static void remove_victims(int64_t *ids, size_t *n, const inject *in)
             ids[at++] = ids[i];
     }
     *n = at;
-}
-
-/* The live ids by the reference reader, sorted; NULL without node. */
-static int64_t *reference_ids(of_env *e, size_t *n)
-{
-    char cmd[4096], line[4096];
-    int64_t *ids = NULL;
-    size_t cap = 0;
-    FILE *f;
-
-    *n = 0;
-    if (system("node --version >/dev/null 2>&1") != 0) {
-        printf("  no node: the reference reader is not run\n");
-        return NULL;
-    }
-    snprintf(cmd, sizeof cmd, "node '%s/tests/interop/scan_reference.mjs' "
-             "'%s'", ZB_SOURCE_DIR, e->dir);
-    ZBT_CHECK((f = popen(cmd, "r")) != NULL);
-    while (fgets(line, sizeof line, f) != NULL) {
-        json_error_t err;
-        json_t *row = json_loads(line, 0, &err);
-
-        ZBT_CHECK(row != NULL && json_is_integer(json_object_get(row, "id")));
-        if (*n == cap) {
-            cap = cap ? cap * 2 : 1024;
-            ZBT_CHECK((ids = zb_realloc(ids, cap * sizeof *ids)) != NULL);
-        }
-        ids[(*n)++] = (int64_t)json_integer_value(json_object_get(row, "id"));
-        json_decref(row);
-    }
-    ZBT_EQ_INT(pclose(f), 0);
-    if (ids == NULL)
-        ZBT_CHECK((ids = zb_malloc(sizeof *ids)) != NULL);
-    qsort(ids, *n, sizeof *ids, cmp_i64);
-    return ids;
-}
-
-static void same_ids(const int64_t *a, size_t na, const int64_t *b,
-                     size_t nb)
-{
-    size_t i;
-
-    ZBT_EQ_U64(na, nb);
-    for (i = 0; i < na && i < nb; i++)
-        if (a[i] != b[i]) {
-            printf("  id %zu: %lld, expected %lld\n", i, (long long)a[i],
-                   (long long)b[i]);
-            ZBT_CHECK(!"live ids differ");
-            break;
-        }
 }
 
 /* The delete files the current snapshot added; *refs: distinct data
@@ -310,9 +253,9 @@ static void run(const char *name, int fv, zb_compact_strategy strategy,
     zb_compact_result_free(&r);
     zb_buf_free(&out);
     got = ct_ids(&e, &n_got);
-    same_ids(got, n_got, want, n_want);
-    if ((ref = reference_ids(&e, &n_ref)) != NULL)
-        same_ids(ref, n_ref, want, n_want);
+    ct_same_ids(got, n_got, want, n_want);
+    if ((ref = ct_reference_ids(&e, &n_ref)) != NULL)
+        ct_same_ids(ref, n_ref, want, n_want);
     of_check_files(&e);
     zb_free(ref);
     zb_free(got);

@@ -27,6 +27,12 @@ int ct_delete_eq2_rc(of_env *e, const int64_t *ids, size_t n, int part);
 /* The ids of the live rows, sorted (zb_free). */
 int64_t *ct_ids(of_env *e, size_t *n);
 
+/* compact_reference.c (needs ZB_SOURCE_DIR): the live ids by
+ * tests/interop/scan_reference.mjs, sorted; NULL when node is missing.
+ * ct_same_ids checks two sorted id lists are equal. */
+int64_t *ct_reference_ids(of_env *e, size_t *n);
+void ct_same_ids(const int64_t *a, size_t na, const int64_t *b, size_t nb);
+
 /* Live data files and their bytes per partition value of column part
  * (unpartitioned: one bucket); checks files <= ceil(bytes / target) + 1
  * in every bucket (target <= 0: no check); returns the number of live
