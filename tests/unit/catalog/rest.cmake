@@ -14,3 +14,13 @@ target_link_libraries(test_catalog_rest PRIVATE zbtest zb_catalog
   PkgConfig::MHD Threads::Threads)
 add_test(NAME test_catalog_rest COMMAND test_catalog_rest)
 set_tests_properties(test_catalog_rest PROPERTIES LABELS unit TIMEOUT 300)
+
+# The same server as a process, for the command-line tests of tables on S3
+# (tests/s3/s3_creds_refresh.sh): it vends temporary keys.
+add_executable(zb-test-rest-server unit/catalog/rest_server_main.c
+  unit/catalog/rest_server.c)
+target_include_directories(zb-test-rest-server PRIVATE
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit/catalog)
+target_link_libraries(zb-test-rest-server PRIVATE zb_catalog zb_table_commit
+  zb_table_metadata zb_io zb_util PkgConfig::JANSSON PkgConfig::MHD
+  Threads::Threads)

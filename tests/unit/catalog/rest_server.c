@@ -168,7 +168,8 @@ static json_t *temp_credential(rest_server *s, const rs_table *t)
     long long exp = (long long)(now_ms() + s->o.vend_ttl_ms);
     char id[96], secret[64], token[64], ms[32];
 
-    snprintf(id, sizeof(id), "TMPKEY%lluEXP%lld", (unsigned long long)n, exp);
+    snprintf(id, sizeof(id), "TMPKEY%lluEXP%lld", (unsigned long long)n,
+             exp + s->o.vend_grace_ms);
     snprintf(secret, sizeof(secret), "tmp-secret-%llu", (unsigned long long)n);
     snprintf(token, sizeof(token), "tmp-token-%llu", (unsigned long long)n);
     snprintf(ms, sizeof(ms), "%lld", exp);
@@ -677,6 +678,15 @@ static void route(rest_server *s, struct MHD_Connection *c, const char *url,
     char pfx[300];
     const char *p;
 
+    if (strcmp(url, "/__stats") == 0) {
+        set_json(r, 200, json_pack("{s:I,s:I,s:I,s:I,s:I}", "requests",
+                                   (json_int_t)s->st.requests, "commits",
+                                   (json_int_t)s->st.commits, "credentials",
+                                   (json_int_t)s->st.credentials,
+                                   "advertised", (json_int_t)s->st.advertised,
+                                   "vended", (json_int_t)s->st.vended));
+        return;
+    }
     if (strcmp(url, "/catalog/v1/oauth/tokens") == 0
         && strcmp(method, "POST") == 0) {
         route_token(s, cc->body, r);

@@ -15,7 +15,8 @@
  *   GET|POST|DELETE /v1/<prefix>/namespaces/<ns>/tables/<t>
  *   GET  /v1/<prefix>/namespaces/<ns>/tables/<t>/credentials
  *   GET  /v1/vended/<ns>/<t>         the same, where it is advertised
- * and Lakekeeper's GET /management/v1/warehouse when asked to. Errors
+ * and Lakekeeper's GET /management/v1/warehouse when asked to, and GET
+ * /__stats (the counters below, as JSON, no auth). Errors
  * are ErrorModel objects. Faults make the next matching requests fail
  * in a chosen way.
  */
@@ -50,6 +51,10 @@ typedef struct rest_server_opts {
      * (rest_server_io). */
     int vend_temporary;
     long vend_ttl_ms;
+    /* The expiry in the key id is vend_grace_ms after (< 0: before) the
+     * one announced: how long a store (tests/s3/fault_proxy.mjs) still
+     * takes them, a clock skew's margin. */
+    long vend_grace_ms;
     /* With vend_temporary: config client.refresh-credentials-endpoint
      * (NULL: none) and client.refresh-credentials-enabled=false. */
     const char *refresh_endpoint;
