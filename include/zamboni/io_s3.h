@@ -19,6 +19,14 @@
 extern "C" {
 #endif
 
+/* Keys handed back by a refresh callback (zb_s3_config below). */
+typedef struct zb_s3_credentials {
+    char access_key_id[256];
+    char secret_access_key[256];
+    char session_token[8192];        /* "" when none */
+    int64_t expires_ms;              /* ms since the epoch; 0: not known */
+} zb_s3_credentials;
+
 typedef struct zb_s3_config {
     /* "https://host[:port]" or "http://127.0.0.1:4568"; NULL: AWS's
      * https://s3.<region>.amazonaws.com. Plain http is refused except
@@ -35,11 +43,28 @@ typedef struct zb_s3_config {
     const char *secret_access_key;
     const char *session_token;
     const char *credentials_source;
+    /* When the static keys expire, in ms since the epoch (a catalog's
+     * s3.session-token-expires-at-ms); 0: not known. */
+    int64_t session_token_expires_ms;
+    /* Fetches new static keys (a catalog's credentials endpoint): called
+     * before session_token_expires_ms (five minutes ahead) and after the
+     * store answered ExpiredToken, by one thread at a time; fills out and
+     * returns ZB_OK, or a negative rc with its message in ctx. NULL: the
+     * keys are used as given. Only with access_key_id, and never taken
+     * over from the settings of every bucket by a prefix. When
+     * zb_io_add_s3 or zb_io_s3_add_prefix returns ZB_OK, the backend
+     * owns refresh_user and calls refresh_release(refresh_user) (if not
+     * NULL) when it drops these settings; otherwise the caller keeps it. */
+    int (*refresh_credentials)(void *user, zb_ctx *ctx,
+                               zb_s3_credentials *out);
+    void (*refresh_release)(void *user);
+    void *refresh_user;
     unsigned max_attempts;           /* per request; 0: 8 */
     unsigned max_retry_seconds;      /* retrying one request; 0: 60 */
     unsigned timeout_seconds;        /* no progress for this long; 0: 30 */
     unsigned max_connections;        /* parallel requests; 0: 16 */
-    uint64_t multipart_threshold;    /* bytes; 0: 16 MiB */
+    uint64_t multipart_threshold;    /* larger files go in parts; bytes;
+                                      * 0: 16 MiB */
     uint64_t part_size;              /* bytes, >= 5 MiB; 0: 8 MiB */
     /* The bytes of each in-flight part are reserved through these (the
      * process's memory budget, set up by the layer that owns it); NULL:

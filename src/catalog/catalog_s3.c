@@ -19,6 +19,7 @@
 
 #include "util/alloc.h"
 #include "util/err.h"
+#include "util/str.h"
 #include "zamboni/budget.h"
 
 typedef struct part_hold {
@@ -95,6 +96,17 @@ static int is_true(const char *v)
            strcmp(v, "True") == 0 || strcmp(v, "1") == 0;
 }
 
+/* A vended expiry: ms since the epoch; 0 (not known) for anything but
+ * digits, which makes the keys used until the store refuses them. */
+static int64_t expires_ms(const char *v)
+{
+    uint64_t n;
+
+    if (zb_str_to_u64(&n, v) < 0 || n > (uint64_t)INT64_MAX)
+        return 0;
+    return (int64_t)n;
+}
+
 int zb_catalog_s3_from_kv(zb_s3_config *out, const zb_catalog_kv *kv,
                           size_t n, unsigned pinned)
 {
@@ -118,6 +130,9 @@ int zb_catalog_s3_from_kv(zb_s3_config *out, const zb_catalog_kv *kv,
         else if (!(pinned & ZB_S3_PIN_CREDENTIALS) &&
                  strcmp(k, "s3.session-token") == 0)
             out->session_token = v;
+        else if (!(pinned & ZB_S3_PIN_CREDENTIALS) &&
+                 strcmp(k, "s3.session-token-expires-at-ms") == 0)
+            out->session_token_expires_ms = expires_ms(v);
         else if (!(pinned & ZB_S3_PIN_ENDPOINT) &&
                  strcmp(k, "s3.endpoint") == 0)
             out->endpoint = v;
@@ -137,6 +152,7 @@ int zb_catalog_s3_from_kv(zb_s3_config *out, const zb_catalog_kv *kv,
         out->access_key_id = NULL;
         out->secret_access_key = NULL;
         out->session_token = NULL;
+        out->session_token_expires_ms = 0;
     }
     if (out->access_key_id != NULL)
         out->credentials_source = "the catalog's vended credentials";

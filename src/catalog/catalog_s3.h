@@ -41,7 +41,8 @@ void zb_catalog_s3_budget_hooks(zb_s3_config *cfg);
 /*
  * The S3 settings among n key/value pairs (a loadTable "config" or one
  * storage credential's "config"): s3.access-key-id, s3.secret-access-key,
- * s3.session-token, s3.endpoint, s3.path-style-access, client.region.
+ * s3.session-token, s3.session-token-expires-at-ms (not digits: 0, not
+ * known), s3.endpoint, s3.path-style-access, client.region.
  * Fields the user pinned are left NULL or 0 so the opener's win (the
  * meaning of 0 and NULL in zb_io_s3_add_prefix); path style 1 only for
  * a vended true. Strings are borrowed from kv. Returns 1 when any field

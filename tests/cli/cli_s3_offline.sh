@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The S3 settings and rules that need no S3 server (issue 16):
 #   --help of every S3 flag with its default; bad values of
-#   --s3-path-style-access, ZAMBONI_S3_MAX_ATTEMPTS, --s3-max-retry-seconds
-#   and a key id without its secret (exit 2, naming the setting);
+#   --s3-path-style-access, ZAMBONI_S3_MAX_ATTEMPTS, --s3-max-retry-seconds,
+#   --s3-multipart-threshold-bytes and a key id without its secret (exit 2,
+#   naming the setting);
 #   a table folder on an object store is read-only: every verb that would
 #   commit or delete refuses it with exit 3 and a message that says why and
 #   what to do, before any request (the endpoint is a closed loopback port);
@@ -14,7 +15,8 @@
 # --- help ----------------------------------------------------------------
 expect help 0 '' '' -- compact --help
 for f in --s3-endpoint --s3-region --s3-path-style-access --s3-max-attempts \
-         --s3-max-retry-seconds --s3-access-key-id; do
+         --s3-max-retry-seconds --s3-multipart-threshold-bytes \
+         --s3-access-key-id; do
     if awk -v f="$f" '$1 == f {getline; h = $0; while ((getline) > 0 &&
            $0 ~ /^      /) h = h $0; print h; exit}' "$out" |
        grep -q default; then ok "help_default_$f"
@@ -36,6 +38,11 @@ expect bad_retry_seconds 2 '' 's3_max_retry_seconds .* must be a whole number' \
     -- describe "$t" --s3-max-retry-seconds 0
 expect bad_timeout_seconds 2 '' "s3_timeout_seconds '3601' \(--s3-timeout-seconds\) must be a whole number from 1 to 3600" \
     -- describe "$t" --s3-timeout-seconds 3601
+expect bad_multipart_threshold 2 '' "s3_multipart_threshold_bytes '0' \(--s3-multipart-threshold-bytes\) must be a whole number from 1 to 5368709120" \
+    -- describe "$t" --s3-multipart-threshold-bytes 0
+ZAMBONI_S3_MULTIPART_THRESHOLD_BYTES=16MiB expect bad_multipart_threshold_env 2 '' \
+    "s3_multipart_threshold_bytes '16MiB' \(ZAMBONI_S3_MULTIPART_THRESHOLD_BYTES \(environment\)\) must be a whole number" \
+    -- describe "$t"
 ZAMBONI_S3_ACCESS_KEY_ID=AKIDONLY expect key_without_secret 2 '' \
     's3_access_key_id is set .* but ZAMBONI_S3_SECRET_ACCESS_KEY is not' \
     -- describe "$t"

@@ -6,9 +6,11 @@
  * JSON object (not JSON, truncated, malformed must give ZB_ECORRUPT with
  * a message), the error text of an error reply, and on an object the
  * CatalogConfig merge, the three list pages, LoadTableResult with its
- * storage credentials, and the OAuth token reply. Each must return ZB_OK
- * or a negative code with a message, never crash; every item a page
- * hands out is a NUL-terminated string of the expected form.
+ * storage credentials, LoadCredentialsResponse (the S3 keys for two
+ * locations) and the OAuth token reply. Each must return ZB_OK or a
+ * negative code with a message, never crash; every item a page hands out
+ * is a NUL-terminated string of the expected form, and keys handed out
+ * have an access key id and a secret.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +79,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const json_t *c = zb_rest__pick_credential(
             ld.credentials, ld.metadata_location ? ld.metadata_location : "");
         if (c && !json_is_object(json_object_get(c, "config")))
+            abort();
+    }
+    for (size_t i = 0; i < 2; i++) {
+        static const char *const locations[] = { "s3://b/t", "" };
+        zb_s3_credentials k;
+        zb_ctx_init(&ctx);
+        rc = zb_rest__parse_credentials(&k, &ctx, "fuzz", doc, locations[i]);
+        check_rc(&ctx, rc);
+        if (rc == ZB_OK && (k.access_key_id[0] == '\0' ||
+                            k.secret_access_key[0] == '\0' ||
+                            k.expires_ms < 0 ||
+                            memchr(k.session_token, '\0',
+                                   sizeof(k.session_token)) == NULL))
             abort();
     }
     zb_ctx_init(&ctx);

@@ -10,9 +10,12 @@
 //                       needing a token the PUT handed out
 //   GET  /__stats       {"sts":N,"container":N,"imds":N,"imds_token":N}:
 //                       credentials handed out per source
-//   GET  /__config?lifetime_s=N&fail=sts,container,imds
+//   GET  /__config?lifetime_s=N&fail=sts,container,imds&key_exp_s=M
 //                       credentials' lifetime from now (default 3600 s);
-//                       the listed sources answer 500 until changed
+//                       the listed sources answer 500 until changed;
+//                       key_exp_s: access key ids end in EXP<ms>, M s from
+//                       now, when tests/s3/fault_proxy.mjs stops taking
+//                       them (empty: no suffix, the default)
 // Refusals echo what they were sent in their bodies, so that the tests can
 // check that the client never copies a reply body into its messages.
 //
@@ -28,13 +31,15 @@ for (let i = 2; i < process.argv.length; i += 2)
 
 const stats = { sts: 0, container: 0, imds: 0, imds_token: 0 };
 let lifetimeS = 3600;
+let keyExpS = null;
 let failing = new Set();
 const imdsTokens = new Set();
 
 function creds(kind) {
   const n = ++stats[kind];
   return {
-    AccessKeyId: `ASIA${kind.toUpperCase()}${n}`,
+    AccessKeyId: `ASIA${kind.toUpperCase()}${n}` +
+      (keyExpS === null ? '' : `EXP${Date.now() + keyExpS * 1000}`),
     SecretAccessKey: `${kind}-secret-${n}`,
     Token: `${kind}-token-${n}`,
     Expiration: new Date(Date.now() + lifetimeS * 1000)
@@ -128,6 +133,9 @@ const server = http.createServer((req, res) => {
       if (url.pathname === '/__config') {
         if (url.searchParams.has('lifetime_s'))
           lifetimeS = Number(url.searchParams.get('lifetime_s'));
+        if (url.searchParams.has('key_exp_s'))
+          keyExpS = url.searchParams.get('key_exp_s') === '' ? null
+            : Number(url.searchParams.get('key_exp_s'));
         if (url.searchParams.has('fail'))
           failing = new Set(url.searchParams.get('fail').split(',')
             .filter((s) => s));

@@ -11,6 +11,8 @@
 //   slow         forwarded; the reply waits slowMs before its headers
 //   notxml       a ListObjectsV2 reply's body replaced by text that is not
 //                XML (other requests are left alone)
+//   dropreply    forwarded and done upstream; the connection is then
+//                closed without a byte of the reply (a lost reply)
 // and DeleteObjects can answer per-key <Error> entries for chosen keys
 // (deletePerKeyErrors, exact keys, or deleteErrorRate, a share of keys):
 // those keys are cut from the request body before it is forwarded, so
@@ -19,6 +21,18 @@
 // s3rver answers AbortMultipartUpload with 405 MethodNotAllowed; the
 // proxy answers that 405 with the 204 S3 gives (the parts s3rver keeps
 // are never listed), so a client's abort is seen as done and counted.
+// Where s3rver departs from S3 in what a lost reply exposes, the proxy
+// answers as S3 does: a CompleteMultipartUpload of an upload already
+// completed gets 404 NoSuchUpload (not forwarded), and an object made by
+// a multipart upload shows S3's ETag (the MD5 of its parts' MD5s, "-",
+// their count) in HEAD and GET replies, If-Match taking it too.
+//
+// Temporary keys: a request signed with an access key id that ends in
+// EXP<ms since the epoch> is refused with 400 ExpiredToken once that time
+// has passed (as S3 refuses an expired session token; a HEAD's reply has
+// no body), and is otherwise forwarded signed by the upstream's own key
+// id (--upstream-key, default S3RVER; s3rver checks the key id, not the
+// signature). The stats count each such key's requests passed and refused.
 //
 // Control (never forwarded):
 //   GET  /__proxy/stats   requests by method, by key and by operation;
@@ -28,23 +42,27 @@
 //                         refused (deleteErrors)
 //   GET  /__proxy/faults  the fault settings in force
 //   POST /__proxy/faults  JSON replacing the fault settings: rate (0..1),
-//                         kinds, methods, keyPattern (a regex on the key),
+//                         kinds, methods, ops (operation names, as in the
+//                         stats' byOp), keyPattern (a regex on the key),
 //                         maxFaults, slowMs, delayMs, deletePerKeyErrors,
 //                         deleteErrorRate
 //   POST /__proxy/reset   counters back to zero
 //
 // Usage: node fault_proxy.mjs --target http://127.0.0.1:PORT [--listen PORT]
 //        [--delay-ms N] [--seed N] [--rate R --kinds a,b --methods GET,PUT]
-//        [--slow-ms N] [--log]   (--log: each request's line and Range on stderr)
+//        [--slow-ms N] [--upstream-key ID]
+//        [--log]   (--log: each request's line and Range on stderr)
 // Prints `listening PORT` as its first line; stops on SIGTERM or SIGINT.
 import http from 'node:http';
 import crypto from 'node:crypto';
 
-const KINDS = ['500', '503slowdown', 'reset', 'short', 'slow', 'notxml'];
+const KINDS = ['500', '503slowdown', 'reset', 'short', 'slow', 'notxml',
+               'dropreply'];
 
 function parseArgs(argv) {
   const a = { target: null, listen: 0, delayMs: 0, seed: 1, rate: 0,
-              kinds: ['500', '503slowdown'], methods: null, slowMs: 5000 };
+              kinds: ['500', '503slowdown'], methods: null, slowMs: 5000,
+              upstreamKey: 'S3RVER' };
   for (let i = 0; i < argv.length; i++) {
     const k = argv[i], v = argv[i + 1];
     const need = () => {
@@ -59,6 +77,7 @@ function parseArgs(argv) {
     else if (k === '--kinds') a.kinds = need().split(',');
     else if (k === '--methods') a.methods = need().split(',');
     else if (k === '--slow-ms') a.slowMs = Number(need());
+    else if (k === '--upstream-key') a.upstreamKey = need();
     else if (k === '--log') a.log = true;
     else { console.error(`fault_proxy: unknown argument ${k}`); process.exit(2); }
   }
@@ -93,6 +112,7 @@ function setFaults(f) {
     rate: Number(f.rate ?? 0),
     kinds,
     methods: f.methods ?? null,
+    ops: f.ops ?? null,
     keyPattern: f.keyPattern ?? null,
     maxFaults: f.maxFaults ?? null,
     slowMs: Number(f.slowMs ?? args.slowMs),
@@ -111,13 +131,17 @@ function resetStats() {
   stats = {
     requests: { total: 0, byMethod: {}, byKey: {}, byOp: {} },
     faults: { total: 0, byKind: {} },
-    multipart: { initiated: 0, completed: 0, aborted: 0, open: [] },
+    multipart: { initiated: 0, completed: 0, aborted: 0, open: [],
+                 repeatedCompletes: 0 },
+    tempKeys: { passed: {}, refused: {}, refusedTotal: 0 },
     deleteErrors: [],
     deletedKeys: [],
   };
 }
 resetStats();
 const openUploads = new Map();  // uploadId -> key
+const doneUploads = new Set();  // uploadIds completed
+const mpEtags = new Map();      // key -> { upstream, s3 } ETags
 const bump = (o, k) => { o[k] = (o[k] ?? 0) + 1; };
 
 // Path-style addressing: /BUCKET/KEY?QUERY.
@@ -175,6 +199,7 @@ function readBody(stream) {
 function chooseFault(req, d) {
   if (faults.rate <= 0 || faults.kinds.length === 0) return null;
   if (faults.methods && !faults.methods.includes(req.method)) return null;
+  if (faults.ops && !faults.ops.includes(d.op)) return null;
   if (faults.keyRe && !faults.keyRe.test(d.key)) return null;
   if (faultsLeft !== null && faultsLeft <= 0) return null;
   if (rand() >= faults.rate) return null;
@@ -225,11 +250,41 @@ function trackMultipart(d, status, body) {
     if (body && /<Error>/.test(body.toString('utf8'))) return;
     stats.multipart.completed++;
     openUploads.delete(d.uploadId);
+    doneUploads.add(d.uploadId);
   } else if (d.op === 'AbortMultipartUpload') {
     stats.multipart.aborted++;
     openUploads.delete(d.uploadId);
   }
   stats.multipart.open = [...openUploads.entries()].map(([id, key]) => ({ uploadId: id, key }));
+}
+
+// S3's ETag of a multipart object from a CompleteMultipartUpload body.
+function multipartEtag(reqBody) {
+  const md5s = [...reqBody.toString('utf8').matchAll(/<ETag>([\s\S]*?)<\/ETag>/g)]
+    .map((m) => xmlUnescape(m[1]).replace(/"/g, ''));
+  if (md5s.length === 0 || md5s.some((e) => !/^[0-9a-f]{32}$/i.test(e))) return null;
+  const h = crypto.createHash('md5');
+  for (const e of md5s) h.update(Buffer.from(e, 'hex'));
+  return `"${h.digest('hex')}-${md5s.length}"`;
+}
+
+// Temporary keys (see the top): null to go on, or the reply was sent.
+function checkTempKey(req, res, headers) {
+  const m = /Credential=([^/,\s]+)\//.exec(req.headers.authorization ?? '');
+  const exp = m ? /EXP(\d+)$/.exec(m[1]) : null;
+  if (!exp) return null;
+  const key = m[1];
+  if (Date.now() >= Number(exp[1])) {
+    bump(stats.tempKeys.refused, key);
+    stats.tempKeys.refusedTotal++;
+    readBody(req).catch(() => {});
+    errorReply(res, 400, 'ExpiredToken', 'The provided token has expired.', req.url);
+    return true;
+  }
+  bump(stats.tempKeys.passed, key);
+  headers.authorization = req.headers.authorization.replace(
+    `Credential=${key}/`, `Credential=${args.upstreamKey}/`);
+  return null;
 }
 
 function forward(req, headers, body) {
@@ -296,6 +351,18 @@ async function handle(req, res) {
   if (d.key) bump(stats.requests.byKey, d.key);
   if (faults.delayMs > 0) await sleep(faults.delayMs);
 
+  const headers = forwardHeaders(req);
+  if (checkTempKey(req, res, headers)) return;
+  if (d.op === 'CompleteMultipartUpload' && doneUploads.has(d.uploadId)) {
+    await readBody(req);
+    stats.multipart.repeatedCompletes++;
+    return errorReply(res, 404, 'NoSuchUpload', 'The specified upload does not exist. ' +
+      'The upload ID may be invalid, or the upload may have been aborted or completed.', req.url);
+  }
+  const mp = mpEtags.get(d.key);
+  for (const h of ['if-match', 'if-none-match'])
+    if (mp && headers[h] === mp.s3) headers[h] = mp.upstream;
+
   const fault = chooseFault(req, d);
   if (fault === '500' || fault === '503slowdown') {
     await readBody(req);
@@ -305,7 +372,7 @@ async function handle(req, res) {
 
   let reqBody = null;
   let refused = [];
-  const headers = forwardHeaders(req);
+  if (d.op === 'CompleteMultipartUpload') reqBody = await readBody(req);
   if (d.op === 'DeleteObjects' &&
       (faults.deletePerKeyErrors.length > 0 || faults.deleteErrorRate > 0)) {
     const split = splitDelete(await readBody(req));
@@ -339,11 +406,15 @@ async function handle(req, res) {
 
   if (d.op === 'DeleteObject' && up.statusCode >= 200 && up.statusCode < 300)
     stats.deletedKeys.push(d.key);
+  if ((d.op === 'PutObject' || d.op === 'DeleteObject') && up.statusCode < 300)
+    mpEtags.delete(d.key);
+  const etagOverride = mp && up.headers.etag === mp.upstream &&
+    (d.op === 'HeadObject' || d.op === 'GetObject') ? { etag: mp.s3 } : {};
   // Buffer the reply when it must be read or changed; else stream it.
   const mustBuffer = fault !== null || refused.length > 0 ||
     ['CreateMultipartUpload', 'CompleteMultipartUpload', 'AbortMultipartUpload'].includes(d.op);
   if (!mustBuffer) {
-    res.writeHead(up.statusCode, replyHeaders(up));
+    res.writeHead(up.statusCode, replyHeaders(up, etagOverride));
     up.pipe(res);
     return;
   }
@@ -356,6 +427,20 @@ async function handle(req, res) {
     extra = { 'content-type': undefined };
   }
   trackMultipart(d, status, body);
+  if (d.op === 'CompleteMultipartUpload' && status === 200 && !/<Error>/.test(body.toString('utf8'))) {
+    const s3 = multipartEtag(reqBody);
+    const m = /<ETag>([^<]*)<\/ETag>/.exec(body.toString('utf8'));
+    if (s3 && m) {
+      const upstream = xmlUnescape(m[1]);
+      mpEtags.set(d.key, { upstream, s3 });
+      body = Buffer.from(body.toString('utf8').replace(m[0], `<ETag>${xmlEscape(s3)}</ETag>`), 'utf8');
+    }
+  }
+  if (fault === 'dropreply') {
+    req.socket.destroy();
+    return;
+  }
+  Object.assign(extra, etagOverride);
   if (refused.length > 0 && status === 200) {
     const text = body.toString('utf8');
     const at = text.lastIndexOf('</DeleteResult>');

@@ -203,6 +203,50 @@ try {
   check('multipart_counts', st.multipart.initiated === 2 && st.multipart.completed === 1 && st.multipart.aborted === 1 && st.multipart.open.length === 0, JSON.stringify(st.multipart));
   check('multipart_aborted_invisible', !(await listAll(direct, bucket, 'm/')).some((o) => o.key === 'm/gone.bin'));
 
+  // --- a lost Complete reply, and what S3 answers then ---------------
+  await setFaults({ rate: 1, kinds: ['dropreply'], ops: ['CompleteMultipartUpload'], maxFaults: 1 });
+  await reset();
+  const mp3 = await via.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: 'm/lost.bin' }));
+  const q1 = await via.send(new UploadPartCommand({ Bucket: bucket, Key: 'm/lost.bin', UploadId: mp3.UploadId, PartNumber: 1, Body: part }));
+  const q2 = await via.send(new UploadPartCommand({ Bucket: bucket, Key: 'm/lost.bin', UploadId: mp3.UploadId, PartNumber: 2, Body: tail }));
+  const parts3 = { Parts: [{ PartNumber: 1, ETag: q1.ETag }, { PartNumber: 2, ETag: q2.ETag }] };
+  r = await attempt(via.send(new CompleteMultipartUploadCommand({ Bucket: bucket, Key: 'm/lost.bin', UploadId: mp3.UploadId, MultipartUpload: parts3 })));
+  check('fault_dropreply_no_reply', !r.ok, r.ok ? 'answered' : '');
+  const lost = await bodyOf(await direct.send(new GetObjectCommand({ Bucket: bucket, Key: 'm/lost.bin' })));
+  check('fault_dropreply_done_upstream', lost.equals(Buffer.concat([part, tail])));
+  r = await attempt(via.send(new CompleteMultipartUploadCommand({ Bucket: bucket, Key: 'm/lost.bin', UploadId: mp3.UploadId, MultipartUpload: parts3 })));
+  check('complete_again_no_such_upload', !r.ok && r.error.name === 'NoSuchUpload' && r.error.$metadata?.httpStatusCode === 404,
+        r.ok ? 'succeeded' : r.error.name);
+  const md5s = crypto.createHash('md5');
+  for (const e of [q1.ETag, q2.ETag]) md5s.update(Buffer.from(e.replace(/"/g, ''), 'hex'));
+  const s3Etag = `"${md5s.digest('hex')}-2"`;
+  const h3 = await via.send(new HeadObjectCommand({ Bucket: bucket, Key: 'm/lost.bin' }));
+  check('multipart_etag_as_s3', h3.ETag === s3Etag, `${h3.ETag} != ${s3Etag}`);
+  r = await attempt(via.send(new GetObjectCommand({ Bucket: bucket, Key: 'm/lost.bin', IfMatch: s3Etag, Range: 'bytes=0-9' })));
+  check('multipart_etag_if_match', r.ok && r.value.ETag === s3Etag, r.ok ? r.value.ETag : r.error.name);
+  st = await stats();
+  check('multipart_lost_counted', st.multipart.completed === 1 && st.multipart.repeatedCompletes === 1 && st.multipart.open.length === 0,
+        JSON.stringify(st.multipart));
+  await setFaults({ rate: 1, kinds: ['500'], ops: ['GetObject'] });
+  r = await attempt(via.send(new HeadObjectCommand({ Bucket: bucket, Key: 'a/obj.bin' })));
+  check('fault_ops_filter', r.ok);
+  await setFaults({});
+
+  // --- temporary keys: refused once expired, else passed signed as S3RVER --
+  await reset();
+  const tmpClient = (id) => s3Client(proxyUrl, { credentials: { accessKeyId: id, secretAccessKey: 'x', sessionToken: 't' } });
+  const live = `TMPKEY1EXP${Date.now() + 60000}`, dead = `TMPKEY2EXP${Date.now() - 1}`;
+  r = await attempt(tmpClient(live).send(new GetObjectCommand({ Bucket: bucket, Key: 'a/obj.bin' })));
+  check('temp_key_live_passes', r.ok);
+  r = await attempt(tmpClient(dead).send(new GetObjectCommand({ Bucket: bucket, Key: 'a/obj.bin' })));
+  check('temp_key_expired_refused', !r.ok && r.error.name === 'ExpiredToken' && r.error.$metadata?.httpStatusCode === 400,
+        r.ok ? 'passed' : r.error.name);
+  r = await attempt(tmpClient(dead).send(new HeadObjectCommand({ Bucket: bucket, Key: 'a/obj.bin' })));
+  check('temp_key_expired_head_400', !r.ok && r.error.$metadata?.httpStatusCode === 400, r.ok ? 'passed' : String(r.error.$metadata?.httpStatusCode));
+  st = await stats();
+  check('temp_key_stats', st.tempKeys.passed[live] === 1 && st.tempKeys.refused[dead] === 2 && st.tempKeys.refusedTotal === 2,
+        JSON.stringify(st.tempKeys));
+
   // --- seeded share: some faults, not all -----------------------------
   await setFaults({ rate: 0.5, kinds: ['500', '503slowdown'] });
   await reset();

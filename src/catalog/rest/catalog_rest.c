@@ -161,6 +161,7 @@ static void rest_free_state(zb_rest *r)
 
     if (!r)
         return;
+    zb_rest__detach_refreshers(r);
     zb_rest__fini(r);
     for (i = 0; i < r->n_headers; i++) {
         zb_free((char *)r->headers[i].key);

@@ -15,7 +15,9 @@
  *   catalog_rest.c        the catalog backend: zb_catalog__rest_open
  *                         (config, Lakekeeper probe), URLs, listings,
  *                         namespaces;
- *   catalog_rest_table.c  load, create, register, commit and drop.
+ *   catalog_rest_table.c  load, create, register, commit and drop;
+ *   catalog_rest_s3.c     the vended S3 settings given to the FileIO;
+ *   catalog_rest_creds.c  their keys fetched again (loadCredentials).
  *
  * Requests follow apache/iceberg open-api/rest-catalog-open-api.yaml.
  */
@@ -30,6 +32,9 @@
 
 #include "catalog/catalog.h"
 #include "util/buf.h"
+#include "zamboni/io_s3.h"
+
+typedef struct zb_rest_refresher zb_rest_refresher;
 
 /* Largest reply body read (a LoadTableResult carries whole metadata). */
 #define ZB_REST_MAX_BODY_BYTES ((size_t)256 << 20)
@@ -64,6 +69,9 @@ typedef struct zb_rest {
     uint64_t n_requests;
     uint64_t n_retries;
     uint64_t n_token_fetches;
+    uint64_t n_credential_fetches;   /* catalog_rest_creds.c's lock */
+    /* Given to the FileIO with vended keys (catalog_rest_creds.c). */
+    zb_rest_refresher *refreshers;
 } zb_rest;
 
 /* What kind of request: decides retries and the rc of failures. */
@@ -169,6 +177,37 @@ const json_t *zb_rest__pick_credential(const json_t *credentials,
  */
 int zb_rest__apply_s3(zb_catalog *c, zb_ctx *ctx, const zb_table *t,
                       const zb_rest_loaded *ld);
+
+/*
+ * LoadCredentialsResponse: the S3 keys of the storage credential whose
+ * prefix is the longest prefix of location: s3.access-key-id and
+ * s3.secret-access-key (both needed), s3.session-token and
+ * s3.session-token-expires-at-ms (digits) if given. ZB_ECORRUPT for any
+ * other shape, no credential for location, or a value too long; the
+ * messages never quote a value.
+ */
+int zb_rest__parse_credentials(zb_s3_credentials *out, zb_ctx *ctx,
+                               const char *what, const json_t *doc,
+                               const char *location);
+
+/*
+ * catalog_rest_creds.c: a refresher of the vended keys of table ident
+ * for location (its URL from kv, the table's config, and the catalog's
+ * properties), held by r until zb_rest__detach_refreshers and by the
+ * caller, who gives it as refresh_user with zb_rest__refresh_credentials
+ * and zb_rest__refresher_release to the S3 backend, or releases it.
+ */
+int zb_rest__refresher_new(zb_rest_refresher **out, zb_rest *r, zb_ctx *ctx,
+                           const char *ident, const char *location,
+                           const zb_catalog_kv *kv, size_t n);
+int zb_rest__refresh_credentials(void *user, zb_ctx *ctx,
+                                 zb_s3_credentials *out);
+void zb_rest__refresher_release(void *user);
+/* The catalog closes: its refreshers' fetches fail from now on. */
+void zb_rest__detach_refreshers(zb_rest *r);
+/* 0 when kv or the catalog say client.refresh-credentials-enabled=false. */
+int zb_rest__refresh_enabled(const zb_rest *r, const zb_catalog_kv *kv,
+                             size_t n);
 
 /* OAuthTokenResponse: token (zb_free) and expires_in (-1 when absent). */
 int zb_rest__parse_token(char **token_out, long *expires_in_out,

@@ -11,6 +11,7 @@
  *                           Lakekeeper's ListWarehousesResponse
  *   zb_rest__parse_loaded   LoadTableResult, CommitTableResponse
  *   zb_rest__parse_token    OAuthTokenResponse
+ *   zb_rest__parse_credentials  LoadCredentialsResponse -> S3 keys
  *
  * Nothing here touches the network; every function checks each shape
  * before use, so that tests/fuzz/fuzz_rest_response.c can feed it any
@@ -25,6 +26,7 @@
 
 #include "util/alloc.h"
 #include "util/err.h"
+#include "util/str.h"
 
 /* The first bytes of a body as printable text, quotes escaped. */
 static void show_bytes(char *out, size_t out_size, const char *body,
@@ -285,12 +287,39 @@ done:
     return rc;
 }
 
+/* A storage-credentials array: each a "prefix" string and a "config"
+ * object of strings. */
+static int check_credentials(zb_ctx *ctx, const char *what,
+                             const json_t *arr)
+{
+    const json_t *cred, *v;
+    const char *k;
+    size_t i;
+
+    if (!json_is_array(arr))
+        return zb_fail(ctx, ZB_ECORRUPT,
+                       "%s: \"storage-credentials\" is not an array", what);
+    json_array_foreach(arr, i, cred) {
+        const json_t *cfg = json_object_get(cred, "config");
+        if (!json_is_string(json_object_get(cred, "prefix"))
+            || !json_is_object(cfg))
+            return zb_fail(ctx, ZB_ECORRUPT,
+                           "%s: storage credential %zu lacks a \"prefix\" "
+                           "string or a \"config\" object", what, i);
+        json_object_foreach((json_t *)cfg, k, v)
+            if (!json_is_string(v))
+                return zb_fail(ctx, ZB_ECORRUPT,
+                               "%s: storage credential %zu: \"%s\" is not "
+                               "a string", what, i, k);
+    }
+    return ZB_OK;
+}
+
 int zb_rest__parse_loaded(zb_rest_loaded *out, zb_ctx *ctx, const char *what,
                           const json_t *doc)
 {
-    const json_t *loc, *v, *cred;
+    const json_t *loc, *v;
     const char *k;
-    size_t i;
 
     memset(out, 0, sizeof(*out));
     loc = json_object_get(doc, "metadata-location");
@@ -319,22 +348,74 @@ int zb_rest__parse_loaded(zb_rest_loaded *out, zb_ctx *ctx, const char *what,
         out->credentials = NULL;
     if (!out->credentials)
         return ZB_OK;
-    if (!json_is_array(out->credentials))
-        return zb_fail(ctx, ZB_ECORRUPT,
-                       "%s: \"storage-credentials\" is not an array", what);
-    json_array_foreach(out->credentials, i, cred) {
-        const json_t *cfg = json_object_get(cred, "config");
-        if (!json_is_string(json_object_get(cred, "prefix"))
-            || !json_is_object(cfg))
-            return zb_fail(ctx, ZB_ECORRUPT,
-                           "%s: storage credential %zu lacks a \"prefix\" "
-                           "string or a \"config\" object", what, i);
-        json_object_foreach((json_t *)cfg, k, v)
-            if (!json_is_string(v))
-                return zb_fail(ctx, ZB_ECORRUPT,
-                               "%s: storage credential %zu: \"%s\" is not "
-                               "a string", what, i, k);
+    return check_credentials(ctx, what, out->credentials);
+}
+
+/* Copies the string value of cfg[key] into dst; 1 when copied, 0 when
+ * absent, -1 when too long. */
+static int take_value(char *dst, size_t size, const json_t *cfg,
+                      const char *key)
+{
+    const json_t *v = json_object_get(cfg, key);
+    size_t n;
+
+    if (!json_is_string(v))
+        return 0;
+    n = json_string_length(v);
+    if (n >= size || memchr(json_string_value(v), '\0', n) != NULL)
+        return -1;
+    memcpy(dst, json_string_value(v), n + 1);
+    return 1;
+}
+
+int zb_rest__parse_credentials(zb_s3_credentials *out, zb_ctx *ctx,
+                               const char *what, const json_t *doc,
+                               const char *location)
+{
+    const json_t *arr = json_object_get(doc, "storage-credentials");
+    const json_t *cred, *cfg, *exp;
+    uint64_t ms = 0;
+    int a, b, t;
+    int rc;
+
+    memset(out, 0, sizeof(*out));
+    if (!json_is_array(arr))
+        return zb_fail(ctx, ZB_ECORRUPT, "%s: reply has no "
+                       "\"storage-credentials\" array", what);
+    if ((rc = check_credentials(ctx, what, arr)) < 0)
+        return rc;
+    if (!(cred = zb_rest__pick_credential(arr, location)))
+        return zb_fail(ctx, ZB_ECORRUPT, "%s: no storage credential for "
+                       "%.300s among %zu", what, location,
+                       json_array_size(arr));
+    cfg = json_object_get(cred, "config");
+    a = take_value(out->access_key_id, sizeof(out->access_key_id), cfg,
+                   "s3.access-key-id");
+    b = take_value(out->secret_access_key, sizeof(out->secret_access_key),
+                   cfg, "s3.secret-access-key");
+    t = take_value(out->session_token, sizeof(out->session_token), cfg,
+                   "s3.session-token");
+    exp = json_object_get(cfg, "s3.session-token-expires-at-ms");
+    if (a < 0 || b < 0 || t < 0)
+        rc = zb_fail(ctx, ZB_ECORRUPT, "%s: the credential for %.300s has "
+                     "a key, secret or token too long", what, location);
+    else if (a == 0 || b == 0 || !out->access_key_id[0] ||
+             !out->secret_access_key[0])
+        rc = zb_fail(ctx, ZB_ECORRUPT, "%s: the credential for %.300s lacks "
+                     "s3.access-key-id or s3.secret-access-key", what,
+                     location);
+    else if (exp && (zb_str_to_u64(&ms, json_string_value(exp)) < 0 ||
+                     ms > (uint64_t)INT64_MAX))
+        rc = zb_fail(ctx, ZB_ECORRUPT, "%s: the credential for %.300s has an "
+                     "s3.session-token-expires-at-ms that is not a count of "
+                     "milliseconds", what, location);
+    if (rc < 0) {
+        volatile char *v = (volatile char *)out;
+        for (size_t i = 0; i < sizeof(*out); i++)
+            v[i] = 0;
+        return rc;
     }
+    out->expires_ms = (int64_t)ms;
     return ZB_OK;
 }
 

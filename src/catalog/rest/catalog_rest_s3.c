@@ -10,9 +10,11 @@
  * narrower prefix use their own keys. zb_io_s3_add_prefix keeps the
  * longest matching prefix. What the user pinned (flag, ZAMBONI_*,
  * profile: zb_catalog_config.s3_pinned) is left out, so the user's wins
- * (catalog/catalog_s3.h). A FileIO without the S3 backend (a program
- * that reads only local tables) is left as it is. Values are never
- * logged: they hold secrets.
+ * (catalog/catalog_s3.h). Vended keys come with a refresher
+ * (catalog_rest_creds.c), so that the backend fetches them again through
+ * the catalog before they expire. A FileIO without the S3 backend (a
+ * program that reads only local tables) is left as it is. Values are
+ * never logged: they hold secrets.
  */
 #define ZB_MODULE "catalog"
 
@@ -25,9 +27,13 @@
 #include "util/alloc.h"
 #include "util/err.h"
 
-static int add_prefix(zb_catalog *c, zb_ctx *ctx, const char *prefix,
+/* Settings for prefix from kv; vended keys get a refresher for the
+ * credential of match (the location their credential was picked for). */
+static int add_prefix(zb_catalog *c, zb_ctx *ctx, const zb_table *t,
+                      const char *prefix, const char *match,
                       const zb_catalog_kv *kv, size_t n)
 {
+    zb_rest_refresher *f = NULL;
     zb_s3_config cfg;
     int rc;
 
@@ -35,7 +41,18 @@ static int add_prefix(zb_catalog *c, zb_ctx *ctx, const char *prefix,
         return ZB_OK;
     if (!zb_catalog_s3_from_kv(&cfg, kv, n, c->s3_pinned))
         return ZB_OK;
+    if (cfg.access_key_id != NULL &&
+        zb_rest__refresh_enabled(c->backend, kv, n)) {
+        if ((rc = zb_rest__refresher_new(&f, c->backend, ctx, t->ident,
+                                         match, kv, n)) < 0)
+            return rc;
+        cfg.refresh_credentials = zb_rest__refresh_credentials;
+        cfg.refresh_release = zb_rest__refresher_release;
+        cfg.refresh_user = f;
+    }
     rc = zb_io_s3_add_prefix(c->io, ctx, prefix, &cfg);
+    if (rc < 0)
+        zb_rest__refresher_release(f);   /* not taken */
     if (rc == ZB_EINVAL) {
         /* no S3 backend in this FileIO: nothing to configure */
         zb_err_clear(&ctx->err);
@@ -82,12 +99,13 @@ int zb_rest__apply_s3(zb_catalog *c, zb_ctx *ctx, const zb_table *t,
     int rc;
 
     if (t->meta->location != NULL &&
-        (rc = add_prefix(c, ctx, t->meta->location, t->config,
-                         t->n_config)) < 0)
+        (rc = add_prefix(c, ctx, t, t->meta->location, t->meta->location,
+                         t->config, t->n_config)) < 0)
         return rc;
     if (t->root != NULL && t->meta->location != NULL &&
         strcmp(t->root, t->meta->location) != 0 &&
-        (rc = add_prefix(c, ctx, t->root, t->config, t->n_config)) < 0)
+        (rc = add_prefix(c, ctx, t, t->root, t->meta->location, t->config,
+                         t->n_config)) < 0)
         return rc;
     if (ld->credentials == NULL)
         return ZB_OK;
@@ -99,7 +117,7 @@ int zb_rest__apply_s3(zb_catalog *c, zb_ctx *ctx, const zb_table *t,
         if ((rc = credential_kv(&kv, &n, ctx, json_object_get(cred, "config"),
                                 ld->config)) < 0)
             return rc;
-        rc = add_prefix(c, ctx, p, kv, n);
+        rc = add_prefix(c, ctx, t, p, p, kv, n);
         zb_free(kv);
         if (rc < 0)
             return rc;

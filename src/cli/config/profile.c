@@ -45,6 +45,7 @@ static const char *const scalar_keys[] = {
     "trino.version", "spark.remote", "spark.master", "spark.catalog",
     "s3_endpoint", "s3_region", "s3_path_style_access", "s3_max_attempts",
     "s3_max_retry_seconds", "s3_timeout_seconds",
+    "s3_multipart_threshold_bytes",
     /* the worker (service/): */
     "queue_max_tasks", "max_attempts", "size_class", "workers",
     "drain_timeout", "max_lifetime", "idle_exit_after", "lease_seconds",
@@ -415,6 +416,7 @@ static int walk_root(walk *w, const yaml_node_t *root)
                                        "s3_max_attempts",
                                        "s3_max_retry_seconds",
                                        "s3_timeout_seconds",
+                                       "s3_multipart_threshold_bytes",
                                        "queue_max_tasks", "max_attempts",
                                        "size_class", "workers",
                                        "drain_timeout", "max_lifetime",

@@ -91,6 +91,10 @@ static const setting_def defs[ZB_SET_COUNT] = {
                                     "ZAMBONI_S3_TIMEOUT_SECONDS", NULL,
                                     "s3_timeout_seconds", NULL, 0,
                                     { NULL, NULL } },
+    [ZB_SET_S3_MULTIPART_THRESHOLD_BYTES] = {
+        "s3_multipart_threshold_bytes", "--s3-multipart-threshold-bytes",
+        "ZAMBONI_S3_MULTIPART_THRESHOLD_BYTES", NULL,
+        "s3_multipart_threshold_bytes", NULL, 0, { NULL, NULL } },
     [ZB_SET_CREDENTIAL] = { "credential", NULL, "ZAMBONI_CREDENTIAL", NULL,
                             NULL, NULL, 1, { NULL, NULL } },
     [ZB_SET_TOKEN] = { "token", NULL, "ZAMBONI_TOKEN", NULL, NULL, NULL, 1,
@@ -229,6 +233,8 @@ int zb_settings_duration_ms(int64_t *out, zb_ctx *ctx, const zb_settings *s,
 
 /* The largest budget taken: 1 EiB (more is a typo, not a machine). */
 #define MEMORY_BUDGET_MAX ((uint64_t)1 << 60)
+/* S3's largest single PUT: files above go in parts anyway. */
+#define S3_PUT_MAX ((uint64_t)5 << 30)
 
 #define SETTINGS_ARENA_MAX (4u << 20)
 #define PATH_MAX_BYTES 4096
@@ -413,6 +419,8 @@ static int validate(zb_ctx *ctx, const zb_settings *s)
         (rc = check_int(ctx, s, ZB_SET_S3_MAX_ATTEMPTS, 1, 100)) < 0 ||
         (rc = check_int(ctx, s, ZB_SET_S3_MAX_RETRY_SECONDS, 1, 86400)) < 0 ||
         (rc = check_int(ctx, s, ZB_SET_S3_TIMEOUT_SECONDS, 1, 3600)) < 0 ||
+        (rc = check_int(ctx, s, ZB_SET_S3_MULTIPART_THRESHOLD_BYTES, 1,
+                        S3_PUT_MAX)) < 0 ||
         (rc = check_int(ctx, s, ZB_SET_QUEUE_MAX_TASKS, 1, 10000000)) < 0 ||
         (rc = check_int(ctx, s, ZB_SET_MAX_ATTEMPTS, 1, 1000)) < 0 ||
         (rc = check_int(ctx, s, ZB_SET_WORKERS, 1, 256)) < 0 ||

@@ -68,6 +68,7 @@ typedef enum zb_setting_id {
     ZB_SET_S3_MAX_ATTEMPTS,        /* per request, 1..100 */
     ZB_SET_S3_MAX_RETRY_SECONDS,   /* retrying one request, 1..86400 */
     ZB_SET_S3_TIMEOUT_SECONDS,     /* no progress on a request, 1..3600 */
+    ZB_SET_S3_MULTIPART_THRESHOLD_BYTES, /* larger files go in parts */
     ZB_SET_CREDENTIAL,             /* secret: "client_id:client_secret" */
     ZB_SET_TOKEN,                  /* secret */
     ZB_SET_TRINO_HOST,

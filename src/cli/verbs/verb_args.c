@@ -214,6 +214,10 @@ static const flag_def flags[] = {
     { "--s3-timeout-seconds", F_SETTING, "N", CATALOG | ZB_VERB_DEMO,
       "an S3 request that moves no byte for this long is cut and, if safe,\n"
       "tried again (1..3600); default ZAMBONI_S3_TIMEOUT_SECONDS, else 30" },
+    { "--s3-multipart-threshold-bytes", F_SETTING, "N", CATALOG | ZB_VERB_DEMO,
+      "files larger than this go to S3 as multipart uploads of 8 MiB parts,\n"
+      "smaller ones in one PUT (1..5368709120); default\n"
+      "ZAMBONI_S3_MULTIPART_THRESHOLD_BYTES, else 16777216 (16 MiB)" },
     { "--s3-access-key-id", F_SETTING, "ID", CATALOG | ZB_VERB_DEMO,
       "S3 access key id (the secret comes from ZAMBONI_S3_SECRET_ACCESS_KEY,\n"
       "a session token from ZAMBONI_S3_SESSION_TOKEN); default\n"

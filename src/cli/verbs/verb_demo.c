@@ -592,7 +592,7 @@ static int s3_lines(zb_ctx *ctx, char *out, size_t size,
     static const zb_setting_id ids[] = {
         ZB_SET_S3_ENDPOINT, ZB_SET_S3_REGION, ZB_SET_S3_PATH_STYLE_ACCESS,
         ZB_SET_S3_MAX_ATTEMPTS, ZB_SET_S3_MAX_RETRY_SECONDS,
-        ZB_SET_S3_TIMEOUT_SECONDS
+        ZB_SET_S3_TIMEOUT_SECONDS, ZB_SET_S3_MULTIPART_THRESHOLD_BYTES
     };
     size_t used = 0;
 

@@ -1,7 +1,7 @@
 /*
  * cli/verbs/verb_s3.c - the S3 backend of a verb's FileIO, from the
  * settings (cli/config/settings.h): endpoint, region, addressing, the
- * retry bounds, the static keys (ZAMBONI_S3_ACCESS_KEY_ID and its
+ * retry bounds, the multipart threshold, the static keys (ZAMBONI_S3_ACCESS_KEY_ID and its
  * secret), and the budget hooks that count each in-flight multipart
  * part against the process's memory budget (catalog/catalog_s3.h). Credentials are resolved by the backend on the
  * first request, so adding it costs nothing to a verb on local tables.
@@ -40,6 +40,8 @@ unsigned zb_verb_s3_config(zb_s3_config *out, const zb_settings *s)
         out->max_retry_seconds = (unsigned)strtoul(v, NULL, 10);
     if ((v = zb_settings_get(s, ZB_SET_S3_TIMEOUT_SECONDS)) != NULL)
         out->timeout_seconds = (unsigned)strtoul(v, NULL, 10);
+    if ((v = zb_settings_get(s, ZB_SET_S3_MULTIPART_THRESHOLD_BYTES)) != NULL)
+        out->multipart_threshold = strtoull(v, NULL, 10);
     zb_catalog_s3_budget_hooks(out);
     if (zb_settings_given(s, ZB_SET_S3_ENDPOINT))
         pinned |= ZB_S3_PIN_ENDPOINT;

@@ -72,6 +72,10 @@ static int target_new(zb_s3_target **out, zb_ctx *ctx, const char *prefix,
         if (c.path_style == 0)
             c.path_style = base->path_style;
         if (c.access_key_id == NULL) {
+            /* a refresh serves only the keys it came with (its user is
+             * still released with the target) */
+            c.refresh_credentials = NULL;
+            c.session_token_expires_ms = base->session_token_expires_ms;
             c.access_key_id = base->access_key_id;
             c.secret_access_key = base->secret_access_key;
             c.session_token = base->session_token;

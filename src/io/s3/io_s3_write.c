@@ -11,18 +11,22 @@
  *
  * A HEAD just before the PUT or the completion refuses a name that is
  * taken (ZB_EEXISTS) on stores that ignore If-None-Match; a 412 from one
- * that honours it is ZB_EEXISTS too.
+ * that honours it is ZB_EEXISTS too. A completion sent again after its
+ * reply was lost meets NoSuchUpload (or that 412): it is done when the
+ * object there has our size and the multipart ETag of our parts.
  */
 #define ZB_MODULE "io"
 
 #include <openssl/evp.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "io/s3/io_s3_int.h"
 #include "io/s3/s3_xml.h"
 #include "util/alloc.h"
 #include "util/err.h"
+#include "util/str.h"
 
 #define PARTS_IN_FLIGHT 4
 #define MAX_PARTS 10000
@@ -35,6 +39,7 @@ typedef struct s3_writer {
     char upload_id[1024];
     char (*etags)[160];              /* per part number - 1 */
     size_t n_parts, cap_parts;
+    uint64_t sent_bytes;             /* in the parts sent */
 } s3_writer;
 
 static void init_req(zb_s3_req *req, const s3_writer *w, const char *method)
@@ -226,6 +231,7 @@ static int send_parts(s3_writer *w, zb_ctx *ctx, size_t n_send, int last)
     if (rc < 0)
         return rc;
     w->n_parts += n_send;
+    w->sent_bytes += off;
     memmove(w->buf.ptr, w->buf.ptr + off, w->buf.len - off);
     zb_buf_truncate(&w->buf, w->buf.len - off);
     return ZB_OK;
@@ -266,6 +272,60 @@ static int xml_escape(zb_buf *out, const char *s)
     return ZB_OK;
 }
 
+/*
+ * Whether the object at the key is our completed upload: its length is
+ * the bytes of our parts and its ETag S3's for a multipart object, the
+ * MD5 of the parts' MD5s then "-" and their count.
+ */
+static int multipart_is_ours(s3_writer *w)
+{
+    unsigned char *md5s, md[EVP_MAX_MD_SIZE];
+    unsigned int md_len = 0, i;
+    char want[2 * EVP_MAX_MD_SIZE + 32];
+    size_t p;
+    zb_ctx ctx;
+    zb_s3_req req;
+    zb_s3_resp resp;
+    int ok = 0, rc;
+
+    if (w->n_parts == 0 || (md5s = zb_malloc(w->n_parts * 16)) == NULL)
+        return 0;
+    for (p = 0; p < w->n_parts; p++) {
+        const char *e = w->etags[p];
+        size_t n = strlen(e);
+        if (n == 34 && e[0] == '"' && e[33] == '"')
+            e++, n -= 2;
+        for (i = 0; n == 32 && i < 16; i++) {
+            int hi = zb_str_hex_digit(e[2 * i]);
+            int lo = zb_str_hex_digit(e[2 * i + 1]);
+            if (hi < 0 || lo < 0)
+                break;
+            md5s[p * 16 + i] = (unsigned char)(hi << 4 | lo);
+        }
+        if (n != 32 || i != 16)
+            break;                   /* not an MD5: nothing to compare */
+    }
+    if (p == w->n_parts &&
+        EVP_Digest(md5s, w->n_parts * 16, md, &md_len, EVP_md5(), NULL) == 1) {
+        want[0] = '"';
+        for (i = 0; i < md_len; i++)
+            snprintf(want + 1 + 2 * i, 3, "%02x", md[i]);
+        snprintf(want + 1 + 2 * md_len, sizeof want - 1 - 2 * md_len,
+                 "-%zu\"", w->n_parts);
+        zb_ctx_init(&ctx);
+        init_req(&req, w, "HEAD");
+        memset(&resp, 0, sizeof resp);
+        zb_buf_init(&resp.body, 0);
+        rc = zb_s3_http_do(w->t->http, &ctx, &req, &resp);
+        zb_buf_free(&resp.body);
+        ok = rc == ZB_OK && resp.has_length &&
+             resp.content_length == w->sent_bytes &&
+             strcasecmp(resp.etag, want) == 0;
+    }
+    zb_free(md5s);
+    return ok;
+}
+
 static int complete_multipart(s3_writer *w, zb_ctx *ctx)
 {
     static const char *const hdrs[] = { "If-None-Match: *",
@@ -301,7 +361,12 @@ static int complete_multipart(s3_writer *w, zb_ctx *ctx)
     req.body_len = body.len;
     memset(&resp, 0, sizeof resp);
     zb_buf_init(&resp.body, 1 << 20);
-    if ((rc = zb_s3_http_do(w->t->http, ctx, &req, &resp)) == ZB_OK) {
+    rc = zb_s3_http_do(w->t->http, ctx, &req, &resp);
+    if (((rc == ZB_ENOTFOUND && strcmp(resp.error_code, "NoSuchUpload") == 0)
+         || rc == ZB_EEXISTS) && multipart_is_ours(w)) {
+        zb_err_clear(&ctx->err);     /* our first completion landed */
+        rc = ZB_OK;
+    } else if (rc == ZB_OK) {
         /* S3 may answer 200 and put an error in the body. */
         rc = zb_s3_xml_parse_complete(&ok, code, sizeof code, msg,
                                       sizeof msg, resp.body.ptr,

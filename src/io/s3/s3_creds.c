@@ -13,6 +13,11 @@
  * RETRY_AFTER_FAILURE_MS, so a dead endpoint is not asked at every
  * request. Secrets are wiped from every copy the provider held.
  *
+ * Static keys that come with a refresh callback (a catalog's vended,
+ * temporary keys) are held as the chain's would be: the callback takes
+ * the chain's place in a fetch, before their expiry or after the store
+ * refused them, and the chain is never walked for them.
+ *
  * The sources themselves are in s3_creds_profile.c (the AWS files) and
  * s3_creds_remote.c (STS, container, IMDS); their replies are parsed in
  * s3_creds_parse.c.
@@ -48,6 +53,10 @@ struct zb_s3_creds_provider {
     int fetching;                    /* a thread is walking the chain */
     int64_t fetched_ms;              /* when cached was fetched */
     int64_t failed_ms;               /* last failed refresh; 0: none */
+    /* zb_s3_config's refresh callback; fetches use it, not the chain */
+    int (*refresh)(void *user, zb_ctx *ctx, zb_s3_credentials *out);
+    void (*release)(void *user);
+    void *user;
 };
 
 static int64_t now_ms(void)
@@ -97,7 +106,21 @@ int zb_s3_creds_provider_new(zb_s3_creds_provider **out, zb_ctx *ctx,
                  cfg->credentials_source ? cfg->credentials_source
                                          : "the configured keys");
         p->have_fixed = 1;
+        if (cfg->refresh_credentials != NULL) {
+            /* temporary: kept as the chain's, fetched by the callback */
+            p->fixed.expires_ms = cfg->session_token_expires_ms > 0
+                                      ? cfg->session_token_expires_ms : 0;
+            p->cached = p->fixed;
+            p->have_cached = 1;
+            p->fetched_ms = now_ms();
+            zb_s3_creds__wipe(&p->fixed, sizeof p->fixed);
+            p->have_fixed = 0;
+            p->refresh = cfg->refresh_credentials;
+        }
     }
+    /* owned from here on (zamboni/io_s3.h), used or not */
+    p->release = cfg->refresh_release;
+    p->user = cfg->refresh_user;
     *out = p;
     return ZB_OK;
 }
@@ -106,6 +129,8 @@ void zb_s3_creds_provider_free(zb_s3_creds_provider *p)
 {
     if (p == NULL)
         return;
+    if (p->release != NULL)
+        p->release(p->user);
     pthread_cond_destroy(&p->done);
     pthread_mutex_destroy(&p->lock);
     zb_s3_creds__wipe(p, sizeof *p);
@@ -167,6 +192,41 @@ static int resolve(zb_s3_creds *out, zb_ctx *ctx)
     return ZB_OK;
 }
 
+/* A fetch through the refresh callback; the source stays the keys'. */
+static int refetch(zb_s3_creds *out, const zb_s3_creds_provider *p,
+                   zb_ctx *ctx, const char *source)
+{
+    zb_s3_credentials *k;
+    int rc;
+
+    if ((k = zb_calloc(1, sizeof *k)) == NULL)
+        return zb_fail_oom(ctx);
+    if ((rc = p->refresh(p->user, ctx, k)) == ZB_OK) {
+        k->access_key_id[sizeof k->access_key_id - 1] = '\0';
+        k->secret_access_key[sizeof k->secret_access_key - 1] = '\0';
+        k->session_token[sizeof k->session_token - 1] = '\0';
+        if (k->access_key_id[0] == '\0' || k->secret_access_key[0] == '\0')
+            rc = zb_fail(ctx, ZB_ECORRUPT, "S3 credentials from %s: the "
+                         "refreshed keys lack an access key id or its "
+                         "secret", source);
+    }
+    if (rc == ZB_OK) {
+        memset(out, 0, sizeof *out);
+        memcpy(out->access_key_id, k->access_key_id,
+               sizeof out->access_key_id);
+        memcpy(out->secret_access_key, k->secret_access_key,
+               sizeof out->secret_access_key);
+        memcpy(out->session_token, k->session_token,
+               sizeof out->session_token);
+        out->expires_ms = k->expires_ms > 0 ? k->expires_ms : 0;
+        snprintf(out->source, sizeof out->source, "%s", source);
+        zb_log_debug(ctx, "S3 credentials from %s refreshed", out->source);
+    }
+    zb_s3_creds__wipe(k, sizeof *k);
+    zb_free(k);
+    return rc;
+}
+
 /* Whether cached is due for a fetch at now. */
 static int due(const zb_s3_creds_provider *p, int64_t now)
 {
@@ -193,6 +253,7 @@ int zb_s3_creds_current(zb_s3_creds *out, zb_s3_creds_provider *p,
                         zb_ctx *ctx)
 {
     zb_s3_creds *fresh = NULL;
+    char source[sizeof fresh->source];
     int64_t now;
     int rc;
 
@@ -214,10 +275,13 @@ int zb_s3_creds_current(zb_s3_creds *out, zb_s3_creds_provider *p,
         pthread_cond_wait(&p->done, &p->lock);
     }
     p->fetching = 1;
+    snprintf(source, sizeof source, "%s", p->cached.source);
     pthread_mutex_unlock(&p->lock);
 
     if ((fresh = zb_calloc(1, sizeof *fresh)) == NULL)
         rc = zb_fail_oom(ctx);
+    else if (p->refresh != NULL)
+        rc = refetch(fresh, p, ctx, source);
     else
         rc = resolve(fresh, ctx);
 

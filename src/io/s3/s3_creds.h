@@ -15,7 +15,9 @@
  *   6. EC2 instance metadata, IMDSv2 (AWS_EC2_METADATA_SERVICE_ENDPOINT;
  *      AWS_EC2_METADATA_DISABLED=true skips it).
  * Temporary credentials are fetched again before they expire (five
- * minutes ahead), by one thread while the others keep the old ones.
+ * minutes ahead), by one thread while the others keep the old ones;
+ * static keys given with a refresh callback (zb_s3_config) are fetched
+ * again the same way, through it.
  */
 #ifndef ZB_IO_S3_CREDS_H
 #define ZB_IO_S3_CREDS_H

@@ -264,6 +264,7 @@ typedef struct xfer {
     int resuming;
     char resume_etag[160];
     int creds_retried;
+    int temporary;                   /* signed with a session token */
     int got_headers;                 /* resp's fields come from a 2xx */
     /* this attempt */
     long status;
@@ -471,6 +472,7 @@ static int setup(xfer *x, CURL *e)
     if (add_header(x, "x-amz-content-sha256: UNSIGNED-PAYLOAD") < 0 ||
         add_header(x, "User-Agent: zamboni/" ZB_VERSION_STRING) < 0)
         goto oom;
+    x->temporary = creds.session_token[0] != '\0';
     if (creds.session_token[0]) {
         snprintf(line, sizeof line, "x-amz-security-token: %s",
                  creds.session_token);
@@ -721,7 +723,11 @@ static void finish(xfer *x, CURL *e, CURLcode cc)
                  xml ? code : "");
         if (!xml)
             code[0] = '\0';
-        if ((x->status == 400 || x->status == 403) && expired_code(code) &&
+        /* A HEAD reply has no body to name ExpiredToken: a bare 400 to
+         * temporary keys is taken for one. */
+        if ((((x->status == 400 || x->status == 403) && expired_code(code))
+             || (x->status == 400 && x->temporary && x->errbody.len == 0 &&
+                 strcmp(r->method, "HEAD") == 0)) &&
             !x->creds_retried) {
             zb_s3_creds_invalidate(x->h->creds);
             x->creds_retried = 1;

@@ -11,7 +11,11 @@
  * exponential backoff with full jitter, at least Retry-After; bounded in
  * attempts and in total time (zb_s3_config). A ranged GET whose body dies
  * midway resumes from the byte it reached. A body shorter than its
- * Content-Length is an error, never data.
+ * Content-Length is an error, never data. A reply that refuses the keys
+ * as expired (400 or 403 ExpiredToken, InvalidToken; a HEAD's bare 400
+ * to temporary keys, its reply having no body to say so) invalidates the
+ * credentials and sends the request once more with fresh ones: the store
+ * did nothing, so this holds for every request.
  */
 #ifndef ZB_IO_S3_HTTP_H
 #define ZB_IO_S3_HTTP_H

@@ -174,6 +174,25 @@ static void test_catalog_s3__vended_keys(void)
     /* a key id without its secret is no credential */
     ZBT_EQ_INT(zb_catalog_s3_from_kv(&c, kv, 1, 0), 1);
     ZBT_CHECK(c.access_key_id == NULL && c.credentials_source == NULL);
+    /* their expiry; anything but digits is "not known" */
+    {
+        zb_catalog_kv ex[] = {
+            { "s3.access-key-id", "ASIAT" },
+            { "s3.secret-access-key", "t-secret" },
+            { "s3.session-token-expires-at-ms", "1767225600000" },
+        };
+        ZBT_EQ_INT(zb_catalog_s3_from_kv(&c, ex, 3, 0), 1);
+        ZBT_CHECK(c.session_token_expires_ms == 1767225600000LL);
+        ex[2].value = "in an hour";
+        ZBT_EQ_INT(zb_catalog_s3_from_kv(&c, ex, 3, 0), 1);
+        ZBT_CHECK(c.session_token_expires_ms == 0);
+        ex[2].value = "99999999999999999999";
+        ZBT_EQ_INT(zb_catalog_s3_from_kv(&c, ex, 3, 0), 1);
+        ZBT_CHECK(c.session_token_expires_ms == 0);
+        ex[2].value = "1767225600000";
+        ZBT_EQ_INT(zb_catalog_s3_from_kv(&c, ex + 1, 2, 0), 1);
+        ZBT_CHECK(c.access_key_id == NULL && c.session_token_expires_ms == 0);
+    }
     /* nothing of S3 */
     ZBT_EQ_INT(zb_catalog_s3_from_kv(&c, kv + 6, 1, 0), 0);
     ZBT_EQ_INT(zb_catalog_s3_from_kv(&c, NULL, 0, 0), 0);

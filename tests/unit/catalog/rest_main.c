@@ -11,13 +11,15 @@ extern const zbt_case test_catalog_rest_calls[];
 extern const zbt_case test_catalog_rest_faults[];
 extern const zbt_case test_catalog_rest_parse[];
 extern const zbt_case test_catalog_rest_writers[];
+extern const zbt_case test_catalog_rest_vended[];
 
 int main(int argc, char **argv)
 {
     const zbt_case *const suites[] = { test_catalog_rest_calls,
                                        test_catalog_rest_faults,
                                        test_catalog_rest_parse,
-                                       test_catalog_rest_writers, NULL };
+                                       test_catalog_rest_writers,
+                                       test_catalog_rest_vended, NULL };
     const char *writer = getenv("ZB_TEST_REST_WRITER");
 
     /* One of concurrent_writers' writer processes (rest_writers.c). */

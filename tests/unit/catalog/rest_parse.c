@@ -2,7 +2,8 @@
  * tests/unit/catalog/rest_parse.c - the reply parsers of the REST client
  * (catalog_rest_parse.c) on hand-made bodies: error shapes, truncated and
  * non-JSON bodies, config merging, list pages, LoadTableResult checks,
- * credential choice, OAuth tokens, URL escaping; allocation failures.
+ * credential choice, OAuth tokens, LoadCredentialsResponse, URL
+ * escaping; allocation failures.
  */
 #include <string.h>
 
@@ -242,6 +243,85 @@ static void test_catalog_rest__token(void)
     json_decref(neg);
 }
 
+static void test_catalog_rest__credentials(void)
+{
+    zb_ctx ctx;
+    zb_s3_credentials k;
+    char big[9000], text[9400];
+    json_t *d;
+    json_t *ok = obj(
+        "{\"storage-credentials\":["
+        "{\"prefix\":\"s3://b/\",\"config\":{\"s3.access-key-id\":\"short\","
+        "\"s3.secret-access-key\":\"s1\"}},"
+        "{\"prefix\":\"s3://b/t\",\"config\":{\"s3.access-key-id\":\"long\","
+        "\"s3.secret-access-key\":\"s2\",\"s3.session-token\":\"tk\","
+        "\"s3.session-token-expires-at-ms\":\"1767225600000\"}}]}");
+    /* each with its message's piece; none may show "sekret" */
+    static const char *const bad[][2] = {
+        { "{}", "no \"storage-credentials\" array" },
+        { "{\"storage-credentials\":{}}", "no \"storage-credentials\"" },
+        { "{\"storage-credentials\":[]}", "no storage credential for" },
+        { "{\"storage-credentials\":[{\"prefix\":\"s3://b/t\"}]}",
+          "lacks a \"prefix\"" },
+        { "{\"storage-credentials\":[{\"prefix\":\"s3://b/t\",\"config\":"
+          "{\"s3.access-key-id\":1}}]}", "is not a string" },
+        { "{\"storage-credentials\":[{\"prefix\":\"gs://b/\",\"config\":"
+          "{\"s3.access-key-id\":\"k\",\"s3.secret-access-key\":\"sekret\"}}"
+          "]}", "no storage credential for s3://b/t among 1" },
+        { "{\"storage-credentials\":[{\"prefix\":\"s3://b/t\",\"config\":"
+          "{\"s3.access-key-id\":\"k\"}}]}", "lacks s3.access-key-id or" },
+        { "{\"storage-credentials\":[{\"prefix\":\"s3://b/t\",\"config\":"
+          "{\"s3.access-key-id\":\"k\",\"s3.secret-access-key\":\"\"}}]}",
+          "lacks s3.access-key-id or" },
+        { "{\"storage-credentials\":[{\"prefix\":\"s3://b/t\",\"config\":"
+          "{\"s3.access-key-id\":\"k\",\"s3.secret-access-key\":\"sekret\","
+          "\"s3.session-token-expires-at-ms\":\"-5\"}}]}", "not a count" },
+        { "{\"storage-credentials\":[{\"prefix\":\"s3://b/t\",\"config\":"
+          "{\"s3.access-key-id\":\"k\",\"s3.secret-access-key\":\"sekret\","
+          "\"s3.session-token-expires-at-ms\":\"9223372036854775808\"}}]}",
+          "not a count" },
+    };
+
+    zb_ctx_init(&ctx);
+    ZBT_OK_CTX(zb_rest__parse_credentials(&k, &ctx, "w", ok, "s3://b/t/x"),
+               &ctx);
+    ZBT_EQ_STR(k.access_key_id, "long");
+    ZBT_EQ_STR(k.secret_access_key, "s2");
+    ZBT_EQ_STR(k.session_token, "tk");
+    ZBT_CHECK(k.expires_ms == 1767225600000LL);
+    ZBT_OK_CTX(zb_rest__parse_credentials(&k, &ctx, "w", ok, "s3://b/u"),
+               &ctx);
+    ZBT_EQ_STR(k.access_key_id, "short");
+    ZBT_EQ_STR(k.session_token, "");
+    ZBT_CHECK(k.expires_ms == 0);
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        d = obj(bad[i][0]);
+        zb_err_clear(&ctx.err);
+        ZBT_RC(zb_rest__parse_credentials(&k, &ctx, "GET c", d, "s3://b/t"),
+               ZB_ECORRUPT);
+        ZBT_CONTAINS(ctx.err.msg, "GET c: ");
+        ZBT_CONTAINS(ctx.err.msg, bad[i][1]);
+        ZBT_CHECK(strstr(ctx.err.msg, "sekret") == NULL);
+        /* nothing of a refused reply is left behind */
+        ZBT_EQ_STR(k.access_key_id, "");
+        json_decref(d);
+    }
+    /* a token that does not fit */
+    memset(big, 'x', sizeof(big) - 1);
+    big[sizeof(big) - 1] = '\0';
+    snprintf(text, sizeof(text), "{\"storage-credentials\":[{\"prefix\":"
+             "\"s3://b/t\",\"config\":{\"s3.access-key-id\":\"k\","
+             "\"s3.secret-access-key\":\"s\",\"s3.session-token\":\"%s\"}}]}",
+             big);
+    d = obj(text);
+    ZBT_RC(zb_rest__parse_credentials(&k, &ctx, "w", d, "s3://b/t"),
+           ZB_ECORRUPT);
+    ZBT_CONTAINS(ctx.err.msg, "too long");
+    ZBT_CHECK(strstr(ctx.err.msg, "xxxx") == NULL);
+    json_decref(d);
+    json_decref(ok);
+}
+
 static void test_catalog_rest__url_escape(void)
 {
     zb_buf b = ZB_BUF_INIT(64);
@@ -263,6 +343,7 @@ const zbt_case test_catalog_rest_parse[] = {
     ZBT_CASE(test_catalog_rest__pages),
     ZBT_CASE(test_catalog_rest__loaded),
     ZBT_CASE(test_catalog_rest__token),
+    ZBT_CASE(test_catalog_rest__credentials),
     ZBT_CASE(test_catalog_rest__url_escape),
     ZBT_END
 };

@@ -60,6 +60,7 @@ struct rest_server {
     } tokens[RS_MAX_TOKENS];
     size_t n_tokens;
     uint64_t token_seq;
+    uint64_t cred_seq;
     rs_fault faults[RS_MAX_FAULTS];
     size_t n_faults;
     rest_server_stats st;
@@ -160,13 +161,50 @@ static int write_meta(rest_server *s, zb_ctx *ctx, const ice_metadata *m,
     return rc;
 }
 
-static void set_load_result(reply *r, const rs_table *t, int with_config)
+/* One temporary credential for t's location (lock held). */
+static json_t *temp_credential(rest_server *s, const rs_table *t)
+{
+    uint64_t n = ++s->cred_seq;
+    long long exp = (long long)(now_ms() + s->o.vend_ttl_ms);
+    char id[96], secret[64], token[64], ms[32];
+
+    snprintf(id, sizeof(id), "TMPKEY%lluEXP%lld", (unsigned long long)n,
+             exp + s->o.vend_grace_ms);
+    snprintf(secret, sizeof(secret), "tmp-secret-%llu", (unsigned long long)n);
+    snprintf(token, sizeof(token), "tmp-token-%llu", (unsigned long long)n);
+    snprintf(ms, sizeof(ms), "%lld", exp);
+    s->st.vended++;
+    return json_pack("{s:s,s:{s:s,s:s,s:s,s:s}}", "prefix", t->meta->location,
+                     "config", "s3.access-key-id", id, "s3.secret-access-key",
+                     secret, "s3.session-token", token,
+                     "s3.session-token-expires-at-ms", ms);
+}
+
+static void set_load_result(reply *r, rest_server *s, const rs_table *t,
+                            int with_config)
 {
     json_t *doc = json_object();
 
     json_object_set_new(doc, "metadata-location", json_string(t->loc));
     json_object_set_new(doc, "metadata", meta_json(t->meta));
-    if (with_config) {
+    if (with_config && s->o.vend_temporary) {
+        json_t *cfg = json_object();
+        if (s->o.refresh_endpoint)
+            json_object_set_new(cfg, "client.refresh-credentials-endpoint",
+                                json_string(s->o.refresh_endpoint));
+        if (s->o.refresh_disabled)
+            json_object_set_new(cfg, "client.refresh-credentials-enabled",
+                                json_string("false"));
+        if (s->o.vend_endpoint) {
+            json_object_set_new(cfg, "s3.endpoint",
+                                json_string(s->o.vend_endpoint));
+            json_object_set_new(cfg, "s3.path-style-access",
+                                json_string("true"));
+        }
+        json_object_set_new(doc, "config", cfg);
+        json_object_set_new(doc, "storage-credentials",
+                            json_pack("[o]", temp_credential(s, t)));
+    } else if (with_config) {
         json_object_set_new(doc, "config",
             json_pack("{s:s,s:s,s:s}", "test.table-config", "yes",
                       "s3.access-key-id", "config-key", "s3.endpoint",
@@ -380,7 +418,7 @@ static void route_tables(rest_server *s, struct MHD_Connection *c,
         zb_free(uri);
         s->tables = realloc(s->tables, (s->n_tables + 1) * sizeof(t));
         s->tables[s->n_tables++] = t;
-        set_load_result(r, &s->tables[s->n_tables - 1], 1);
+        set_load_result(r, s, &s->tables[s->n_tables - 1], 1);
         return;
     }
     set_error(r, 405, "BadRequestException", "method not allowed");
@@ -424,7 +462,7 @@ static void route_register(rest_server *s, const char *ns, json_t *body,
     t.meta = m;
     s->tables = realloc(s->tables, (s->n_tables + 1) * sizeof(t));
     s->tables[s->n_tables++] = t;
-    set_load_result(r, &s->tables[s->n_tables - 1], 0);
+    set_load_result(r, s, &s->tables[s->n_tables - 1], 0);
 }
 
 /* write.metadata.previous-versions-max, as ice_metadata_append_metadata_log
@@ -510,7 +548,7 @@ static void route_table(rest_server *s, const char *method, const char *ns,
         return;
     }
     if (strcmp(method, "GET") == 0) {
-        set_load_result(r, t, 1);
+        set_load_result(r, s, t, 1);
     } else if (strcmp(method, "POST") == 0) {
         commit(s, t, body, r);
     } else if (strcmp(method, "DELETE") == 0) {
@@ -524,6 +562,29 @@ static void route_table(rest_server *s, const char *method, const char *ns,
         set_text(r, 204, "application/json", "");
     } else
         set_error(r, 405, "BadRequestException", "method not allowed");
+}
+
+/* loadCredentials: LoadCredentialsResponse with fresh keys. */
+static void route_credentials(rest_server *s, const char *method,
+                              const char *ns, const char *name, reply *r)
+{
+    rs_table *t = find_table(s, ns, name);
+
+    if (strcmp(method, "GET") != 0) {
+        set_error(r, 405, "BadRequestException", "method not allowed");
+        return;
+    }
+    if (!t) {
+        set_error(r, 404, "NoSuchTableException", "Table does not exist");
+        return;
+    }
+    if (!s->o.vend_temporary) {
+        set_json(r, 200, json_pack("{s:[]}", "storage-credentials"));
+        return;
+    }
+    s->st.credentials++;
+    set_json(r, 200, json_pack("{s:[o]}", "storage-credentials",
+                               temp_credential(s, t)));
 }
 
 /* %XX and '+' decoding of a form value, in place. */
@@ -617,6 +678,15 @@ static void route(rest_server *s, struct MHD_Connection *c, const char *url,
     char pfx[300];
     const char *p;
 
+    if (strcmp(url, "/__stats") == 0) {
+        set_json(r, 200, json_pack("{s:I,s:I,s:I,s:I,s:I}", "requests",
+                                   (json_int_t)s->st.requests, "commits",
+                                   (json_int_t)s->st.commits, "credentials",
+                                   (json_int_t)s->st.credentials,
+                                   "advertised", (json_int_t)s->st.advertised,
+                                   "vended", (json_int_t)s->st.vended));
+        return;
+    }
     if (strcmp(url, "/catalog/v1/oauth/tokens") == 0
         && strcmp(method, "POST") == 0) {
         route_token(s, cc->body, r);
@@ -683,6 +753,17 @@ static void route(rest_server *s, struct MHD_Connection *c, const char *url,
                                    "from-defaults", "overrides", ov));
         return;
     }
+    if (strncmp(url, "/catalog/v1/vended/", 19) == 0) {
+        const char *ns0 = url + 19, *slash = strchr(ns0, '/');
+        if (slash && slash[1] && !strchr(slash + 1, '/')) {
+            char *ns = ns_from_path(s, ns0, (size_t)(slash - ns0));
+            s->st.advertised++;
+            route_credentials(s, method, ns, slash + 1, r);
+            free(ns);
+        } else
+            set_error(r, 404, "NoSuchEndpointException", "no such route");
+        return;
+    }
     snprintf(pfx, sizeof(pfx), "/catalog/v1/%s%snamespaces",
              s->o.prefix ? s->o.prefix : "", s->o.prefix ? "/" : "");
     if (strncmp(url, pfx, strlen(pfx)) != 0) {
@@ -715,6 +796,14 @@ static void route(rest_server *s, struct MHD_Connection *c, const char *url,
         else if (strncmp(slash, "/tables/", 8) == 0 && slash[8]
                  && !strchr(slash + 8, '/'))
             route_table(s, method, ns, slash + 8, body, r);
+        else if (strncmp(slash, "/tables/", 8) == 0 && slash[8]
+                 && strchr(slash + 8, '/')
+                 && strcmp(strchr(slash + 8, '/'), "/credentials") == 0) {
+            char *name = strndup(slash + 8, (size_t)(strchr(slash + 8, '/')
+                                                     - (slash + 8)));
+            route_credentials(s, method, ns, name, r);
+            free(name);
+        }
         else
             set_error(r, 404, "NoSuchEndpointException", "no such route");
         free(ns);
@@ -968,6 +1057,18 @@ void rest_server_revoke_tokens(rest_server *s)
 {
     pthread_mutex_lock(&s->mu);
     s->n_tokens = 0;
+    pthread_mutex_unlock(&s->mu);
+}
+
+zb_io *rest_server_io(rest_server *s)
+{
+    return s->io;
+}
+
+void rest_server_set_vend_ttl(rest_server *s, long ttl_ms)
+{
+    pthread_mutex_lock(&s->mu);
+    s->o.vend_ttl_ms = ttl_ms;
     pthread_mutex_unlock(&s->mu);
 }
 

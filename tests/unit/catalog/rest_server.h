@@ -13,7 +13,10 @@
  *   GET|POST /v1/<prefix>/namespaces/<ns>/tables  (paginated; create)
  *   POST /v1/<prefix>/namespaces/<ns>/register
  *   GET|POST|DELETE /v1/<prefix>/namespaces/<ns>/tables/<t>
- * and Lakekeeper's GET /management/v1/warehouse when asked to. Errors
+ *   GET  /v1/<prefix>/namespaces/<ns>/tables/<t>/credentials
+ *   GET  /v1/vended/<ns>/<t>         the same, where it is advertised
+ * and Lakekeeper's GET /management/v1/warehouse when asked to, and GET
+ * /__stats (the counters below, as JSON, no auth). Errors
  * are ErrorModel objects. Faults make the next matching requests fail
  * in a chosen way.
  */
@@ -40,6 +43,25 @@ typedef struct rest_server_opts {
     /* Serve /management/v1/warehouse: the warehouse above, or wh-a and
      * wh-b when there is none. */
     int lakekeeper;
+    /* Vend temporary S3 keys for each table's location (loadTable and
+     * loadCredentials): access key "TMPKEY<n>EXP<expiry ms>", secret
+     * "tmp-secret-<n>", token "tmp-token-<n>", expiring vend_ttl_ms from
+     * the reply (s3.session-token-expires-at-ms; may be negative). The
+     * server's own keys for its S3 objects go in zb_io_s3 of its FileIO
+     * (rest_server_io). */
+    int vend_temporary;
+    long vend_ttl_ms;
+    /* The expiry in the key id is vend_grace_ms after (< 0: before) the
+     * one announced: how long a store (tests/s3/fault_proxy.mjs) still
+     * takes them, a clock skew's margin. */
+    long vend_grace_ms;
+    /* With vend_temporary: config client.refresh-credentials-endpoint
+     * (NULL: none) and client.refresh-credentials-enabled=false. */
+    const char *refresh_endpoint;
+    int refresh_disabled;
+    /* With vend_temporary: loadTable's config also has s3.endpoint and
+     * s3.path-style-access=true (NULL: neither). */
+    const char *vend_endpoint;
 } rest_server_opts;
 
 typedef enum rest_fault {
@@ -76,6 +98,11 @@ void rest_server_fault(rest_server *s, rest_fault fault, int count, long arg,
 void rest_server_clear_faults(rest_server *s);
 /* Invalidates every token issued so far (the next use gets 401). */
 void rest_server_revoke_tokens(rest_server *s);
+/* The server's FileIO (metadata files it reads and writes), for adding
+ * an S3 backend. */
+struct zb_io *rest_server_io(rest_server *s);
+/* Changes the lifetime of the temporary keys vended from now on. */
+void rest_server_set_vend_ttl(rest_server *s, long ttl_ms);
 
 typedef struct rest_server_stats {
     uint64_t requests;       /* every request answered or dropped */
@@ -84,6 +111,9 @@ typedef struct rest_server_stats {
     uint64_t commits;        /* commits applied */
     uint64_t faults;         /* faults injected */
     uint64_t list_pages;     /* list replies */
+    uint64_t credentials;    /* loadCredentials replies */
+    uint64_t advertised;     /* of them, on /v1/vended/ */
+    uint64_t vended;         /* temporary keys handed out */
 } rest_server_stats;
 
 rest_server_stats rest_server_get_stats(rest_server *s);

@@ -741,6 +741,31 @@ static void test_config_settings__s3(void)
     ZBT_RC(zb_settings_load(&s, &ctx, &f.in), ZB_EUSAGE);
     ZBT_CONTAINS(ctx.err.msg, "s3_max_retry_seconds '-5' "
                  "(--s3-max-retry-seconds) must be a whole number");
+    /* the multipart threshold: flag, ZAMBONI_*, zamboni.yml, in order */
+    fixture_init(&f, "s3e");
+    write_in(f.cwd, "zamboni.yml", "s3_multipart_threshold_bytes: 1048576\n",
+             0644);
+    s = load_ok(&f);
+    ZBT_EQ_STR(zb_settings_get(s, ZB_SET_S3_MULTIPART_THRESHOLD_BYTES),
+               "1048576");
+    ZBT_CONTAINS(zb_settings_origin(s, ZB_SET_S3_MULTIPART_THRESHOLD_BYTES),
+                 "zamboni.yml");
+    zb_settings_free(s);
+    fixture_env(&f, "ZAMBONI_S3_MULTIPART_THRESHOLD_BYTES", "2048");
+    s = load_ok(&f);
+    ZBT_EQ_STR(zb_settings_get(s, ZB_SET_S3_MULTIPART_THRESHOLD_BYTES),
+               "2048");
+    zb_settings_free(s);
+    f.in.flags[ZB_SET_S3_MULTIPART_THRESHOLD_BYTES] = "5368709120";
+    s = load_ok(&f);
+    ZBT_EQ_STR(zb_settings_get(s, ZB_SET_S3_MULTIPART_THRESHOLD_BYTES),
+               "5368709120");
+    zb_settings_free(s);
+    f.in.flags[ZB_SET_S3_MULTIPART_THRESHOLD_BYTES] = "5368709121";
+    ZBT_RC(zb_settings_load(&s, &ctx, &f.in), ZB_EUSAGE);
+    ZBT_CONTAINS(ctx.err.msg, "s3_multipart_threshold_bytes '5368709121' "
+                 "(--s3-multipart-threshold-bytes) must be a whole number "
+                 "from 1 to 5368709120");
     /* the session token: a secret, from the environment, never the file */
     fixture_init(&f, "s3d");
     fixture_env(&f, "ZAMBONI_S3_SESSION_TOKEN", "sess-xyz");

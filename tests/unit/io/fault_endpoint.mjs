@@ -6,6 +6,10 @@
 //                its headers and half its body, then drops the connection
 //   short/...    every GET drops the connection after half its body
 //   stall/...    headers, then nothing
+//   expired/...  400 ExpiredToken for requests signed with an access key
+//                id that starts with EXPIRED; served as usual otherwise
+//   count/P      its body is the number of requests seen for the key P
+//                of the same bucket (e.g. count/expired/a)
 // Prints "listening PORT" first; runs until SIGTERM.
 import http from 'node:http';
 
@@ -28,6 +32,21 @@ const server = http.createServer((req, res) => {
   const n = (seen.get(path) || 0) + 1;
   seen.set(path, n);
   if (kind === 'slow503' && n <= 2) return slowDown(res);
+  if (kind === 'count') {
+    const bucket = path.split('/')[1];
+    const text = String(seen.get(`/${bucket}/${key.slice(6)}`) || 0);
+    res.writeHead(200, { 'Content-Length': text.length, ETag: '"c"' });
+    return res.end(req.method === 'HEAD' ? undefined : text);
+  }
+  const keyId = /Credential=([^/,\s]+)\//.exec(req.headers.authorization || '');
+  if (kind === 'expired' && keyId && keyId[1].startsWith('EXPIRED')) {
+    const xml = '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>' +
+      'ExpiredToken</Code><Message>The provided token has expired.</Message>' +
+      '</Error>';
+    res.writeHead(400, { 'Content-Type': 'application/xml',
+                         'Content-Length': Buffer.byteLength(xml) });
+    return res.end(req.method === 'HEAD' ? undefined : xml);
+  }
   if (req.method === 'HEAD') {
     res.writeHead(200, { 'Content-Length': SIZE, ETag: '"e1"' });
     return res.end();

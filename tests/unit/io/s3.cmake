@@ -8,7 +8,8 @@ set_tests_properties(test_io_s3_parse PROPERTIES LABELS unit TIMEOUT 60)
 
 find_program(ZB_NODE NAMES node nodejs)
 if(ZB_NODE)
-  add_executable(test_io_s3 unit/io/s3_main.c unit/io/s3_server.c)
+  add_executable(test_io_s3 unit/io/s3_main.c unit/io/s3_server.c
+    unit/io/s3_expired.c)
   target_compile_definitions(test_io_s3 PRIVATE ZB_TEST_S3_SERVER)
   target_link_libraries(test_io_s3 PRIVATE zbtest zb_io zb_util)
   add_test(NAME test_io_s3 COMMAND bash

@@ -5,7 +5,7 @@
 find_program(ZB_NODE NAMES node nodejs)
 add_executable(test_s3_creds unit/io/test_s3_creds_main.c
   unit/io/test_s3_creds_chain.c unit/io/test_s3_creds_parse.c
-  unit/io/test_s3_creds_remote.c)
+  unit/io/test_s3_creds_remote.c unit/io/test_s3_creds_refresh.c)
 target_link_libraries(test_s3_creds PRIVATE zbtest zb_io
   zb_io_s3_creds_parse zb_util PkgConfig::CURL PkgConfig::JANSSON
   Threads::Threads)

@@ -1,8 +1,9 @@
 /*
  * tests/unit/io/test_s3_creds_main.c - the credentials chain of
  * src/io/s3/s3_creds*.c: the sources in order (chain), the reply and
- * profile parsers (parse), and the endpoints against
- * tests/s3/cred_endpoints.mjs (remote).
+ * profile parsers (parse), the endpoints against
+ * tests/s3/cred_endpoints.mjs (remote), and static keys with a refresh
+ * callback (refresh).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 extern const zbt_case test_s3_creds_chain[];
 extern const zbt_case test_s3_creds_parse[];
 extern const zbt_case test_s3_creds_remote[];
+extern const zbt_case test_s3_creds_refresh[];
 
 static const char *const chain_vars[] = {
     "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
@@ -65,7 +67,8 @@ int creds_resolve(zb_s3_creds *out, zb_ctx *ctx)
 int main(int argc, char **argv)
 {
     const zbt_case *const suites[] = {
-        test_s3_creds_chain, test_s3_creds_parse, test_s3_creds_remote, NULL
+        test_s3_creds_chain, test_s3_creds_parse, test_s3_creds_remote,
+        test_s3_creds_refresh, NULL
     };
     return zbt_main(argc, argv, suites);
 }
