@@ -47,7 +47,7 @@ case "$mode" in
         TSAN_OPTIONS=halt_on_error=1 \
             bash scripts/pg-test.sh run \
             ctest --test-dir build-tsan --output-on-failure \
-            -R '^(test_exec|test_exec_sort_pool|test_parquet_writer_threads|test_cli_parallel_runner|test_cli_maintenance_parallel|test_service)$'
+            -R '^(test_exec|test_exec_sort_pool|test_exec_sort_threads|test_parquet_writer_threads|test_cli_parallel_runner|test_cli_maintenance_parallel|test_service)$'
         ;;
     --release)
         # The optimiser's and NDEBUG's warnings, fatal as everywhere.

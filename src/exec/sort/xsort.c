@@ -44,19 +44,6 @@
 #define BLOCK_MAX (4u << 20)
 #define BASIS_UNBOUNDED (64u << 20)
 
-typedef struct xs_held {
-    struct ArrowArray a;
-    zb_keybuf kb;
-    uint64_t bytes;              /* batch + keys, as counted */
-} xs_held;
-
-typedef struct xs_ent {
-    uint64_t prefix;             /* 8 key bytes past the common
-                                    prefix, big-endian, 0-padded */
-    uint32_t src;                /* held batch */
-    uint32_t row;                /* its row; the key is in its kb */
-} xs_ent;
-
 /* ---- memory ------------------------------------------------------------ */
 
 void zb_xsort__account(zb_xsort *xs, int64_t delta)
@@ -376,6 +363,19 @@ int zb_xsort__gather(struct ArrowArray *out, zb_xsort *xs, zb_ctx *ctx,
     return ZB_OK;
 }
 
+int zb_xsort__finish_run(zb_xsort *xs, zb_ctx *ctx, size_t first)
+{
+    int rc;
+
+    if ((rc = zb_xsort__end_run(xs, ctx, &xs->rf, first)) < 0 ||
+        (rc = zb_xsort__fold_prefix(ctx, &xs->rf, xs->held_key,
+                                    xs->held_lcp)) < 0)
+        return rc;
+    xs->st.runs++;
+    zb_xsort__drop_held(xs);
+    return ZB_OK;
+}
+
 /* Writes the sorted rows held as a run and frees them. */
 int zb_xsort__write_run(zb_xsort *xs, zb_ctx *ctx)
 {
@@ -383,6 +383,10 @@ int zb_xsort__write_run(zb_xsort *xs, zb_ctx *ctx)
     size_t lo, n, per = zb_xsort__block_rows(xs), first = xs->rf.nblocks;
     int rc;
 
+    /* A run of more than one block: gathered on a second thread. */
+    if (xs->opts.threads > 1 && xs->nents > per &&
+        (rc = zb_xsort__write_run_piped(xs, ctx, first)) <= 0)
+        return rc;
     for (lo = 0; lo < xs->nents; lo += n) {
         if (zb_ctx_stopped(ctx))
             return zb_fail(ctx, ZB_ECANCELED, "sort stopped");
@@ -394,13 +398,7 @@ int zb_xsort__write_run(zb_xsort *xs, zb_ctx *ctx)
         if (rc < 0)
             return rc;
     }
-    if ((rc = zb_xsort__end_run(xs, ctx, &xs->rf, first)) < 0 ||
-        (rc = zb_xsort__fold_prefix(ctx, &xs->rf, xs->held_key,
-                                    xs->held_lcp)) < 0)
-        return rc;
-    xs->st.runs++;
-    zb_xsort__drop_held(xs);
-    return ZB_OK;
+    return zb_xsort__finish_run(xs, ctx, first);
 }
 
 void zb_xsort__free_index(zb_xsort *xs)
@@ -464,6 +462,21 @@ int zb_xsort_new(zb_xsort **out, zb_ctx *ctx,
     return ZB_OK;
 }
 
+/*
+ * What writing a run needs besides the rows: the block being gathered and
+ * the one being written, with their row references; with a second thread
+ * (xsort_pipe.c) also the blocks queued between the two and the helper's
+ * references.
+ */
+static uint64_t run_margin(const zb_xsort *xs)
+{
+    uint64_t refs = zb_xsort__block_rows(xs) * sizeof(zb_arrow_rowref);
+
+    if (xs->opts.threads > 1)
+        return 4 * xs->block_target + 2 * refs;
+    return 2 * xs->block_target + refs;
+}
+
 static int add_batch(zb_xsort *xs, zb_ctx *ctx, struct ArrowArray *a)
 {
     zb_keybuf kb = ZB_KEYBUF_INIT;
@@ -497,8 +510,7 @@ static int add_batch(zb_xsort *xs, zb_ctx *ctx, struct ArrowArray *a)
             cap *= 2;
         ents_extra = (int64_t)((cap - xs->cap_ents) * 2 * sizeof(xs_ent));
         need = xs->used + bytes + kbytes + (uint64_t)ents_extra +
-               2 * xs->block_target +
-               zb_xsort__block_rows(xs) * sizeof(zb_arrow_rowref);
+               run_margin(xs);
         rc = zb_xsort__ensure(xs, ctx, need, xs->nents == 0);
         if (rc <= 0)
             break;
@@ -589,6 +601,8 @@ int zb_xsort_finish(zb_xsort *xs, zb_ctx *ctx)
         /* the last rows stay in memory if the merge leaves them room */
         sort_ents(xs);
         rc = zb_xsort__merge(xs, ctx);
+        if (rc == ZB_OK && xs->opts.threads > 1)
+            rc = zb_xsort__ahead_start(&xs->ahead, xs, ctx);
     }
     xs->finished = 1;
     if (rc < 0)
@@ -609,7 +623,9 @@ int zb_xsort_next(struct ArrowArray *out, zb_xsort *xs, zb_ctx *ctx)
         xs->failed = 1;
         return zb_fail(ctx, ZB_ECANCELED, "sort stopped");
     }
-    if (!xs->in_memory)
+    if (xs->ahead != NULL)
+        rc = zb_xsort__ahead_next(out, xs->ahead, ctx);
+    else if (!xs->in_memory)
         rc = zb_xsort__final_next(out, xs, ctx);
     else if (xs->mem_pos >= xs->nents)
         return ZB_OK;
@@ -627,13 +643,17 @@ int zb_xsort_next(struct ArrowArray *out, zb_xsort *xs, zb_ctx *ctx)
 
 void zb_xsort_stats_get(zb_xsort_stats *out, const zb_xsort *xs)
 {
-    *out = xs->st;
+    if (xs->ahead != NULL)
+        zb_xsort__ahead_stats(out, xs->ahead);
+    else
+        *out = xs->st;
 }
 
 void zb_xsort_free(zb_xsort *xs)
 {
     if (xs == NULL)
         return;
+    zb_xsort__ahead_stop(xs->ahead);
     zb_xsort__merger_free(xs, xs->final);
     zb_xsort__drop_held(xs);
     zb_free(xs->held);

@@ -36,7 +36,11 @@
  *
  * The stop flag of ctx makes any call return ZB_ECANCELED. Spill files
  * count against the process-wide spill-disk limit (ZB_ENOMEM when it is
- * reached). Not thread-safe: one thread at a time.
+ * reached). Not thread-safe: one thread at a time. With opts.threads > 1
+ * the sort starts threads of its own (xsort_pipe.c): one that gathers a
+ * run's blocks while the caller's thread writes them, and one that runs
+ * the final merge a few batches ahead of zb_xsort_next; the output is the
+ * same as with one thread.
  */
 #ifndef ZB_EXEC_XSORT_H
 #define ZB_EXEC_XSORT_H
@@ -65,11 +69,14 @@ typedef struct zb_xsort_opts {
     zb_reservation *reservation; /* borrowed; NULL: the sort reserves
                                     its own from ctx->budget */
     uint64_t reservation_keep_bytes; /* of *reservation, not the sort's */
+    unsigned threads;            /* > 1: a run's blocks are gathered on a
+                                    second thread while the caller's
+                                    writes them (the same run file) */
 } zb_xsort_opts;
 
 #define ZB_XSORT_OPTS_INIT \
     { ZB_XSORT_OPTS_VERSION, { ZB_SORTKEY_LEXICAL, NULL, 0, 0 }, 0, 0, 0, \
-      NULL, 0 }
+      NULL, 0, 1 }
 
 typedef struct zb_xsort_stats {
     uint64_t rows;               /* rows added */

@@ -39,6 +39,21 @@ typedef struct xs_runfile {
 } xs_runfile;
 
 typedef struct xs_merger xs_merger;
+typedef struct zb_xsort_ahead zb_xsort_ahead;
+
+typedef struct xs_held {
+    struct ArrowArray a;
+    zb_keybuf kb;
+    uint64_t bytes;              /* batch + keys, as counted */
+} xs_held;
+
+typedef struct xs_ent {
+    uint64_t prefix;             /* 8 key bytes past the common
+                                    prefix, big-endian, 0-padded */
+    uint32_t src;                /* held batch */
+    uint32_t row;                /* its row; the key is in its kb */
+} xs_ent;
+
 
 struct zb_xsort {
     const struct ArrowSchema *schema;
@@ -70,6 +85,7 @@ struct zb_xsort {
 
     xs_runfile rf;               /* spilled runs */
     xs_merger *final;            /* the last merge, feeding next() */
+    zb_xsort_ahead *ahead;       /* opts.threads > 1: final on a thread */
 };
 
 /* 8 bytes as a big-endian integer. */
@@ -124,6 +140,31 @@ int zb_xsort__gather(struct ArrowArray *out, zb_xsort *xs, zb_ctx *ctx,
 
 /* Writes the sorted rows held as a run of xs->rf and frees them. */
 int zb_xsort__write_run(zb_xsort *xs, zb_ctx *ctx);
+
+/*
+ * zb_xsort__write_run with the blocks gathered on a second thread
+ * (xsort_pipe.c); first is the run's first block. Returns ZB_OK, a
+ * negative rc, or 1 when no thread could be started (nothing done).
+ */
+int zb_xsort__write_run_piped(zb_xsort *xs, zb_ctx *ctx, size_t first);
+
+/*
+ * The final merge on a thread of its own, batches ahead of next()
+ * (xsort_pipe.c). start: ZB_OK with *out NULL when no thread could be
+ * had (next() then merges itself), or ZB_ENOMEM. next: as
+ * zb_xsort__final_next. stop: joins the thread, frees what it queued;
+ * NULL ok.
+ */
+int zb_xsort__ahead_start(zb_xsort_ahead **out, zb_xsort *xs, zb_ctx *ctx);
+int zb_xsort__ahead_next(struct ArrowArray *out, zb_xsort_ahead *a,
+                         zb_ctx *ctx);
+void zb_xsort__ahead_stop(zb_xsort_ahead *a);
+
+/* The sort's stats, read when the merge thread is not changing them. */
+void zb_xsort__ahead_stats(zb_xsort_stats *out, zb_xsort_ahead *a);
+
+/* Ends the run written from block first, frees the rows held. */
+int zb_xsort__finish_run(zb_xsort *xs, zb_ctx *ctx, size_t first);
 
 /* Frees the batches held and their keys; empties the index. */
 void zb_xsort__drop_held(zb_xsort *xs);

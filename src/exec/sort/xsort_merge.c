@@ -485,11 +485,16 @@ static int merge_pass(zb_xsort *xs, zb_ctx *ctx, size_t f, size_t rows)
     return ZB_OK;
 }
 
-/* Memory the final merge of n runs needs beyond what is in use. */
+/* Memory the final merge of n runs needs beyond what is in use; with
+   threads, the batches it may run ahead of its reader too. */
 static uint64_t final_need(const zb_xsort *xs, size_t n)
 {
+    uint64_t ahead = xs->opts.threads > 1
+                         ? 2 * output_cost(xs, xs->opts.out_batch_rows)
+                         : 0;
+
     return xs->rf.max_frame + n * cursor_cost(xs, &xs->rf) +
-           2 * output_cost(xs, xs->opts.out_batch_rows);
+           2 * output_cost(xs, xs->opts.out_batch_rows) + ahead;
 }
 
 int zb_xsort__merge(zb_xsort *xs, zb_ctx *ctx)

@@ -46,6 +46,7 @@
 #include "table/value/transform.h"
 #include "util/alloc.h"
 #include "util/err.h"
+#include "util/log.h"
 #include "util/vec.h"
 #include "zamboni/io_s3.h"
 
@@ -945,6 +946,13 @@ done:
         zb_xsort_stats_get(&st, s.xs);
         sl->sort_runs = st.runs;
         sl->sort_spilled_bytes = st.bytes_spilled;
+        zb_log_debug(ctx, "%s partition %s: sorted %llu rows in %llu "
+                     "spilled run(s), %llu merge pass(es), %llu bytes "
+                     "spilled", table->ident, g->partition,
+                     (unsigned long long)st.rows,
+                     (unsigned long long)st.runs,
+                     (unsigned long long)st.merge_passes,
+                     (unsigned long long)st.bytes_spilled);
         if (rc == ZB_OK && st.rows != sl->rows_read - sl->rows_deleted)
             rc = zb_fail(ctx, ZB_EUNSAFE, "%s partition %s: sorted %llu "
                          "rows, read %llu live: nothing committed",

@@ -233,6 +233,49 @@ static void test_exec_sort_xsort__million_rows_budget(void)
     ZBT_EQ_U64(zb_alloc_live_bytes(), live);
 }
 
+/*
+ * opts.threads 2 (a run's blocks gathered on a second thread, the final
+ * merge ahead of next()): the same stable order as the reference, over
+ * many runs and passes, with and without the last run in memory; nothing
+ * held or leaked afterwards.
+ */
+static void test_exec_sort_xsort__two_threads(void)
+{
+    zb_xsort_opts opts = ZB_XSORT_OPTS_INIT;
+    zb_xsort_stats st, st1;
+    zb_budget *b = NULL;
+    uint64_t live = zb_alloc_live_bytes(), spill0 = zb_spill_used_bytes();
+    zb_ctx ctx;
+
+    zb_ctx_init(&ctx);
+    ZBT_EQ_INT(zb_budget_new(&b, 4 << 20, NULL), ZB_OK);
+    ctx.budget = b;
+    opts.out_batch_rows = 3000;
+    ZBT_OK_CTX(run_sort(&ctx, &opts, 300000, 8192, 11, 1, &st1, 0), &ctx);
+    opts.threads = 2;
+    ZBT_OK_CTX(run_sort(&ctx, &opts, 300000, 8192, 11, 1, &st, 0), &ctx);
+    ZBT_EQ_U64(st.rows, 300000);
+    ZBT_CHECK(st.runs >= 4);
+    ZBT_CHECK(st1.runs >= 4);
+    ZBT_CHECK(st.peak_reserved_bytes <= 4 << 20);
+    ZBT_EQ_U64(zb_budget_held_bytes(b), 0);
+    /* a fan-in of 2: passes before the final merge */
+    opts.max_fan_in = 2;
+    opts.max_memory_bytes = 512 << 10;
+    ZBT_OK_CTX(run_sort(&ctx, &opts, 100000, 1000, 12, 1, &st, 0), &ctx);
+    ZBT_CHECK(st.merge_passes >= 3);
+    /* the last run merged from memory */
+    opts.max_fan_in = 0;
+    opts.max_memory_bytes = 1280 << 10;
+    opts.out_batch_rows = 100;
+    ctx.budget = NULL;
+    ZBT_OK_CTX(run_sort(&ctx, &opts, 20000, 500, 13, 1, &st, 0), &ctx);
+    ZBT_CHECK(st.rows_unspilled > 0);
+    zb_budget_free(b);
+    ZBT_EQ_U64(zb_spill_used_bytes(), spill0);
+    ZBT_EQ_U64(zb_alloc_live_bytes(), live);
+}
+
 /* A fan-in of 3 over dozens of runs: several passes, same order. */
 static void test_exec_sort_xsort__many_passes(void)
 {
@@ -530,6 +573,15 @@ static void test_exec_sort_xsort__alloc_failures(void)
     opts.max_memory_bytes = 1280 << 10;     /* the last run from memory */
     opts.max_fan_in = 0;
     fault_loop(&opts, 20000, 500, NULL, 1, 1, 3);
+    /* the same with the sort's own threads: a failure on either side of
+       each pipe is reported, and nothing is left behind */
+    opts.threads = 2;
+    fault_loop(&opts, 20000, 500, NULL, 1, 1, 7);
+    ZBT_EQ_INT(zb_budget_new(&b, 1 << 20, NULL), ZB_OK);
+    opts.max_memory_bytes = 64 << 10;
+    opts.max_fan_in = 2;
+    fault_loop(&opts, 3000, 250, b, 3, 0, 1);
+    zb_budget_free(b);
 }
 
 /* ---- keys that share a long prefix ------------------------------------ */
@@ -680,6 +732,7 @@ static void test_exec_sort_xsort__common_prefix(void)
 
 const zbt_case test_exec_sort_xsort[] = {
     ZBT_CASE(test_exec_sort_xsort__million_rows_budget),
+    ZBT_CASE(test_exec_sort_xsort__two_threads),
     ZBT_CASE(test_exec_sort_xsort__many_passes),
     ZBT_CASE(test_exec_sort_xsort__in_memory),
     ZBT_CASE(test_exec_sort_xsort__zorder),
