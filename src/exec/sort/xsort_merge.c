@@ -422,7 +422,10 @@ static size_t fan_in(zb_xsort *xs, const xs_runfile *rf, size_t out_rows)
     uint64_t per = cursor_cost(xs, rf);
     uint64_t f;
 
-    if (xs->opts.max_memory_bytes > avail)
+    /* the cap when there is one (as for the output batches in
+       zb_xsort__merge): the passes then do not depend on how far the
+       reservation grew for the caller's other work */
+    if (xs->opts.max_memory_bytes)
         avail = xs->opts.max_memory_bytes;
     if (xs->budget == NULL && xs->opts.max_memory_bytes == 0)
         avail = UINT64_MAX / 4;
@@ -503,8 +506,11 @@ int zb_xsort__merge(zb_xsort *xs, zb_ctx *ctx)
     uint64_t mem = zb_xsort__held(xs), fit;
     int rc;
 
-    /* output batches take at most an eighth of the memory */
-    if (xs->opts.max_memory_bytes > mem)
+    /* output batches take at most an eighth of the memory: of the cap
+       when there is one, not of what the reservation reached (the
+       caller's readers grow it too), so that the batches, and the files
+       a caller cuts between them, do not depend on the threads */
+    if (xs->opts.max_memory_bytes)
         mem = xs->opts.max_memory_bytes;
     fit = mem / 8 / (uint64_t)(xs->avg_row_bytes * 1.25 + 8);
     if (mem > 0 && (xs->budget || xs->opts.max_memory_bytes) &&

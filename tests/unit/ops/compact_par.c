@@ -4,7 +4,8 @@
  * a group cut into slices writes the same files with 3 threads as with 1;
  * two runs in one process share a budget sized for one run; a unit above
  * the whole budget runs alone; with 2 threads and a budget of one unit
- * the units run one at a time. Generated tables with a small target, so
+ * the units run one at a time; a sort that spills writes the same files
+ * with 2 threads as with 1. Generated tables with a small target, so
  * that a group has several slices (inputs of 75 KiB: smaller ones are not
  * cut).
  */
@@ -300,6 +301,72 @@ static void test_ops_compact_par__read_ahead_same_bytes(void)
     of_close(&e);
 }
 
+/*
+ * (f) One sort group whose sort spills many runs, with 1 thread and then
+ * 2 (a run gathered and written on threads while the next is read, the
+ * final merge ahead of the writer): the same files, byte for byte, and
+ * as many of them (files are cut between the sort's output batches).
+ */
+static void test_ops_compact_par__sort_same_bytes(void)
+{
+    static const zb_compact_sort_field by_id_desc[1] = { { 1, 1, 0 } };
+    of_env e;
+    zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
+    zb_compact_result r;
+    uint64_t rows0, h0;
+    int64_t snap0;
+    files one, two;
+    zb_budget *b = NULL;
+    zb_table *t;
+    size_t i;
+
+    of_open(&e, "c-par-sort");
+    of_make_table(&e, 2, 0, 1, 12, 20000);
+    of_rows(&e, &rows0, &h0);
+    snap0 = of_current_id(&e);
+    o.strategy = ZB_COMPACT_SORT;
+    o.sort_fields = by_id_desc;
+    o.n_sort_fields = 1;
+    o.sort_memory_bytes = 1 << 20;
+    o.target_file_bytes = 16 << 10;
+    /* a budget: the group's reservation (which the readers grow with
+       threads) must not change the sort's batches */
+    ZBT_EQ_INT(zb_budget_new(&b, 256 << 20, NULL), ZB_OK);
+    e.ctx.budget = b;
+
+    o.threads = 1;
+    ZBT_OK_CTX(ct_compact(&e, &o, &r), &e.ctx);
+    ZBT_EQ_U64(r.plan.n_groups, 1);
+    ZBT_CHECK(r.plan.groups[0].sort_runs >= 4);
+    zb_compact_result_free(&r);
+    same_rows(&e, rows0, h0);
+    files_read(&one, &e);
+
+    t = of_load(&e);
+    of_set_ref(&e, &t, "main", 0, snap0, -1);
+    zb_table_free(t);
+
+    o.threads = 2;
+    ZBT_OK_CTX(ct_compact(&e, &o, &r), &e.ctx);
+    ZBT_EQ_U64(r.groups_committed, 1);
+    ZBT_CHECK(r.plan.groups[0].sort_runs >= 4);
+    zb_compact_result_free(&r);
+    same_rows(&e, rows0, h0);
+    files_read(&two, &e);
+
+    printf("  sorted into %zu files\n", one.n);
+    ZBT_CHECK(one.n > 1);
+    ZBT_EQ_U64(two.n, one.n);
+    for (i = 0; i < one.n && i < two.n; i++)
+        ZBT_CHECK(two.len[i] == one.len[i] &&
+                  memcmp(two.bytes[i], one.bytes[i], one.len[i]) == 0);
+    files_free(&one);
+    files_free(&two);
+    e.ctx.budget = NULL;
+    zb_budget_free(b);
+    of_close(&e);
+}
+
 typedef struct run_arg {
     of_env *e;
     zb_compact_opts o;
@@ -468,6 +535,7 @@ static void test_ops_compact_par__one_unit_at_a_time(void)
 const zbt_case test_ops_compact_par[] = {
     ZBT_CASE(test_ops_compact_par__same_bytes),
     ZBT_CASE(test_ops_compact_par__read_ahead_same_bytes),
+    ZBT_CASE(test_ops_compact_par__sort_same_bytes),
     ZBT_CASE(test_ops_compact_par__shared_budget),
     ZBT_CASE(test_ops_compact_par__above_budget),
     ZBT_CASE(test_ops_compact_par__one_unit_at_a_time),
