@@ -313,7 +313,7 @@ void zb_xsort__drop_held(zb_xsort *xs)
     xs->held_key = NULL;
 }
 
-static int grow_refs(zb_xsort *xs, zb_ctx *ctx, size_t n)
+int zb_xsort__grow_refs(zb_xsort *xs, zb_ctx *ctx, size_t n)
 {
     zb_arrow_rowref *r;
 
@@ -344,7 +344,7 @@ int zb_xsort__gather(struct ArrowArray *out, zb_xsort *xs, zb_ctx *ctx,
     size_t i;
     int rc;
 
-    if ((rc = grow_refs(xs, ctx, n)) < 0)
+    if ((rc = zb_xsort__grow_refs(xs, ctx, n)) < 0)
         return rc;
     if (xs->nheld > 64 &&
         (srcs = zb_malloc(xs->nheld * sizeof *srcs)) == NULL)
@@ -411,44 +411,10 @@ void zb_xsort__free_index(zb_xsort *xs)
     xs->nents = 0;
 }
 
-/*
- * The rows held become a run. From the first run on, each run holds at
- * most half of the memory the first one found (run_cap), so that with
- * threads one run is written (xsort_pipe.c) while the next is read. The
- * cut is the same with one thread, where it only doubles the runs to
- * merge: runs, merged batches and so the caller's files do not depend on
- * opts.threads.
- */
 static int spill_run(zb_xsort *xs, zb_ctx *ctx)
 {
-    int rc;
-
     sort_ents(xs);
-    if (xs->run_cap == 0) {
-        uint64_t mem = zb_xsort__held(xs), cap = xs->opts.max_memory_bytes;
-
-        /* what the sort could hold: its reservation, or the cap when
-           that is lower or there is no budget */
-        if (cap && (mem == 0 || cap < mem))
-            mem = cap;
-        xs->run_cap = mem / 2 > 1 ? mem / 2 : 1;
-    }
-    if (xs->opts.threads < 2) {
-        /* the next run's index is sized as a thread's would be */
-        xs->ents_hint = xs->nents;
-        if ((rc = zb_xsort__write_run(xs, ctx)) == ZB_OK)
-            zb_xsort__free_index(xs);
-        return rc;
-    }
-    if ((rc = zb_xsort__bg_reap(xs, ctx)) < 0)
-        return rc;
-    return zb_xsort__bg_start(xs, ctx);
-}
-
-/* The bytes the run held takes: batches, keys, the index and scratch. */
-static uint64_t run_bytes(const zb_xsort *xs)
-{
-    return xs->held_bytes + xs->cap_ents * 2 * sizeof(xs_ent);
+    return zb_xsort__write_run(xs, ctx);
 }
 
 /* ---- API --------------------------------------------------------------- */
@@ -500,13 +466,14 @@ int zb_xsort_new(zb_xsort **out, zb_ctx *ctx,
  * What writing a run needs besides the rows: the block being gathered and
  * the one being written, with their row references; with a second thread
  * (xsort_pipe.c) also the blocks queued between the two and the helper's
- * references (counted for one thread too: see spill_run).
+ * references (counted with one thread too).
  */
 static uint64_t run_margin(const zb_xsort *xs)
 {
     uint64_t refs = zb_xsort__block_rows(xs) * sizeof(zb_arrow_rowref);
 
-    /* the same whatever the threads: runs are then cut alike */
+    /* the same whatever the threads: runs, and so the merged batches a
+       caller cuts files between, do not depend on them */
     return 4 * xs->block_target + 2 * refs;
 }
 
@@ -538,30 +505,13 @@ static int add_batch(zb_xsort *xs, zb_ctx *ctx, struct ArrowArray *a)
     zb_keybuf_shrink(&kb);
     kbytes = zb_keybuf_bytes(&kb);
     for (;;) {
-        /* a new run's index starts at the rows the last one handed to
-           a thread held: no copying growth from 1024, run after run */
-        cap = xs->cap_ents ? xs->cap_ents
-                           : xs->ents_hint > 1024 ? xs->ents_hint : 1024;
+        cap = xs->cap_ents ? xs->cap_ents : 1024;
         while (cap < xs->nents + n)
             cap *= 2;
         ents_extra = (int64_t)((cap - xs->cap_ents) * 2 * sizeof(xs_ent));
         need = xs->used + bytes + kbytes + (uint64_t)ents_extra +
                run_margin(xs);
-        if (xs->run_cap && xs->nents > 0 &&
-            run_bytes(xs) + bytes + kbytes + (uint64_t)ents_extra >
-                xs->run_cap) {
-            rc = 1;                /* full: written while the next fills */
-        } else {
-            rc = zb_xsort__ensure(xs, ctx, need, 0);
-            if (rc == 1 && xs->bg != NULL) {
-                /* the run being written gives its memory back */
-                if ((rc = zb_xsort__bg_reap(xs, ctx)) < 0)
-                    break;
-                continue;
-            }
-            if (rc == 1 && xs->nents == 0)
-                rc = zb_xsort__ensure(xs, ctx, need, 1);
-        }
+        rc = zb_xsort__ensure(xs, ctx, need, xs->nents == 0);
         if (rc <= 0)
             break;
         if ((rc = spill_run(xs, ctx)) < 0)
@@ -644,8 +594,6 @@ int zb_xsort_finish(zb_xsort *xs, zb_ctx *ctx)
                        xs->failed ? "a failure" : "finish");
     if (zb_ctx_stopped(ctx))
         rc = zb_fail(ctx, ZB_ECANCELED, "sort stopped");
-    else if ((rc = zb_xsort__bg_reap(xs, ctx)) < 0)
-        ;
     else if (xs->rf.nruns == 0) {
         sort_ents(xs);
         xs->in_memory = 1;
@@ -695,16 +643,6 @@ int zb_xsort_next(struct ArrowArray *out, zb_xsort *xs, zb_ctx *ctx)
 
 void zb_xsort_stats_get(zb_xsort_stats *out, const zb_xsort *xs)
 {
-    if (xs->bg != NULL) {
-        /* a run still being written (a failure stopped the input):
-           its thread is waited for, its outcome kept for the next call */
-        zb_xsort *w = (zb_xsort *)xs;
-        zb_ctx scratch;
-
-        zb_ctx_init(&scratch);
-        if (zb_xsort__bg_reap(w, &scratch) < 0)
-            w->failed = 1;
-    }
     if (xs->ahead != NULL)
         zb_xsort__ahead_stats(out, xs->ahead);
     else
@@ -716,12 +654,6 @@ void zb_xsort_free(zb_xsort *xs)
     if (xs == NULL)
         return;
     zb_xsort__ahead_stop(xs->ahead);
-    if (xs->bg != NULL) {
-        zb_ctx scratch;
-
-        zb_ctx_init(&scratch);
-        (void)zb_xsort__bg_reap(xs, &scratch);
-    }
     zb_xsort__merger_free(xs, xs->final);
     zb_xsort__drop_held(xs);
     zb_free(xs->held);

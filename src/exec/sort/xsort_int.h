@@ -40,7 +40,6 @@ typedef struct xs_runfile {
 
 typedef struct xs_merger xs_merger;
 typedef struct zb_xsort_ahead zb_xsort_ahead;
-typedef struct zb_xsort_bg zb_xsort_bg;
 
 typedef struct xs_held {
     struct ArrowArray a;
@@ -87,12 +86,6 @@ struct zb_xsort {
     xs_runfile rf;               /* spilled runs */
     xs_merger *final;            /* the last merge, feeding next() */
     zb_xsort_ahead *ahead;       /* opts.threads > 1: final on a thread */
-    zb_xsort_bg *bg;             /* opts.threads > 1: the run being
-                                    written while the next is read */
-    uint64_t run_cap;            /* the bytes a run may hold after the
-                                    first (half of the memory it found) */
-    size_t ents_hint;            /* rows of the last run: the next run's
-                                    index starts that large */
 };
 
 /* 8 bytes as a big-endian integer. */
@@ -141,6 +134,9 @@ void zb_xsort__account(zb_xsort *xs, int64_t delta);
 /* Rows per block for the rows seen so far. */
 size_t zb_xsort__block_rows(const zb_xsort *xs);
 
+/* Makes xs->refs hold n row references (counted). ZB_OK, ZB_ENOMEM. */
+int zb_xsort__grow_refs(zb_xsort *xs, zb_ctx *ctx, size_t n);
+
 /* Gathers entries [lo, lo + n) of the sorted index into *out. */
 int zb_xsort__gather(struct ArrowArray *out, zb_xsort *xs, zb_ctx *ctx,
                      size_t lo, size_t n);
@@ -166,16 +162,6 @@ int zb_xsort__ahead_start(zb_xsort_ahead **out, zb_xsort *xs, zb_ctx *ctx);
 int zb_xsort__ahead_next(struct ArrowArray *out, zb_xsort_ahead *a,
                          zb_ctx *ctx);
 void zb_xsort__ahead_stop(zb_xsort_ahead *a);
-
-/*
- * The run held, sorted, handed to a thread that writes it to xs->rf
- * (xsort_pipe.c); the sort starts an empty run. At most one at a time:
- * reap it first. start: ZB_OK, ZB_ENOMEM, ZB_EIO. reap: waits for the
- * thread, gives the run's memory back, returns its rc (the message into
- * ctx); ZB_OK when none runs.
- */
-int zb_xsort__bg_start(zb_xsort *xs, zb_ctx *ctx);
-int zb_xsort__bg_reap(zb_xsort *xs, zb_ctx *ctx);
 
 /* The sort's stats, read when the merge thread is not changing them. */
 void zb_xsort__ahead_stats(zb_xsort_stats *out, zb_xsort_ahead *a);

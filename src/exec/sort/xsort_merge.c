@@ -488,16 +488,14 @@ static int merge_pass(zb_xsort *xs, zb_ctx *ctx, size_t f, size_t rows)
     return ZB_OK;
 }
 
-/* Memory the final merge of n runs needs beyond what is in use; with
-   threads, the batches it may run ahead of its reader too. */
+/* Memory the final merge of n runs needs beyond what is in use: with
+   the two batches it may run ahead of its reader on a thread
+   (xsort_pipe.c), counted with one thread too, so that whether the last
+   run is merged from memory does not depend on the threads. */
 static uint64_t final_need(const zb_xsort *xs, size_t n)
 {
-    uint64_t ahead = xs->opts.threads > 1
-                         ? 2 * output_cost(xs, xs->opts.out_batch_rows)
-                         : 0;
-
     return xs->rf.max_frame + n * cursor_cost(xs, &xs->rf) +
-           2 * output_cost(xs, xs->opts.out_batch_rows) + ahead;
+           4 * output_cost(xs, xs->opts.out_batch_rows);
 }
 
 int zb_xsort__merge(zb_xsort *xs, zb_ctx *ctx)
@@ -506,13 +504,14 @@ int zb_xsort__merge(zb_xsort *xs, zb_ctx *ctx)
     uint64_t mem = zb_xsort__held(xs), fit;
     int rc;
 
-    /* output batches take at most an eighth of the memory: of the cap
-       when there is one, not of what the reservation reached (the
-       caller's readers grow it too), so that the batches, and the files
-       a caller cuts between them, do not depend on the threads */
+    /* output batches take at most a sixteenth of the memory each (four
+       are counted: final_need): of the cap when there is one, not of
+       what the reservation reached (the caller's readers grow it too),
+       so that the batches, and the files a caller cuts between them, do
+       not depend on the threads */
     if (xs->opts.max_memory_bytes)
         mem = xs->opts.max_memory_bytes;
-    fit = mem / 8 / (uint64_t)(xs->avg_row_bytes * 1.25 + 8);
+    fit = mem / 16 / (uint64_t)(xs->avg_row_bytes * 1.25 + 8);
     if (mem > 0 && (xs->budget || xs->opts.max_memory_bytes) &&
         fit < xs->opts.out_batch_rows)
         xs->opts.out_batch_rows = fit > 0 ? (size_t)fit : 1;

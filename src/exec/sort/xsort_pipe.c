@@ -11,10 +11,11 @@
  * instead of their sum. The blocks, their order and the file are the
  * same as with one thread (zb_xsort__write_run).
  *
- * Memory: the helper has its own row references (block_rows of them) and
- * at most PIPE_SLOTS gathered blocks wait for the writer, besides the one
- * it is gathering and the one being written; add_batch reserves that
- * margin when opts.threads > 1. The helper touches nothing of xs but
+ * Memory: the helper fills the sort's row references (xs->refs, which
+ * the writing thread does not touch meanwhile), and at most PIPE_SLOTS
+ * gathered blocks wait for the writer, besides the one it is gathering
+ * and the one being written; add_batch reserves that margin whatever
+ * the threads. The helper touches nothing of xs but
  * what it reads (the sorted index, the batches held) until it is joined.
  */
 #define ZB_MODULE "xsort"
@@ -135,9 +136,14 @@ int zb_xsort__write_run_piped(zb_xsort *xs, zb_ctx *ctx, size_t first)
     p.n = xs->nents;
     p.per = zb_xsort__block_rows(xs);
     p.srcs = srcs_small;
-    if ((xs->nheld > 64 &&
-         (p.srcs = zb_malloc(xs->nheld * sizeof *p.srcs)) == NULL) ||
-        (p.refs = zb_malloc(p.per * sizeof *p.refs)) == NULL) {
+    /* the helper fills the sort's own references, grown (and counted)
+       as a one-thread run grows them: the memory counted, and so where
+       runs end, is the same for any threads */
+    if ((rc = zb_xsort__grow_refs(xs, ctx, p.per)) < 0)
+        goto done;
+    p.refs = xs->refs;
+    if (xs->nheld > 64 &&
+        (p.srcs = zb_malloc(xs->nheld * sizeof *p.srcs)) == NULL) {
         rc = zb_fail_oom(ctx);
         goto done;
     }
@@ -185,7 +191,6 @@ done:
     }
     if (p.srcs != srcs_small)
         zb_free(p.srcs);
-    zb_free(p.refs);
     return rc;
 }
 
@@ -325,164 +330,4 @@ void zb_xsort__ahead_stop(zb_xsort_ahead *a)
     pthread_cond_destroy(&a->cv);
     pthread_mutex_destroy(&a->mu);
     zb_free(a);
-}
-
-/* ---- a run written while the next one is read --------------------------- */
-
-/*
- * With opts.threads > 1 a full run is handed over whole (its batches, keys
- * and sorted index) to a thread that gathers and writes it, and the
- * caller goes on adding batches to a new run meanwhile (xsort.c caps each
- * run at half of the sort's memory for that). The thread owns the run
- * file and the run's memory until it is reaped: the caller's only shared
- * state is the file, which nothing else touches before the reap, and the
- * spill counters of the stats, which only the writer changes. The bytes
- * the run holds stay counted in xs->used until the reap gives them back,
- * so the reservation is never overdrawn.
- */
-struct zb_xsort_bg {
-    zb_xsort *xs;
-    pthread_t th;
-    xs_held *held;
-    size_t nheld;
-    xs_ent *ents, *tmp;
-    size_t nents;
-    uint64_t bytes;              /* counted in xs->used */
-    const uint8_t *key;          /* one key of the run, and the prefix */
-    size_t lcp;                  /* every key of it shares */
-    size_t per, first;
-    zb_arrow_rowref *refs;
-    int rc;
-    zb_ctx ctx;
-};
-
-static void *bg_main(void *arg)
-{
-    zb_xsort_bg *b = arg;
-    zb_xsort *xs = b->xs;
-    const struct ArrowArray *srcs_small[64], **srcs = srcs_small;
-    size_t lo, n, i;
-    int rc = ZB_OK;
-
-    if (b->nheld > 64 &&
-        (srcs = zb_malloc(b->nheld * sizeof *srcs)) == NULL)
-        rc = zb_fail_oom(&b->ctx);
-    for (i = 0; rc == ZB_OK && i < b->nheld; i++)
-        srcs[i] = &b->held[i].a;
-    for (lo = 0; rc == ZB_OK && lo < b->nents; lo += n) {
-        struct ArrowArray blk;
-
-        n = b->nents - lo < b->per ? b->nents - lo : b->per;
-        if (zb_ctx_stopped(&b->ctx)) {
-            rc = zb_fail(&b->ctx, ZB_ECANCELED, "sort stopped");
-            break;
-        }
-        for (i = 0; i < n; i++) {
-            b->refs[i].src = b->ents[lo + i].src;
-            b->refs[i].row = b->ents[lo + i].row;
-        }
-        if ((rc = zb_arrow_take(&blk, xs->schema, srcs, b->refs, n)) < 0) {
-            rc = zb_fail(&b->ctx, rc, "sort: gathering %zu rows failed", n);
-            break;
-        }
-        rc = zb_xsort__write_block(xs, &b->ctx, &xs->rf, &blk);
-        zb_arrow_array_release(&blk);
-    }
-    if (rc == ZB_OK &&
-        (rc = zb_xsort__end_run(xs, &b->ctx, &xs->rf, b->first)) == ZB_OK &&
-        (rc = zb_xsort__fold_prefix(&b->ctx, &xs->rf, b->key, b->lcp)) ==
-            ZB_OK)
-        xs->st.runs++;
-    if (srcs != srcs_small)
-        zb_free(srcs);
-    b->rc = rc;
-    return NULL;
-}
-
-/* Frees what the run held (its batches, keys, index). */
-static void bg_drop(zb_xsort_bg *b)
-{
-    size_t i;
-
-    for (i = 0; i < b->nheld; i++) {
-        zb_arrow_array_release(&b->held[i].a);
-        zb_keybuf_free(&b->held[i].kb);
-    }
-    zb_free(b->held);
-    zb_free(b->ents);
-    zb_free(b->tmp);
-    zb_free(b->refs);
-    b->held = NULL;
-    b->ents = b->tmp = NULL;
-    b->refs = NULL;
-    b->nheld = b->nents = 0;
-}
-
-int zb_xsort__bg_start(zb_xsort *xs, zb_ctx *ctx)
-{
-    zb_xsort_bg *b;
-    int rc;
-
-    if (xs->rf.sp == NULL) {
-        /* opened here: its buffer is counted by this thread */
-        if ((rc = zb_spill_open(&xs->rf.sp, ctx, "sort", 0)) < 0)
-            return rc;
-        zb_xsort__account(xs, ZB_SPILL_DEFAULT_BUF_BYTES);
-    }
-    if ((b = zb_calloc(1, sizeof *b)) == NULL)
-        return zb_fail_oom(ctx);
-    b->xs = xs;
-    b->per = zb_xsort__block_rows(xs);
-    if ((b->refs = zb_malloc(b->per * sizeof *b->refs)) == NULL) {
-        zb_free(b);
-        return zb_fail_oom(ctx);
-    }
-    zb_ctx_init(&b->ctx);
-    b->ctx.log = ctx->log;
-    b->ctx.metrics = ctx->metrics;
-    b->ctx.stop = ctx->stop;
-    /* the run moves to b; the sort starts an empty one */
-    b->held = xs->held;
-    b->nheld = xs->nheld;
-    b->ents = xs->ents;
-    b->tmp = xs->tmp;
-    b->nents = xs->nents;
-    b->bytes = xs->held_bytes + xs->cap_ents * 2 * sizeof(xs_ent);
-    b->key = xs->held_key;
-    b->lcp = xs->held_lcp;
-    b->first = xs->rf.nblocks;
-    xs->ents_hint = xs->nents;
-    xs->held = NULL;
-    xs->nheld = xs->cap_held = 0;
-    xs->ents = xs->tmp = NULL;
-    xs->nents = xs->cap_ents = 0;
-    xs->held_bytes = 0;
-    xs->held_key = NULL;
-    xs->bg = b;
-    if (pthread_create(&b->th, NULL, bg_main, b) != 0) {
-        /* No thread to be had: written here, reaped at once. */
-        bg_main(b);
-        b->th = pthread_self();
-        return zb_xsort__bg_reap(xs, ctx);
-    }
-    return ZB_OK;
-}
-
-int zb_xsort__bg_reap(zb_xsort *xs, zb_ctx *ctx)
-{
-    zb_xsort_bg *b = xs->bg;
-    int rc;
-
-    if (b == NULL)
-        return ZB_OK;
-    if (!pthread_equal(b->th, pthread_self()))
-        pthread_join(b->th, NULL);
-    xs->bg = NULL;
-    bg_drop(b);
-    zb_xsort__account(xs, -(int64_t)b->bytes);
-    rc = b->rc;
-    if (rc < 0)
-        zb_err_copy(&ctx->err, &b->ctx.err);
-    zb_free(b);
-    return rc;
 }

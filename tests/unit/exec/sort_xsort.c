@@ -226,6 +226,7 @@ static void test_exec_sort_xsort__million_rows_budget(void)
     ZBT_EQ_INT(zb_budget_new(&b, 4 << 20, NULL), ZB_OK);
     ctx.budget = b;
     opts.out_batch_rows = 10000;
+    opts.max_fan_in = 8;            /* 16 runs or more: two passes */
     ZBT_OK_CTX(run_sort(&ctx, &opts, 1000000, 8192, 1, 1, &st, 0), &ctx);
     ZBT_EQ_U64(st.rows, 1000000);
     ZBT_CHECK(st.runs >= 16);
