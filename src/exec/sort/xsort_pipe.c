@@ -1,8 +1,11 @@
 /*
- * exec/sort/xsort_pipe.c - a sorted run written by two threads: a helper
- * gathers the rows of block i + 1 in key order (zb_arrow_take) while the
- * calling thread frames block i into the run file (xsort_int.h,
- * zb_xsort__write_run_piped).
+ * exec/sort/xsort_pipe.c - the external sort's own threads, with
+ * opts.threads > 1 (xsort_int.h): a sorted run written by two threads,
+ * and the final merge run ahead of its reader (second part below).
+ *
+ * A run: a helper gathers the rows of block i + 1 in key order
+ * (zb_arrow_take) while the calling thread frames block i into the run
+ * file (zb_xsort__write_run_piped).
  *
  * Gathering (a copy of every value into key order) and writing (a second
  * copy, into the page cache) cost about the same, and while a run is
@@ -15,8 +18,8 @@
  * the writing thread does not touch meanwhile), and at most PIPE_SLOTS
  * gathered blocks wait for the writer, besides the one it is gathering
  * and the one being written; add_batch reserves that margin whatever
- * the threads. The helper touches nothing of xs but
- * what it reads (the sorted index, the batches held) until it is joined.
+ * the threads. Besides the references the helper only reads xs (the
+ * sorted index, the batches held) until it is joined.
  */
 #define ZB_MODULE "xsort"
 
