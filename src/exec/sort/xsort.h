@@ -71,7 +71,10 @@ typedef struct zb_xsort_opts {
     uint64_t reservation_keep_bytes; /* of *reservation, not the sort's */
     unsigned threads;            /* > 1: a run's blocks are gathered on a
                                     second thread while the caller's
-                                    writes them (the same run file) */
+                                    writes them, and the final merge
+                                    runs ahead of next() on a thread of
+                                    its own (the same output); 0 or 1:
+                                    none */
 } zb_xsort_opts;
 
 #define ZB_XSORT_OPTS_INIT \

@@ -32,19 +32,107 @@
 
 #define PIPE_SLOTS 2
 
+/* ---- a bounded queue of batches between two threads ------------------- */
+
+/* The producer puts, the consumer takes; quit (the consumer gave up)
+   stops the producer, done (the producer's end, with its rc) stops the
+   consumer's wait. */
+typedef struct bqueue {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    struct ArrowArray q[PIPE_SLOTS];
+    size_t head, len;
+    int quit, done, rc;
+} bqueue;
+
+static int bq_init(bqueue *b)
+{
+    memset(b, 0, sizeof *b);
+    if (pthread_mutex_init(&b->mu, NULL) != 0)
+        return ZB_ENOMEM;
+    if (pthread_cond_init(&b->cv, NULL) != 0) {
+        pthread_mutex_destroy(&b->mu);
+        return ZB_ENOMEM;
+    }
+    return ZB_OK;
+}
+
+/* Waits for room and queues *a; 0 (a released) when the consumer quit. */
+static int bq_put(bqueue *b, struct ArrowArray *a)
+{
+    pthread_mutex_lock(&b->mu);
+    while (b->len == PIPE_SLOTS && !b->quit)
+        pthread_cond_wait(&b->cv, &b->mu);
+    if (b->quit) {
+        pthread_mutex_unlock(&b->mu);
+        zb_arrow_array_release(a);
+        return 0;
+    }
+    b->q[(b->head + b->len) % PIPE_SLOTS] = *a;
+    b->len++;
+    pthread_cond_broadcast(&b->cv);
+    pthread_mutex_unlock(&b->mu);
+    return 1;
+}
+
+/* The producer's last word. */
+static void bq_done(bqueue *b, int rc)
+{
+    pthread_mutex_lock(&b->mu);
+    b->rc = rc;
+    b->done = 1;
+    pthread_cond_broadcast(&b->cv);
+    pthread_mutex_unlock(&b->mu);
+}
+
+/* The next batch into *out (out->release == NULL: no more), else the
+   producer's rc. */
+static int bq_take(bqueue *b, struct ArrowArray *out)
+{
+    int rc = ZB_OK;
+
+    memset(out, 0, sizeof *out);
+    pthread_mutex_lock(&b->mu);
+    while (b->len == 0 && !b->done)
+        pthread_cond_wait(&b->cv, &b->mu);
+    if (b->len > 0) {
+        *out = b->q[b->head];
+        b->head = (b->head + 1) % PIPE_SLOTS;
+        b->len--;
+        pthread_cond_broadcast(&b->cv);
+    } else {
+        rc = b->rc;
+    }
+    pthread_mutex_unlock(&b->mu);
+    return rc;
+}
+
+/* Stops the producer, joins it, frees what it queued and the queue. */
+static void bq_stop(bqueue *b, pthread_t th)
+{
+    pthread_mutex_lock(&b->mu);
+    b->quit = 1;
+    pthread_cond_broadcast(&b->cv);
+    pthread_mutex_unlock(&b->mu);
+    pthread_join(th, NULL);
+    while (b->len > 0) {
+        zb_arrow_array_release(&b->q[b->head]);
+        b->head = (b->head + 1) % PIPE_SLOTS;
+        b->len--;
+    }
+    pthread_cond_destroy(&b->cv);
+    pthread_mutex_destroy(&b->mu);
+}
+
+/* ---- a run, gathered and written on two threads ------------------------ */
+
 typedef struct pipe {
     zb_xsort *xs;
     const struct ArrowArray **srcs;
     zb_arrow_rowref *refs;
     size_t per;                  /* rows per block */
     size_t n;                    /* entries of the run */
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    struct ArrowArray q[PIPE_SLOTS];
-    size_t head, len;
-    int quit;                    /* the writer gave up: stop gathering */
-    int done;                    /* the helper gathered its last block */
-    int rc;                      /* the helper's failure, if any */
+    bqueue bq;
     size_t failed_rows;
 } pipe;
 
@@ -74,56 +162,11 @@ static void *helper(void *arg)
             p->failed_rows = n;
             break;
         }
-        pthread_mutex_lock(&p->mu);
-        while (p->len == PIPE_SLOTS && !p->quit)
-            pthread_cond_wait(&p->cv, &p->mu);
-        if (p->quit) {
-            pthread_mutex_unlock(&p->mu);
-            zb_arrow_array_release(&blk);
+        if (!bq_put(&p->bq, &blk))
             break;
-        }
-        p->q[(p->head + p->len) % PIPE_SLOTS] = blk;
-        p->len++;
-        pthread_cond_broadcast(&p->cv);
-        pthread_mutex_unlock(&p->mu);
     }
-    pthread_mutex_lock(&p->mu);
-    p->rc = rc;
-    p->done = 1;
-    pthread_cond_broadcast(&p->cv);
-    pthread_mutex_unlock(&p->mu);
+    bq_done(&p->bq, rc);
     return NULL;
-}
-
-/* The next gathered block into *out; out->release == NULL: no more. */
-static void take_next(pipe *p, struct ArrowArray *out)
-{
-    memset(out, 0, sizeof *out);
-    pthread_mutex_lock(&p->mu);
-    while (p->len == 0 && !p->done)
-        pthread_cond_wait(&p->cv, &p->mu);
-    if (p->len > 0) {
-        *out = p->q[p->head];
-        p->head = (p->head + 1) % PIPE_SLOTS;
-        p->len--;
-        pthread_cond_broadcast(&p->cv);
-    }
-    pthread_mutex_unlock(&p->mu);
-}
-
-/* Tells the helper to stop, waits for it, frees what it queued. */
-static void stop_helper(pipe *p, pthread_t th)
-{
-    pthread_mutex_lock(&p->mu);
-    p->quit = 1;
-    pthread_cond_broadcast(&p->cv);
-    pthread_mutex_unlock(&p->mu);
-    pthread_join(th, NULL);
-    while (p->len > 0) {
-        zb_arrow_array_release(&p->q[p->head]);
-        p->head = (p->head + 1) % PIPE_SLOTS;
-        p->len--;
-    }
 }
 
 int zb_xsort__write_run_piped(zb_xsort *xs, zb_ctx *ctx, size_t first)
@@ -132,7 +175,7 @@ int zb_xsort__write_run_piped(zb_xsort *xs, zb_ctx *ctx, size_t first)
     pipe p;
     pthread_t th;
     size_t i;
-    int rc = ZB_OK, made = 0;
+    int rc = ZB_OK;
 
     memset(&p, 0, sizeof p);
     p.xs = xs;
@@ -152,27 +195,22 @@ int zb_xsort__write_run_piped(zb_xsort *xs, zb_ctx *ctx, size_t first)
     }
     for (i = 0; i < xs->nheld; i++)
         p.srcs[i] = &xs->held[i].a;
-    if (pthread_mutex_init(&p.mu, NULL) != 0) {
+    if (bq_init(&p.bq) < 0) {
         rc = zb_fail_oom(ctx);
         goto done;
     }
-    if (pthread_cond_init(&p.cv, NULL) != 0) {
-        pthread_mutex_destroy(&p.mu);
-        rc = zb_fail_oom(ctx);
-        goto done;
-    }
-    made = 1;
     if (pthread_create(&th, NULL, helper, &p) != 0) {
         /* No thread to be had: the run is written on this one. */
+        pthread_cond_destroy(&p.bq.cv);
+        pthread_mutex_destroy(&p.bq.mu);
         rc = 1;
         goto done;
     }
     for (;;) {
         struct ArrowArray blk;
 
-        take_next(&p, &blk);
-        if (blk.release == NULL)
-            break;
+        if (bq_take(&p.bq, &blk) < 0 || blk.release == NULL)
+            break;          /* the end, or the helper's failure */
         if (zb_ctx_stopped(ctx))
             rc = zb_fail(ctx, ZB_ECANCELED, "sort stopped");
         else
@@ -181,17 +219,13 @@ int zb_xsort__write_run_piped(zb_xsort *xs, zb_ctx *ctx, size_t first)
         if (rc < 0)
             break;
     }
-    stop_helper(&p, th);
-    if (rc == ZB_OK && p.rc < 0)
-        rc = zb_fail(ctx, p.rc, "sort: gathering %zu rows failed",
+    bq_stop(&p.bq, th);
+    if (rc == ZB_OK && p.bq.rc < 0)
+        rc = zb_fail(ctx, p.bq.rc, "sort: gathering %zu rows failed",
                      p.failed_rows);
     if (rc == ZB_OK)
         rc = zb_xsort__finish_run(xs, ctx, first);
 done:
-    if (made) {
-        pthread_cond_destroy(&p.cv);
-        pthread_mutex_destroy(&p.mu);
-    }
     if (p.srcs != srcs_small)
         zb_free(p.srcs);
     return rc;
@@ -210,11 +244,7 @@ done:
 struct zb_xsort_ahead {
     zb_xsort *xs;
     pthread_t th;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    struct ArrowArray q[PIPE_SLOTS];
-    size_t head, len;
-    int quit, done, rc;
+    bqueue bq;
     zb_ctx ctx;                  /* the merge's errors, copied out */
 };
 
@@ -229,25 +259,10 @@ static void *ahead_main(void *arg)
         if ((rc = zb_xsort__final_next(&out, a->xs, &a->ctx)) < 0 ||
             out.release == NULL)
             break;
-        pthread_mutex_lock(&a->mu);
-        while (a->len == PIPE_SLOTS && !a->quit)
-            pthread_cond_wait(&a->cv, &a->mu);
-        if (a->quit) {
-            pthread_mutex_unlock(&a->mu);
-            zb_arrow_array_release(&out);
-            rc = ZB_OK;
+        if (!bq_put(&a->bq, &out))
             break;
-        }
-        a->q[(a->head + a->len) % PIPE_SLOTS] = out;
-        a->len++;
-        pthread_cond_broadcast(&a->cv);
-        pthread_mutex_unlock(&a->mu);
     }
-    pthread_mutex_lock(&a->mu);
-    a->rc = rc;
-    a->done = 1;
-    pthread_cond_broadcast(&a->cv);
-    pthread_mutex_unlock(&a->mu);
+    bq_done(&a->bq, rc);
     return NULL;
 }
 
@@ -263,19 +278,14 @@ int zb_xsort__ahead_start(zb_xsort_ahead **out, zb_xsort *xs, zb_ctx *ctx)
     a->ctx.log = ctx->log;
     a->ctx.metrics = ctx->metrics;
     a->ctx.stop = ctx->stop;
-    if (pthread_mutex_init(&a->mu, NULL) != 0) {
-        zb_free(a);
-        return zb_fail_oom(ctx);
-    }
-    if (pthread_cond_init(&a->cv, NULL) != 0) {
-        pthread_mutex_destroy(&a->mu);
+    if (bq_init(&a->bq) < 0) {
         zb_free(a);
         return zb_fail_oom(ctx);
     }
     if (pthread_create(&a->th, NULL, ahead_main, a) != 0) {
         /* No thread: next() merges on the caller's, as without one. */
-        pthread_cond_destroy(&a->cv);
-        pthread_mutex_destroy(&a->mu);
+        pthread_cond_destroy(&a->bq.cv);
+        pthread_mutex_destroy(&a->bq.mu);
         zb_free(a);
         return ZB_OK;
     }
@@ -286,22 +296,10 @@ int zb_xsort__ahead_start(zb_xsort_ahead **out, zb_xsort *xs, zb_ctx *ctx)
 int zb_xsort__ahead_next(struct ArrowArray *out, zb_xsort_ahead *a,
                          zb_ctx *ctx)
 {
-    int rc = ZB_OK;
+    int rc = bq_take(&a->bq, out);
 
-    memset(out, 0, sizeof *out);
-    pthread_mutex_lock(&a->mu);
-    while (a->len == 0 && !a->done)
-        pthread_cond_wait(&a->cv, &a->mu);
-    if (a->len > 0) {
-        *out = a->q[a->head];
-        a->head = (a->head + 1) % PIPE_SLOTS;
-        a->len--;
-        pthread_cond_broadcast(&a->cv);
-    } else if (a->rc < 0) {
-        rc = a->rc;
+    if (rc < 0)
         zb_err_copy(&ctx->err, &a->ctx.err);
-    }
-    pthread_mutex_unlock(&a->mu);
     return rc;
 }
 
@@ -309,28 +307,17 @@ void zb_xsort__ahead_stats(zb_xsort_stats *out, zb_xsort_ahead *a)
 {
     /* The merge thread touches the stats (peak memory) only while it
        merges: a full queue or its end is a moment it does not. */
-    pthread_mutex_lock(&a->mu);
-    while (a->len < PIPE_SLOTS && !a->done)
-        pthread_cond_wait(&a->cv, &a->mu);
+    pthread_mutex_lock(&a->bq.mu);
+    while (a->bq.len < PIPE_SLOTS && !a->bq.done)
+        pthread_cond_wait(&a->bq.cv, &a->bq.mu);
     *out = a->xs->st;
-    pthread_mutex_unlock(&a->mu);
+    pthread_mutex_unlock(&a->bq.mu);
 }
 
 void zb_xsort__ahead_stop(zb_xsort_ahead *a)
 {
     if (a == NULL)
         return;
-    pthread_mutex_lock(&a->mu);
-    a->quit = 1;
-    pthread_cond_broadcast(&a->cv);
-    pthread_mutex_unlock(&a->mu);
-    pthread_join(a->th, NULL);
-    while (a->len > 0) {
-        zb_arrow_array_release(&a->q[a->head]);
-        a->head = (a->head + 1) % PIPE_SLOTS;
-        a->len--;
-    }
-    pthread_cond_destroy(&a->cv);
-    pthread_mutex_destroy(&a->mu);
+    bq_stop(&a->bq, a->th);
     zb_free(a);
 }
