@@ -97,6 +97,26 @@ static void files_free(files *f)
     free(f->len);
 }
 
+/* The same files, byte for byte, in the same order. */
+static void files_same(const files *a, const files *b)
+{
+    size_t i;
+
+    ZBT_EQ_U64(b->n, a->n);
+    for (i = 0; i < a->n && i < b->n; i++)
+        ZBT_CHECK(b->len[i] == a->len[i] &&
+                  memcmp(b->bytes[i], a->bytes[i], a->len[i]) == 0);
+}
+
+/* main back at snap: the next compaction starts where the last did. */
+static void rewind_main(of_env *e, int64_t snap)
+{
+    zb_table *t = of_load(e);
+
+    of_set_ref(e, &t, "main", 0, snap, -1);
+    zb_table_free(t);
+}
+
 static void same_rows(of_env *e, uint64_t rows0, uint64_t h0)
 {
     uint64_t rows, h;
@@ -192,7 +212,6 @@ static void test_ops_compact_par__same_bytes(void)
     uint64_t rows0, h0;
     int64_t pos[] = { 1, 50, 120 }, snap0;
     files one, three;
-    zb_table *t;
     double t0, t1, t3;
     size_t i;
 
@@ -218,9 +237,7 @@ static void test_ops_compact_par__same_bytes(void)
     same_rows(&e, rows0, h0);
     files_read(&one, &e);
 
-    t = of_load(&e);
-    of_set_ref(&e, &t, "main", 0, snap0, -1);
-    zb_table_free(t);
+    rewind_main(&e, snap0);
     same_rows(&e, rows0, h0);
 
     o.threads = 3;
@@ -236,12 +253,7 @@ static void test_ops_compact_par__same_bytes(void)
     printf("  %zu output files; threads 1: %.3f s, threads 3: %.3f s\n",
            one.n, t1, t3);
     ZBT_CHECK(one.n > 2);
-    ZBT_EQ_U64(three.n, one.n);
-    for (i = 0; i < one.n && i < three.n; i++) {
-        ZBT_EQ_U64(three.len[i], one.len[i]);
-        ZBT_CHECK(three.len[i] == one.len[i] &&
-                  memcmp(three.bytes[i], one.bytes[i], one.len[i]) == 0);
-    }
+    files_same(&one, &three);
     files_free(&one);
     files_free(&three);
     of_close(&e);
@@ -260,8 +272,6 @@ static void test_ops_compact_par__read_ahead_same_bytes(void)
     uint64_t rows0, h0;
     int64_t snap0;
     files one, three;
-    zb_table *t;
-    size_t i;
 
     of_open(&e, "c-par-ahead");
     of_make_table(&e, 2, 0, 1, 12, 3000);
@@ -279,9 +289,7 @@ static void test_ops_compact_par__read_ahead_same_bytes(void)
     same_rows(&e, rows0, h0);
     files_read(&one, &e);
 
-    t = of_load(&e);
-    of_set_ref(&e, &t, "main", 0, snap0, -1);
-    zb_table_free(t);
+    rewind_main(&e, snap0);
 
     o.threads = 3;
     ZBT_OK_CTX(ct_compact(&e, &o, &r), &e.ctx);
@@ -292,10 +300,7 @@ static void test_ops_compact_par__read_ahead_same_bytes(void)
     files_read(&three, &e);
 
     ZBT_EQ_U64(one.n, 1);
-    ZBT_EQ_U64(three.n, one.n);
-    for (i = 0; i < one.n && i < three.n; i++)
-        ZBT_CHECK(three.len[i] == one.len[i] &&
-                  memcmp(three.bytes[i], one.bytes[i], one.len[i]) == 0);
+    files_same(&one, &three);
     files_free(&one);
     files_free(&three);
     of_close(&e);
@@ -317,8 +322,6 @@ static void test_ops_compact_par__sort_same_bytes(void)
     int64_t snap0;
     files one, two;
     zb_budget *b = NULL;
-    zb_table *t;
-    size_t i;
 
     of_open(&e, "c-par-sort");
     of_make_table(&e, 2, 0, 1, 12, 20000);
@@ -342,9 +345,7 @@ static void test_ops_compact_par__sort_same_bytes(void)
     same_rows(&e, rows0, h0);
     files_read(&one, &e);
 
-    t = of_load(&e);
-    of_set_ref(&e, &t, "main", 0, snap0, -1);
-    zb_table_free(t);
+    rewind_main(&e, snap0);
 
     o.threads = 2;
     ZBT_OK_CTX(ct_compact(&e, &o, &r), &e.ctx);
@@ -356,10 +357,7 @@ static void test_ops_compact_par__sort_same_bytes(void)
 
     printf("  sorted into %zu files\n", one.n);
     ZBT_CHECK(one.n > 1);
-    ZBT_EQ_U64(two.n, one.n);
-    for (i = 0; i < one.n && i < two.n; i++)
-        ZBT_CHECK(two.len[i] == one.len[i] &&
-                  memcmp(two.bytes[i], one.bytes[i], one.len[i]) == 0);
+    files_same(&one, &two);
     files_free(&one);
     files_free(&two);
     e.ctx.budget = NULL;
