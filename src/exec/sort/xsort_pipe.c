@@ -136,29 +136,44 @@ typedef struct pipe {
     size_t failed_rows;
 } pipe;
 
-/* Entries [lo, lo + n) of the sorted index as a batch, on the helper. */
-static int gather(pipe *p, struct ArrowArray *out, size_t lo, size_t n)
+/*
+ * Every CALLER_EVERY-th block is gathered by the writing thread itself:
+ * gathering costs about twice what writing does, so a helper that
+ * gathered every block would keep the writer waiting half the time.
+ */
+#define CALLER_EVERY 3
+
+static int callers_block(size_t b)
+{
+    return b % CALLER_EVERY == CALLER_EVERY - 1;
+}
+
+/* Entries [lo, lo + n) of the sorted index as a batch, through refs. */
+static int gather(const pipe *p, zb_arrow_rowref *refs,
+                  struct ArrowArray *out, size_t lo, size_t n)
 {
     size_t i;
 
     for (i = 0; i < n; i++) {
-        p->refs[i].src = p->xs->ents[lo + i].src;
-        p->refs[i].row = p->xs->ents[lo + i].row;
+        refs[i].src = p->xs->ents[lo + i].src;
+        refs[i].row = p->xs->ents[lo + i].row;
     }
-    return zb_arrow_take(out, p->xs->schema, p->srcs, p->refs, n);
+    return zb_arrow_take(out, p->xs->schema, p->srcs, refs, n);
 }
 
 static void *helper(void *arg)
 {
     pipe *p = arg;
-    size_t lo, n;
+    size_t lo, n, b;
     int rc = ZB_OK;
 
-    for (lo = 0; lo < p->n; lo += n) {
+    for (lo = 0, b = 0; lo < p->n; lo += n, b++) {
         struct ArrowArray blk;
 
         n = p->n - lo < p->per ? p->n - lo : p->per;
-        if ((rc = gather(p, &blk, lo, n)) < 0) {
+        if (callers_block(b))
+            continue;
+        if ((rc = gather(p, p->refs, &blk, lo, n)) < 0) {
             p->failed_rows = n;
             break;
         }
@@ -172,9 +187,10 @@ static void *helper(void *arg)
 int zb_xsort__write_run_piped(zb_xsort *xs, zb_ctx *ctx, size_t first)
 {
     const struct ArrowArray *srcs_small[64];
+    zb_arrow_rowref *mine = NULL;
     pipe p;
     pthread_t th;
-    size_t i;
+    size_t i, lo, n, b;
     int rc = ZB_OK;
 
     memset(&p, 0, sizeof p);
@@ -188,8 +204,10 @@ int zb_xsort__write_run_piped(zb_xsort *xs, zb_ctx *ctx, size_t first)
     if ((rc = zb_xsort__grow_refs(xs, ctx, p.per)) < 0)
         goto done;
     p.refs = xs->refs;
-    if (xs->nheld > 64 &&
-        (p.srcs = zb_malloc(xs->nheld * sizeof *p.srcs)) == NULL) {
+    /* this thread's own references: within run_margin's second set */
+    if ((mine = zb_malloc(p.per * sizeof *mine)) == NULL ||
+        (xs->nheld > 64 &&
+         (p.srcs = zb_malloc(xs->nheld * sizeof *p.srcs)) == NULL)) {
         rc = zb_fail_oom(ctx);
         goto done;
     }
@@ -206,11 +224,18 @@ int zb_xsort__write_run_piped(zb_xsort *xs, zb_ctx *ctx, size_t first)
         rc = 1;
         goto done;
     }
-    for (;;) {
+    for (lo = 0, b = 0; lo < p.n; lo += n, b++) {
         struct ArrowArray blk;
 
-        if (bq_take(&p.bq, &blk) < 0 || blk.release == NULL)
-            break;          /* the end, or the helper's failure */
+        n = p.n - lo < p.per ? p.n - lo : p.per;
+        if (callers_block(b)) {
+            if ((rc = gather(&p, mine, &blk, lo, n)) < 0) {
+                rc = zb_fail(ctx, rc, "sort: gathering %zu rows failed", n);
+                break;
+            }
+        } else if (bq_take(&p.bq, &blk) < 0 || blk.release == NULL) {
+            break;          /* the helper failed */
+        }
         if (zb_ctx_stopped(ctx))
             rc = zb_fail(ctx, ZB_ECANCELED, "sort stopped");
         else
@@ -228,6 +253,7 @@ int zb_xsort__write_run_piped(zb_xsort *xs, zb_ctx *ctx, size_t first)
 done:
     if (p.srcs != srcs_small)
         zb_free(p.srcs);
+    zb_free(mine);
     return rc;
 }
 
