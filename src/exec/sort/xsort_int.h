@@ -54,7 +54,6 @@ typedef struct xs_ent {
     uint32_t row;                /* its row; the key is in its kb */
 } xs_ent;
 
-
 struct zb_xsort {
     const struct ArrowSchema *schema;
     zb_sortkey *key;

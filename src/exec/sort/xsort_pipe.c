@@ -3,16 +3,18 @@
  * opts.threads > 1 (xsort_int.h): a sorted run written by two threads,
  * and the final merge run ahead of its reader (second part below).
  *
- * A run: a helper gathers the rows of block i + 1 in key order
- * (zb_arrow_take) while the calling thread frames block i into the run
- * file (zb_xsort__write_run_piped).
+ * A run: a helper gathers the rows of the next blocks in key order
+ * (zb_arrow_take) while the calling thread frames the current one into
+ * the run file (zb_xsort__write_run_piped); the caller also gathers every
+ * third block itself.
  *
- * Gathering (a copy of every value into key order) and writing (a second
- * copy, into the page cache) cost about the same, and while a run is
- * written nothing else of the sort can go on: the input's readers wait
- * on it. With two threads the run takes about the longer of the two
- * instead of their sum. The blocks, their order and the file are the
- * same as with one thread (zb_xsort__write_run).
+ * Gathering (a copy of every value into key order, scattered reads)
+ * costs about twice what writing (a second copy, into the page cache)
+ * does, and while a run is written nothing else of the sort can go on:
+ * the input's readers wait on it. Split this way the two threads take
+ * about the same time, instead of one thread taking their sum. The
+ * blocks, their order and the file are the same as with one thread
+ * (zb_xsort__write_run).
  *
  * Memory: the helper fills the sort's row references (xs->refs, which
  * the writing thread does not touch meanwhile), and at most PIPE_SLOTS

@@ -130,7 +130,8 @@ int zb_compact__xsort_new(zb_xsort **out, zb_ctx *ctx,
     /* Output batches no larger than the stream's: files roll between
      * batches. */
     xo.out_batch_rows = out_batch_rows;
-    /* A run's rows gathered on a second thread while it is written. */
+    /* A run's rows gathered on a second thread while it is written,
+     * the final merge ahead of the writer: the same files. */
     xo.threads = o->threads > 1 ? 2 : 1;
     if (res != NULL && res->budget != NULL) {
         xo.reservation = res;

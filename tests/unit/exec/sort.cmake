@@ -12,7 +12,7 @@ target_link_libraries(test_exec_sort PRIVATE zbtest zb_exec zb_io zb_util
 add_test(NAME test_exec_sort COMMAND test_exec_sort)
 set_tests_properties(test_exec_sort PROPERTIES LABELS unit TIMEOUT 600)
 # The threaded cases alone, for scripts/test.sh --tsan (xsort is
-# single-threaded and slow under TSan).
+# slow under TSan as a whole).
 add_test(NAME test_exec_sort_pool COMMAND test_exec_sort test_exec_sort_pool)
 set_tests_properties(test_exec_sort_pool PROPERTIES LABELS unit TIMEOUT 120)
 # The sort with its own threads (a run's gather, the final merge ahead),
