@@ -42,12 +42,12 @@ case "$mode" in
         # zamboni: `maintenance --parallel` runs tables on threads
         cmake --build build-tsan -j "$jobs" --target test_exec test_exec_sort \
             test_parquet_writer_threads test_cli_parallel_runner test_service \
-            zamboni
+            test_avro zamboni
         # test_service: 8 threads taking tasks from one queue handle
         TSAN_OPTIONS=halt_on_error=1 \
             bash scripts/pg-test.sh run \
             ctest --test-dir build-tsan --output-on-failure \
-            -R '^(test_exec|test_exec_sort_pool|test_exec_sort_threads|test_parquet_writer_threads|test_cli_parallel_runner|test_cli_maintenance_parallel|test_service)$'
+            -R '^(test_exec|test_exec_sort_pool|test_exec_sort_threads|test_avro_threads|test_parquet_writer_threads|test_cli_parallel_runner|test_cli_maintenance_parallel|test_service)$'
         ;;
     --release)
         # The optimiser's and NDEBUG's warnings, fatal as everywhere.

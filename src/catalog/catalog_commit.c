@@ -107,23 +107,29 @@ static size_t previous_versions_max(const ice_metadata *m)
 }
 
 int zb_catalog__apply(ice_metadata **out, zb_catalog_old_log *old_log,
-                      zb_ctx *ctx, zb_io *io, const char *cur_uri,
+                      zb_ctx *ctx, zb_io *io, const zb_table *base,
+                      const char *cur_uri,
                       const zb_json *requirements_json,
                       const zb_json *updates_json,
                       int64_t clock_ms)
 {
     const json_t *requirements = (const json_t *)requirements_json;
     const json_t *updates = (const json_t *)updates_json;
-    ice_metadata *m = NULL;
-    int64_t old_ms;
+    ice_metadata *loaded = NULL;
+    const ice_metadata *m;
     int rc;
 
     *out = NULL;
     old_log->n = 0;
     old_log->files = NULL;
-    if ((rc = ice_metadata_load(&m, io, ctx, cur_uri)) < 0)
-        return rc;
-    old_ms = m->last_updated_ms;
+    if (base != NULL && base->meta != NULL && base->metadata_location &&
+        strcmp(base->metadata_location, cur_uri) == 0) {
+        m = base->meta;
+    } else {
+        if ((rc = ice_metadata_load(&loaded, io, ctx, cur_uri)) < 0)
+            return rc;
+        m = loaded;
+    }
     if (requirements != NULL &&
         (rc = ice_commit_check_requirements(m, ctx,
                                             (const zb_json *)requirements)) < 0)
@@ -132,18 +138,12 @@ int zb_catalog__apply(ice_metadata **out, zb_catalog_old_log *old_log,
         goto done;
     if ((rc = capture_log(old_log, ctx, m)) < 0)
         goto done;
-    if (updates != NULL &&
-        (rc = ice_commit_apply_updates(m, ctx, (const zb_json *)updates)) < 0)
-        goto done;
-    if ((rc = ice_metadata_append_metadata_log(m, ctx, cur_uri, old_ms,
-                                               previous_versions_max(m))) < 0)
-        goto done;
-    *out = m;
-    m = NULL;
+    rc = ice_commit_apply_next(out, m, ctx, (const zb_json *)updates, cur_uri,
+                               m->last_updated_ms, previous_versions_max(m));
 done:
     if (rc < 0)
         zb_catalog__old_log_free(old_log);
-    ice_metadata_free(m);
+    ice_metadata_free(loaded);
     return rc;
 }
 

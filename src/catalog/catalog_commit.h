@@ -28,11 +28,16 @@ typedef struct zb_catalog_old_log {
  * metadata-log (trimmed to write.metadata.previous-versions-max). *out is
  * the new metadata; *old_log the log the current file had (for
  * zb_catalog__prune; free with zb_catalog__old_log_free).
+ *
+ * When cur_uri is the file base was loaded from, base's parsed metadata
+ * is the start instead of the file (metadata files never change once
+ * written): a commit that did not race parses nothing, which keeps the
+ * time between its load and its swap short on a busy table.
  */
 int zb_catalog__apply(ice_metadata **out, zb_catalog_old_log *old_log,
-                      zb_ctx *ctx, zb_io *io, const char *cur_uri,
-                      const zb_json *requirements, const zb_json *updates,
-                      int64_t clock_ms);
+                      zb_ctx *ctx, zb_io *io, const zb_table *base,
+                      const char *cur_uri, const zb_json *requirements,
+                      const zb_json *updates, int64_t clock_ms);
 
 void zb_catalog__old_log_free(zb_catalog_old_log *l);
 

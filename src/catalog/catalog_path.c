@@ -405,7 +405,7 @@ static int path_commit(zb_catalog *c, zb_ctx *ctx, const zb_table *base,
                      "no version number to follow", cur_uri);
         goto fail;
     }
-    if ((rc = zb_catalog__apply(&next, &old_log, ctx, c->io, cur_uri,
+    if ((rc = zb_catalog__apply(&next, &old_log, ctx, c->io, base, cur_uri,
                                 (const zb_json *)requirements,
                                 (const zb_json *)updates, -1)) < 0)
         goto fail;

@@ -15,6 +15,7 @@
 
 #include "cli/cli.h"
 #include "cli/exit.h"
+#include "format/avro/avro.h"
 #include "util/alloc.h"
 #include "util/log.h"
 
@@ -112,6 +113,8 @@ int main(int argc, char **argv)
     int i;
 
     zb_alloc_tune_process();
+    /* manifests of one table share their schema text: parse it once */
+    zb_avro_schema_cache_set(ZB_AVRO_SCHEMA_CACHE_MAX);
     for (i = 1; i < argc && argv[i][0] == '-'; i++) {
         const char *a = argv[i];
 

@@ -565,7 +565,7 @@ static int sql_commit(zb_catalog *c, zb_ctx *ctx, const zb_table *base,
      * file by its new path. */
     if ((rc = zb_catalog__remap(&cur_at, ctx, c, cur)) < 0)
         goto done;
-    if ((rc = zb_catalog__apply(&next, &old_log, ctx, c->io, cur_at,
+    if ((rc = zb_catalog__apply(&next, &old_log, ctx, c->io, base, cur_at,
                                 (const zb_json *)requirements,
                                 (const zb_json *)updates, now)) < 0) {
         zb_err_prefix(ctx, "table %s: commit", ident);

@@ -511,7 +511,7 @@ static int parse_header(zb_avro_reader *r, zb_ctx *ctx, const uint8_t *p,
     if ((r->codec = zb_avro__codec_from_name(codec, codec_len)) < 0)
         return zb_fail(ctx, ZB_EUNSUPPORTED, "header: codec \"%.32s\" is not "
                        "supported", codec);
-    return zb_avro_schema_parse(&r->schema, ctx, schema, schema_len);
+    return zb_avro_schema_get(&r->schema, ctx, schema, schema_len);
 fail:
     if (!complete && rc == ZB_ECORRUPT)
         return NEED_MORE;

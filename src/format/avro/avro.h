@@ -104,7 +104,28 @@ typedef struct zb_avro_schema zb_avro_schema;
  */
 int zb_avro_schema_parse(zb_avro_schema **out, zb_ctx *ctx, const char *json,
                          size_t len);
+/* Releases a reference (the last one frees the schema); NULL is fine. */
 void zb_avro_schema_free(zb_avro_schema *s);
+
+/*
+ * The same as zb_avro_schema_parse, but a text seen before returns the
+ * schema parsed then (shared and immutable; release it with
+ * zb_avro_schema_free) while the process cache is on. Readers and
+ * writers of Avro files get their schema this way.
+ */
+int zb_avro_schema_get(zb_avro_schema **out, zb_ctx *ctx, const char *json,
+                       size_t len);
+
+/*
+ * Turns the process cache on with room for `entries` schemas (at most
+ * ZB_AVRO_SCHEMA_CACHE_MAX, each about 64 KiB), or off with 0, dropping
+ * what no longer fits. Off by default: the zamboni executable turns it
+ * on at start (avro_schema_cache.c says why it is not a library
+ * default).
+ */
+#define ZB_AVRO_SCHEMA_CACHE_MAX 32
+void zb_avro_schema_cache_set(size_t entries);
+void zb_avro_schema_cache_stats(uint64_t *hits, uint64_t *misses);
 
 /* The top node and the JSON text as given (NUL-terminated); borrowed. */
 const zb_avro_node *zb_avro_schema_root(const zb_avro_schema *s);

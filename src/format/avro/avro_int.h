@@ -5,6 +5,8 @@
 #ifndef ZB_FORMAT_AVRO_AVRO_INT_H
 #define ZB_FORMAT_AVRO_AVRO_INT_H
 
+#include <stdatomic.h>
+
 #include "format/avro/avro.h"
 #include "util/arena.h"
 #include "util/buf.h"
@@ -13,6 +15,7 @@
 #define ZB_AVRO_MAX_DEPTH 100
 
 struct zb_avro_schema {
+    atomic_int refs;          /* zb_avro_schema_get shares schemas */
     zb_arena *arena;          /* every node, name and string */
     zb_avro_node *root;
     char *json;               /* the text as given, NUL-terminated */

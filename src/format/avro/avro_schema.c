@@ -402,6 +402,7 @@ int zb_avro_schema_parse(zb_avro_schema **out, zb_ctx *ctx, const char *json,
     }
     s->arena = arena;
     s->json_len = len;
+    atomic_init(&s->refs, 1);
     root = json_loadb(json, len, JSON_DECODE_ANY,
                       &jerr);
     if (root == NULL) {
@@ -426,7 +427,8 @@ done:
 
 void zb_avro_schema_free(zb_avro_schema *s)
 {
-    if (s != NULL)
+    if (s != NULL &&
+        atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) == 1)
         zb_arena_free(s->arena);
 }
 

@@ -281,7 +281,7 @@ int zb_avro_writer_open(zb_avro_writer **out, zb_io *io, zb_ctx *ctx,
     zb_buf_init(&w->block, cap);
     zb_buf_init(&w->comp, cap * 2);
     make_sync(w->sync, w);
-    if ((rc = zb_avro_schema_parse(&w->schema, ctx, schema_json,
+    if ((rc = zb_avro_schema_get(&w->schema, ctx, schema_json,
                                    strlen(schema_json))) < 0 ||
         (rc = zb_io_writer_open(&w->out, io, ctx, uri)) < 0)
         goto done;

@@ -132,6 +132,17 @@ int ice_commit_check_requirements(const ice_metadata *m, zb_ctx *ctx,
 int ice_commit_apply_updates(ice_metadata *m, zb_ctx *ctx,
                              const zb_json *updates);
 
+/*
+ * A catalog's next metadata in one transaction: base with updates
+ * applied as above and prev_file (base's own file, written at prev_ms)
+ * appended to the metadata log, which keeps its newest max_log entries
+ * (0: all). base is left as it is; the result is a new model in *out.
+ */
+int ice_commit_apply_next(ice_metadata **out, const ice_metadata *base,
+                          zb_ctx *ctx, const zb_json *updates,
+                          const char *prev_file, int64_t prev_ms,
+                          size_t max_log);
+
 /* ---- update builders (each returns a new JSON object, or NULL: oom) --- */
 
 zb_json *ice_update_set_properties(const ice_kv *kv, size_t n);

@@ -566,3 +566,48 @@ int ice_commit_apply_updates(ice_metadata *m, zb_ctx *ctx,
     }
     return rc;
 }
+
+typedef struct next_arg {
+    const json_t *updates;
+    const char *prev_file;
+    int64_t prev_ms;
+    size_t max_log;
+} next_arg;
+
+static int edit_next(json_t *doc, const ice_metadata *m, zb_ctx *ctx,
+                     const void *arg)
+{
+    const next_arg *a = arg;
+    int rc;
+
+    if (a->updates != NULL && json_array_size(a->updates) > 0 &&
+        (rc = edit_all(doc, m, ctx, a->updates)) < 0)
+        return rc;
+    return ice_metadata__log_metadata(doc, ctx, a->prev_file, a->prev_ms,
+                                      a->max_log);
+}
+
+int ice_commit_apply_next(ice_metadata **out, const ice_metadata *base,
+                          zb_ctx *ctx, const zb_json *updates_json,
+                          const char *prev_file, int64_t prev_ms,
+                          size_t max_log)
+{
+    next_arg a;
+    int rc;
+
+    ZB_ASSERT_ARG(out && base && ctx && prev_file);
+    *out = NULL;
+    a.updates = (const json_t *)updates_json;
+    a.prev_file = prev_file;
+    a.prev_ms = prev_ms;
+    a.max_log = max_log;
+    if (a.updates != NULL && !json_is_array(a.updates))
+        return zb_fail(ctx, ZB_EINVAL, "updates must be a JSON array");
+    rc = ice_metadata__edit_from(out, base, ctx, edit_next, &a);
+    if (rc == ZB_ECORRUPT) {
+        /* The rebuild refused the result: the updates are at fault. */
+        zb_err_prefix(ctx, "the updates would make invalid metadata");
+        ctx->err.code = rc = ZB_EINVAL;
+    }
+    return rc;
+}

@@ -33,6 +33,17 @@ typedef int (*ice_edit_fn)(json_t *doc, const ice_metadata *m, zb_ctx *ctx,
                            const void *arg);
 int ice_metadata__edit(ice_metadata *m, zb_ctx *ctx, ice_edit_fn edit,
                        const void *arg);
+/* The same transaction leaving base as it is: the result is a new
+ * model in *out (a commit starts from the table's loaded metadata
+ * without parsing its file again). */
+int ice_metadata__edit_from(ice_metadata **out, const ice_metadata *base,
+                            zb_ctx *ctx, ice_edit_fn edit, const void *arg);
+
+/* Inside an edit: appends {timestamp-ms, metadata-file} to doc's
+ * metadata-log, dropping the oldest entries past max_entries (0: keep
+ * all). */
+int ice_metadata__log_metadata(json_t *doc, zb_ctx *ctx, const char *file,
+                               int64_t timestamp_ms, size_t max_entries);
 
 /* obj[key] = v taking v; NULL v or failure: ZB_ENOMEM. */
 int ice_cj__set(zb_ctx *ctx, json_t *obj, const char *key, json_t *v);

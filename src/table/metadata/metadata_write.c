@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "table/metadata/metadata_int.h"
+#include "util/alloc.h"
 #include "util/err.h"
 
 int ice_metadata_write(zb_buf *out, const ice_metadata *m, zb_ctx *ctx)
@@ -41,24 +42,44 @@ int ice_metadata_write(zb_buf *out, const ice_metadata *m, zb_ctx *ctx)
 
 /* ---- the setter transaction ------------------------------------------- */
 
+int ice_metadata__edit_from(ice_metadata **out, const ice_metadata *base,
+                            zb_ctx *ctx, ice_edit_fn edit, const void *arg)
+{
+    ice_metadata *next;
+    json_t *copy;
+    int rc;
+
+    ZB_ASSERT_ARG(out && base && base->internal && ctx && edit);
+    *out = NULL;
+    if ((next = zb_calloc(1, sizeof *next)) == NULL)
+        return zb_fail_oom(ctx);
+    if ((copy = json_deep_copy(base->internal->doc)) == NULL) {
+        zb_free(next);
+        return zb_fail_oom(ctx);
+    }
+    if ((rc = edit(copy, base, ctx, arg)) < 0 ||
+        (rc = ice_metadata__build(next, ctx, copy, base->source_uri)) < 0) {
+        json_decref(copy);
+        zb_free(next);
+        return rc;
+    }
+    *out = next;
+    return ZB_OK;
+}
+
 int ice_metadata__edit(ice_metadata *m, zb_ctx *ctx, ice_edit_fn edit,
                        const void *arg)
 {
     struct ice_metadata_int *old;
-    ice_metadata next;
-    json_t *copy;
+    ice_metadata *next;
     int rc;
 
     ZB_ASSERT_ARG(m && m->internal && ctx && edit);
-    if ((copy = json_deep_copy(m->internal->doc)) == NULL)
-        return zb_fail_oom(ctx);
-    if ((rc = edit(copy, m, ctx, arg)) < 0 ||
-        (rc = ice_metadata__build(&next, ctx, copy, m->source_uri)) < 0) {
-        json_decref(copy);
+    if ((rc = ice_metadata__edit_from(&next, m, ctx, edit, arg)) < 0)
         return rc;
-    }
     old = m->internal;
-    *m = next;
+    *m = *next;
+    zb_free(next);
     ice_metadata__free_int(old);
     return ZB_OK;
 }
@@ -272,6 +293,25 @@ int ice_metadata_remove_ref(ice_metadata *m, zb_ctx *ctx, const char *name)
 
 /* ---- metadata log ------------------------------------------------------ */
 
+int ice_metadata__log_metadata(json_t *doc, zb_ctx *ctx, const char *file,
+                               int64_t timestamp_ms, size_t max_entries)
+{
+    json_t *log, *entry;
+    int rc;
+
+    if ((log = child(ctx, doc, "metadata-log", 1)) == NULL)
+        return ZB_ENOMEM;
+    if ((entry = json_object()) == NULL)
+        return zb_fail_oom(ctx);
+    if ((rc = ice_cj__push(ctx, log, entry)) < 0 ||
+        (rc = set_int(ctx, entry, "timestamp-ms", timestamp_ms)) < 0 ||
+        (rc = set_str(ctx, entry, "metadata-file", file)) < 0)
+        return rc;
+    while (max_entries > 0 && json_array_size(log) > max_entries)
+        json_array_remove(log, 0);
+    return ZB_OK;
+}
+
 typedef struct mlog_arg {
     const char *file;
     int64_t timestamp_ms;
@@ -282,21 +322,10 @@ static int edit_mlog(json_t *doc, const ice_metadata *m, zb_ctx *ctx,
                      const void *arg)
 {
     const mlog_arg *a = arg;
-    json_t *log, *entry;
-    int rc;
 
     ZB_UNUSED(m);
-    if ((log = child(ctx, doc, "metadata-log", 1)) == NULL)
-        return ZB_ENOMEM;
-    if ((entry = json_object()) == NULL)
-        return zb_fail_oom(ctx);
-    if ((rc = ice_cj__push(ctx, log, entry)) < 0 ||
-        (rc = set_int(ctx, entry, "timestamp-ms", a->timestamp_ms)) < 0 ||
-        (rc = set_str(ctx, entry, "metadata-file", a->file)) < 0)
-        return rc;
-    while (a->max_entries > 0 && json_array_size(log) > a->max_entries)
-        json_array_remove(log, 0);
-    return ZB_OK;
+    return ice_metadata__log_metadata(doc, ctx, a->file, a->timestamp_ms,
+                                      a->max_entries);
 }
 
 int ice_metadata_append_metadata_log(ice_metadata *m, zb_ctx *ctx,

@@ -419,6 +419,64 @@ static void test_catalog_path__gzip_and_named_files(void)
     cat_env_close(&e);
 }
 
+/* A commit whose base was loaded from the newest file starts from the
+ * base's parsed metadata and does not read that file again (metadata
+ * files never change): with the file's bytes spoiled after the load, the
+ * commit still succeeds and logs it. A base that is not the newest still
+ * reads the newest file, so spoiled bytes there fail the commit. */
+static void test_catalog_path__commit_reuses_loaded_metadata(void)
+{
+    cat_env e;
+    zb_table *t = NULL, *t2 = NULL, *t3 = NULL;
+    json_t *reqs = NULL, *u = NULL;
+    ice_metadata *first = NULL;
+    char folder[1024], v2[1200], v3[1200];
+    FILE *f;
+
+    open_path(&e);
+    snprintf(folder, sizeof(folder), "%s/reuse_table", e.dir);
+    first = cat_first_metadata(&e, folder);
+    ZBT_OK_CTX(zb_catalog_create_table(e.cat, &e.ctx, folder, NULL, first, &t),
+               &e.ctx);
+    ice_metadata_free(first);
+    cat_fake_append(&reqs, &u, t, 55, cat_now_ms());
+    ZBT_OK_CTX(zb_catalog_commit(e.cat, &e.ctx, t, (const zb_json *)reqs,
+                                 (const zb_json *)u, &t2), &e.ctx);
+    json_decref(reqs);
+    json_decref(u);
+    snprintf(v2, sizeof(v2), "%s/metadata/v2.metadata.json", folder);
+    ZBT_EQ_STR(t2->metadata_location, v2);
+    ZBT_CHECK((f = fopen(v2, "w")) != NULL);
+    fputs("not metadata", f);
+    fclose(f);
+    cat_fake_append(&reqs, &u, t2, 56, cat_now_ms());
+    ZBT_OK_CTX(zb_catalog_commit(e.cat, &e.ctx, t2, (const zb_json *)reqs,
+                                 (const zb_json *)u, &t3), &e.ctx);
+    json_decref(reqs);
+    json_decref(u);
+    snprintf(v3, sizeof(v3), "%s/metadata/v3.metadata.json", folder);
+    ZBT_EQ_STR(t3->metadata_location, v3);
+    ZBT_EQ_INT(t3->meta->current_snapshot_id, 56);
+    ZBT_EQ_INT(t3->meta->n_snapshots, 2);
+    ZBT_CHECK(t3->meta->n_metadata_log >= 2);
+    ZBT_EQ_STR(t3->meta->metadata_log[t3->meta->n_metadata_log - 1]
+                   .metadata_file, v2);
+    /* From the older base t2, the newest (v3) is read: spoil it too. */
+    ZBT_CHECK((f = fopen(v3, "w")) != NULL);
+    fputs("not metadata", f);
+    fclose(f);
+    cat_fake_append(&reqs, &u, t2, 57, cat_now_ms());
+    ZBT_RC(zb_catalog_commit(e.cat, &e.ctx, t2, (const zb_json *)reqs,
+                             (const zb_json *)u, NULL), ZB_ECORRUPT);
+    ZBT_CONTAINS(e.ctx.err.msg, "v3.metadata.json");
+    json_decref(reqs);
+    json_decref(u);
+    zb_table_free(t);
+    zb_table_free(t2);
+    zb_table_free(t3);
+    cat_env_close(&e);
+}
+
 const zbt_case test_catalog_path[] = {
     ZBT_CASE(test_catalog_path__fixtures_load_in_place),
     ZBT_CASE(test_catalog_path__hdfs_paths_resolve),
@@ -426,5 +484,6 @@ const zbt_case test_catalog_path[] = {
     ZBT_CASE(test_catalog_path__commit_to_copied_fixture),
     ZBT_CASE(test_catalog_path__append_and_create),
     ZBT_CASE(test_catalog_path__gzip_and_named_files),
+    ZBT_CASE(test_catalog_path__commit_reuses_loaded_metadata),
     ZBT_END
 };
