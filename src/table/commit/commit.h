@@ -12,12 +12,12 @@
  *
  *     if ((rc = ice_commit_check_requirements(cur, ctx, reqs)) < 0)
  *         return rc;                              // ZB_ECONFLICT: retry
- *     if ((rc = ice_commit_apply_updates(cur, ctx, updates)) < 0)
+ *     if ((rc = ice_commit_apply_next(&next, cur, ctx, updates, old_uri,
+ *                                     old_ms, max)) < 0)
  *         return rc;                              // cur unchanged
- *     ice_metadata_append_metadata_log(cur, ctx, old_uri, old_ms, max);
- *     ice_commit_next_metadata_uri(&uri, ctx, cur, root, old_uri, style);
- *     ... write cur to uri (never overwriting), swap the pointer ...
- *     ice_commit_metadata_to_prune(&old, &n, ctx, base, cur);  // delete
+ *     ice_commit_next_metadata_uri(&uri, ctx, next, root, old_uri, style);
+ *     ... write next to uri (never overwriting), swap the pointer ...
+ *     ice_commit_metadata_to_prune(&old, &n, ctx, base, next);  // delete
  *
  * A writer builds the updates with a snapshot producer:
  *

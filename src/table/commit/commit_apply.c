@@ -546,11 +546,21 @@ done:
     return rc;
 }
 
+/* A rebuild that refused the result (ZB_ECORRUPT): the updates are at
+ * fault, so the caller gets ZB_EINVAL. */
+static int updates_at_fault(zb_ctx *ctx, int rc)
+{
+    if (rc == ZB_ECORRUPT) {
+        zb_err_prefix(ctx, "the updates would make invalid metadata");
+        ctx->err.code = rc = ZB_EINVAL;
+    }
+    return rc;
+}
+
 int ice_commit_apply_updates(ice_metadata *m, zb_ctx *ctx,
                              const zb_json *updates_json)
 {
     const json_t *updates = (const json_t *)updates_json;
-    int rc;
 
     ZB_ASSERT_ARG(m && ctx);
     if (updates == NULL || (json_is_array(updates) &&
@@ -558,13 +568,8 @@ int ice_commit_apply_updates(ice_metadata *m, zb_ctx *ctx,
         return ZB_OK;
     if (!json_is_array(updates))
         return zb_fail(ctx, ZB_EINVAL, "updates must be a JSON array");
-    rc = ice_metadata__edit(m, ctx, edit_all, updates);
-    if (rc == ZB_ECORRUPT) {
-        /* The rebuild refused the result: the updates are at fault. */
-        zb_err_prefix(ctx, "the updates would make invalid metadata");
-        ctx->err.code = rc = ZB_EINVAL;
-    }
-    return rc;
+    return updates_at_fault(ctx, ice_metadata__edit(m, ctx, edit_all,
+                                                    updates));
 }
 
 typedef struct next_arg {
@@ -593,7 +598,6 @@ int ice_commit_apply_next(ice_metadata **out, const ice_metadata *base,
                           size_t max_log)
 {
     next_arg a;
-    int rc;
 
     ZB_ASSERT_ARG(out && base && ctx && prev_file);
     *out = NULL;
@@ -603,11 +607,6 @@ int ice_commit_apply_next(ice_metadata **out, const ice_metadata *base,
     a.max_log = max_log;
     if (a.updates != NULL && !json_is_array(a.updates))
         return zb_fail(ctx, ZB_EINVAL, "updates must be a JSON array");
-    rc = ice_metadata__edit_from(out, base, ctx, edit_next, &a);
-    if (rc == ZB_ECORRUPT) {
-        /* The rebuild refused the result: the updates are at fault. */
-        zb_err_prefix(ctx, "the updates would make invalid metadata");
-        ctx->err.code = rc = ZB_EINVAL;
-    }
-    return rc;
+    return updates_at_fault(ctx, ice_metadata__edit_from(out, base, ctx,
+                                                         edit_next, &a));
 }

@@ -419,6 +419,16 @@ static void test_catalog_path__gzip_and_named_files(void)
     cat_env_close(&e);
 }
 
+/* Replaces a file's bytes with text that is not metadata. */
+static void spoil(const char *path)
+{
+    FILE *f = fopen(path, "w");
+
+    ZBT_CHECK(f != NULL);
+    fputs("not metadata", f);
+    fclose(f);
+}
+
 /* A commit whose base was loaded from the newest file starts from the
  * base's parsed metadata and does not read that file again (metadata
  * files never change): with the file's bytes spoiled after the load, the
@@ -431,7 +441,6 @@ static void test_catalog_path__commit_reuses_loaded_metadata(void)
     json_t *reqs = NULL, *u = NULL;
     ice_metadata *first = NULL;
     char folder[1024], v2[1200], v3[1200];
-    FILE *f;
 
     open_path(&e);
     snprintf(folder, sizeof(folder), "%s/reuse_table", e.dir);
@@ -446,9 +455,7 @@ static void test_catalog_path__commit_reuses_loaded_metadata(void)
     json_decref(u);
     snprintf(v2, sizeof(v2), "%s/metadata/v2.metadata.json", folder);
     ZBT_EQ_STR(t2->metadata_location, v2);
-    ZBT_CHECK((f = fopen(v2, "w")) != NULL);
-    fputs("not metadata", f);
-    fclose(f);
+    spoil(v2);
     cat_fake_append(&reqs, &u, t2, 56, cat_now_ms());
     ZBT_OK_CTX(zb_catalog_commit(e.cat, &e.ctx, t2, (const zb_json *)reqs,
                                  (const zb_json *)u, &t3), &e.ctx);
@@ -462,9 +469,7 @@ static void test_catalog_path__commit_reuses_loaded_metadata(void)
     ZBT_EQ_STR(t3->meta->metadata_log[t3->meta->n_metadata_log - 1]
                    .metadata_file, v2);
     /* From the older base t2, the newest (v3) is read: spoil it too. */
-    ZBT_CHECK((f = fopen(v3, "w")) != NULL);
-    fputs("not metadata", f);
-    fclose(f);
+    spoil(v3);
     cat_fake_append(&reqs, &u, t2, 57, cat_now_ms());
     ZBT_RC(zb_catalog_commit(e.cat, &e.ctx, t2, (const zb_json *)reqs,
                              (const zb_json *)u, NULL), ZB_ECORRUPT);
