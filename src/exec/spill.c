@@ -5,15 +5,18 @@
  * The limit is charged when bytes go to the file, not when they enter the
  * buffer, with a compare-and-swap loop on one atomic counter, so that
  * concurrent spills never pass it together. A file's charge is given back
- * when it is closed.
+ * when it is closed, and a discarded range's when the hole is punched.
  */
+#define _GNU_SOURCE          /* fallocate's FALLOC_FL_PUNCH_HOLE */
 #define ZB_MODULE "spill"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "exec/spill.h"
@@ -29,12 +32,14 @@ struct zb_spill {
     size_t buf_pos;            /* reading: next byte of buf to hand out */
     uint64_t file_bytes;       /* bytes in the file, charged to the limit */
     uint64_t read_off;         /* file offset that follows buf */
+    uint64_t discarded;        /* bytes punched out, uncharged already */
     int reading;               /* rewound at least once */
     char purpose[24];
 };
 
 static atomic_uint_fast64_t spill_used;
 static atomic_uint_fast64_t spill_limit;
+static atomic_int pack_mode = -1;        /* -1: not read from the env yet */
 
 void zb_spill_set_limit(uint64_t limit_bytes)
 {
@@ -126,7 +131,7 @@ void zb_spill_close(zb_spill *s)
         return;
     if (s->fd >= 0)
         close(s->fd);
-    uncharge(s->file_bytes);
+    uncharge(s->file_bytes - s->discarded);
     zb_free(s->buf);
     zb_free(s);
 }
@@ -335,4 +340,91 @@ int zb_spill_pread(zb_spill *s, zb_ctx *ctx, void *dst, size_t n,
 uint64_t zb_spill_size(const zb_spill *s)
 {
     return s->file_bytes + (s->reading ? 0 : s->buf_len);
+}
+
+int zb_spill_patch(zb_spill *s, zb_ctx *ctx, uint64_t off, const void *data,
+                   size_t n)
+{
+    const char *p = data;
+    size_t in_file = 0;
+
+    ZB_ASSERT_ARG(s && !s->reading);
+    if (off > zb_spill_size(s) || n > zb_spill_size(s) - off)
+        return zb_fail(ctx, ZB_EINVAL, "%s: patch of %zu bytes at %llu "
+                       "passes the spill file's end", s->purpose, n,
+                       (unsigned long long)off);
+    if (off < s->file_bytes) {
+        in_file = s->file_bytes - off < n ? (size_t)(s->file_bytes - off) : n;
+        while (in_file) {
+            ssize_t w = pwrite(s->fd, p, in_file, (off_t)off);
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w <= 0)
+                return zb_fail(ctx, ZB_EIO, "%s: writing a spill file in "
+                               "%s: %s", s->purpose, zb_spill_dir(),
+                               strerror(w < 0 ? errno : ENOSPC));
+            p += w;
+            off += (uint64_t)w;
+            n -= (size_t)w;
+            in_file -= (size_t)w;
+        }
+    }
+    if (n)
+        memcpy(s->buf + (off - s->file_bytes), p, n);
+    return ZB_OK;
+}
+
+void zb_spill_discard(zb_spill *s, uint64_t off, uint64_t n)
+{
+    if (s == NULL || n == 0 || off > s->file_bytes ||
+        n > s->file_bytes - off)
+        return;
+    /* best effort: a file system without holes keeps the bytes until
+       the file closes, which is what happened before */
+    if (fallocate(s->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                  (off_t)off, (off_t)n) == 0) {
+        s->discarded += n;
+        uncharge(n);
+    }
+}
+
+void zb_spill_set_pack(zb_spill_pack mode)
+{
+    atomic_store(&pack_mode, (int)mode);
+}
+
+zb_spill_pack zb_spill_pack_mode(void)
+{
+    int m = atomic_load(&pack_mode);
+    const char *env;
+
+    if (m >= 0)
+        return (zb_spill_pack)m;
+    env = getenv("ZAMBONI_SPILL_COMPRESSION");
+    m = ZB_SPILL_PACK_AUTO;
+    if (env && strcmp(env, "always") == 0)
+        m = ZB_SPILL_PACK_ALWAYS;
+    else if (env && strcmp(env, "never") == 0)
+        m = ZB_SPILL_PACK_NEVER;
+    atomic_store(&pack_mode, m);
+    return (zb_spill_pack)m;
+}
+
+int zb_spill_should_pack(uint64_t more)
+{
+    struct statvfs v;
+    uint64_t free_bytes;
+
+    switch (zb_spill_pack_mode()) {
+    case ZB_SPILL_PACK_ALWAYS: return 1;
+    case ZB_SPILL_PACK_NEVER: return 0;
+    default: break;
+    }
+    if (statvfs(zb_spill_dir(), &v) != 0)
+        return 0;
+    free_bytes = (uint64_t)v.f_bavail * (uint64_t)v.f_frsize;
+    /* pack once the spill files would hold as much as is left free:
+       the spill then never takes more than about half the free disk
+       uncompressed, and the table's own output keeps room */
+    return free_bytes < more + zb_spill_used_bytes() + ZB_SPILL_PACK_SLACK;
 }

@@ -92,6 +92,44 @@ uint64_t zb_spill_limit(void);
 uint64_t zb_spill_used_bytes(void);
 
 /*
+ * Overwrites n bytes at off, which must lie inside what was written (a
+ * length written ahead of the data it counts). Only before the first
+ * rewind. ZB_OK, ZB_EINVAL or ZB_EIO.
+ */
+int zb_spill_patch(zb_spill *s, zb_ctx *ctx, uint64_t off, const void *data,
+                   size_t n);
+
+/*
+ * Gives the disk under [off, off + n) back (a hole is punched; the file
+ * keeps its size) and its bytes back to the limit, for data that has been
+ * read for the last time. Reading the range afterwards gives zeros. Best
+ * effort: where the file system cannot punch holes nothing changes.
+ */
+void zb_spill_discard(zb_spill *s, uint64_t off, uint64_t n);
+
+/*
+ * Whether writers that can compress what they spill should: ALWAYS,
+ * NEVER, or AUTO (the default), which compresses once the spill folder's
+ * free space is less than the spill files already hold plus what is to be
+ * written plus ZB_SPILL_PACK_SLACK: compression costs CPU, and is only
+ * worth it when the disk would run out. ZAMBONI_SPILL_COMPRESSION=auto,
+ * always or never sets it; zb_spill_set_pack overrides the environment.
+ */
+typedef enum zb_spill_pack {
+    ZB_SPILL_PACK_AUTO,
+    ZB_SPILL_PACK_ALWAYS,
+    ZB_SPILL_PACK_NEVER
+} zb_spill_pack;
+
+#define ZB_SPILL_PACK_SLACK (1024ull * 1024 * 1024)
+
+void zb_spill_set_pack(zb_spill_pack mode);
+zb_spill_pack zb_spill_pack_mode(void);
+
+/* 1 when the next `more` bytes of spill should be compressed. */
+int zb_spill_should_pack(uint64_t more);
+
+/*
  * The folder spill files go to: $TMPDIR when set and not empty, else
  * /tmp. The string is the environment's or a constant; do not free it.
  */

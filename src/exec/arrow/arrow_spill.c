@@ -24,12 +24,17 @@
 
 #include <string.h>
 
+#include <lz4frame.h>
+
 #include "exec/arrow/arrow_spill.h"
 #include "util/alloc.h"
 #include "util/err.h"
 
 #define FRAME_MAGIC 0x31414257u   /* "WBA1" read little-endian: ZBA1 */
 #define FRAME_HEAD 16
+#define FRAME_RAW 0u              /* the header's flags: payload as is */
+#define FRAME_LZ4 1u              /* u64 raw size, then an LZ4 frame */
+#define PACK_CHUNK (64 * 1024)    /* input fed to LZ4F at a time */
 #define MAX_DEPTH 64
 
 int zb_arrow_kind_of(zb_arrow_kind *kind, int64_t *width, const char *f)
@@ -155,18 +160,88 @@ int zb_arrow_check(zb_ctx *ctx, const struct ArrowSchema *schema,
 
 /* ---- encoding ---------------------------------------------------------- */
 
+/*
+ * LZ4's frame format (lz4frame.h) rather than zstd: spilled rows are
+ * written once and read once, so the codec's speed matters more than
+ * its ratio, and LZ4 decompresses several times faster.
+ */
+struct zb_arrow_pack {
+    LZ4F_cctx *c;
+    LZ4F_dctx *d;
+    uint8_t *out;        /* compressed output of one chunk */
+    size_t out_cap;
+    uint8_t *raw;        /* a packed frame's payload, decompressed */
+    size_t raw_cap;
+};
+
+static const LZ4F_preferences_t pack_prefs = {
+    { LZ4F_max64KB, LZ4F_blockLinked, LZ4F_noContentChecksum, LZ4F_frame,
+      0, 0, LZ4F_noBlockChecksum },
+    0, 0, 0, { 0, 0, 0 }
+};
+
+int zb_arrow_pack_new(zb_arrow_pack **out, zb_ctx *ctx)
+{
+    if ((*out = zb_calloc(1, sizeof **out)) == NULL)
+        return zb_fail_oom(ctx);
+    return ZB_OK;
+}
+
+void zb_arrow_pack_free(zb_arrow_pack *p)
+{
+    if (p == NULL)
+        return;
+    LZ4F_freeCompressionContext(p->c);
+    LZ4F_freeDecompressionContext(p->d);
+    zb_free(p->out);
+    zb_free(p->raw);
+    zb_free(p);
+}
+
+uint64_t zb_arrow_pack_bytes(const zb_arrow_pack *p)
+{
+    if (p == NULL)
+        return 0;
+    /* LZ4F's contexts: a 64 KiB block, the 64 KiB linked window and
+       LZ4's 16 KiB table, rounded up */
+    return (p->c ? 256 * 1024 : 0) + (p->d ? 160 * 1024 : 0) +
+           p->out_cap + p->raw_cap;
+}
+
 typedef struct enc {
     zb_spill *s;         /* NULL: count only */
     zb_ctx *ctx;
     uint64_t bytes;
+    zb_arrow_pack *pk;   /* non-NULL: through LZ4F into s */
 } enc;
+
+static int pack_fail(zb_ctx *ctx, size_t r)
+{
+    return zb_fail(ctx, ZB_ERROR, "spill: LZ4 frame compression failed: %s",
+                   LZ4F_getErrorName(r));
+}
 
 static int put(enc *e, const void *p, size_t n)
 {
+    const uint8_t *q = p;
+    size_t k, r;
+    int rc;
+
     e->bytes += n;
     if (e->s == NULL || n == 0)
         return ZB_OK;
-    return zb_spill_write(e->s, e->ctx, p, n);
+    if (e->pk == NULL)
+        return zb_spill_write(e->s, e->ctx, p, n);
+    for (; n > 0; q += k, n -= k) {
+        k = n < PACK_CHUNK ? n : PACK_CHUNK;
+        r = LZ4F_compressUpdate(e->pk->c, e->pk->out, e->pk->out_cap, q, k,
+                                NULL);
+        if (LZ4F_isError(r))
+            return pack_fail(e->ctx, r);
+        if ((rc = zb_spill_write(e->s, e->ctx, e->pk->out, r)) < 0)
+            return rc;
+    }
+    return ZB_OK;
 }
 
 static int put_u64(enc *e, uint64_t v)
@@ -313,27 +388,103 @@ static int encode(enc *e, const struct ArrowSchema *s,
 uint64_t zb_arrow_array_bytes(const struct ArrowSchema *schema,
                               const struct ArrowArray *array)
 {
-    enc e = { NULL, NULL, 0 };
+    enc e = { NULL, NULL, 0, NULL };
 
     encode(&e, schema, array, array->offset, array->length);
     return e.bytes;
 }
 
-int zb_arrow_spill_write(zb_spill *s, zb_ctx *ctx,
-                         const struct ArrowSchema *schema,
-                         const struct ArrowArray *array, uint64_t *bytes_out)
+/* The compressor and its chunk buffer, made on first use. */
+static int pack_ready(zb_arrow_pack *pk, zb_ctx *ctx)
 {
-    enc count = { NULL, ctx, 0 }, e = { s, ctx, 0 };
-    uint32_t head[2] = { FRAME_MAGIC, 0 };
+    size_t r;
+
+    if (pk->c == NULL) {
+        r = LZ4F_createCompressionContext(&pk->c, LZ4F_VERSION);
+        if (LZ4F_isError(r)) {
+            pk->c = NULL;
+            return zb_fail_oom(ctx);
+        }
+    }
+    if (pk->out == NULL) {
+        /* the largest of: one chunk's update, the frame's header, its end */
+        size_t cap = LZ4F_compressBound(PACK_CHUNK, &pack_prefs);
+        if (cap < LZ4F_HEADER_SIZE_MAX)
+            cap = LZ4F_HEADER_SIZE_MAX;
+        if ((pk->out = zb_malloc(cap)) == NULL)
+            return zb_fail_oom(ctx);
+        pk->out_cap = cap;
+    }
+    return ZB_OK;
+}
+
+/* A packed frame: the header (its length patched at the end), the raw
+   size, then the payload through LZ4F. */
+static int write_packed(zb_spill *s, zb_ctx *ctx, zb_arrow_pack *pk,
+                        const struct ArrowSchema *schema,
+                        const struct ArrowArray *array, uint64_t raw,
+                        uint64_t *stored)
+{
+    enc e = { s, ctx, 0, NULL };
+    uint32_t head[2] = { FRAME_MAGIC, FRAME_LZ4 };
+    uint64_t start = zb_spill_size(s), payload;
+    size_t r;
     int rc;
 
-    encode(&count, schema, array, array->offset, array->length);
-    if ((rc = put(&e, head, sizeof head)) < 0 ||
-        (rc = put_u64(&e, count.bytes)) < 0 ||
-        (rc = encode(&e, schema, array, array->offset, array->length)) < 0)
+    if ((rc = pack_ready(pk, ctx)) < 0 ||
+        (rc = put(&e, head, sizeof head)) < 0 ||
+        (rc = put_u64(&e, 0)) < 0 ||
+        (rc = put_u64(&e, raw)) < 0)
         return rc;
-    if (bytes_out)
-        *bytes_out = e.bytes;
+    r = LZ4F_compressBegin(pk->c, pk->out, pk->out_cap, &pack_prefs);
+    if (LZ4F_isError(r))
+        return pack_fail(ctx, r);
+    if ((rc = zb_spill_write(s, ctx, pk->out, r)) < 0)
+        return rc;
+    e.pk = pk;
+    if ((rc = encode(&e, schema, array, array->offset, array->length)) < 0)
+        return rc;
+    r = LZ4F_compressEnd(pk->c, pk->out, pk->out_cap, NULL);
+    if (LZ4F_isError(r))
+        return pack_fail(ctx, r);
+    if ((rc = zb_spill_write(s, ctx, pk->out, r)) < 0)
+        return rc;
+    payload = zb_spill_size(s) - start - FRAME_HEAD;
+    if ((rc = zb_spill_patch(s, ctx, start + 8, &payload, 8)) < 0)
+        return rc;
+    *stored = payload + FRAME_HEAD;
+    return ZB_OK;
+}
+
+int zb_arrow_spill_write(zb_spill *s, zb_ctx *ctx,
+                         const struct ArrowSchema *schema,
+                         const struct ArrowArray *array, zb_arrow_pack *pk,
+                         zb_arrow_frame *info)
+{
+    enc count = { NULL, ctx, 0, NULL }, e = { s, ctx, 0, NULL };
+    uint32_t head[2] = { FRAME_MAGIC, FRAME_RAW };
+    uint64_t stored = 0;
+    int rc, packed;
+
+    encode(&count, schema, array, array->offset, array->length);
+    packed = pk != NULL && zb_spill_should_pack(count.bytes + FRAME_HEAD);
+    if (packed) {
+        if ((rc = write_packed(s, ctx, pk, schema, array, count.bytes,
+                               &stored)) < 0)
+            return rc;
+    } else {
+        if ((rc = put(&e, head, sizeof head)) < 0 ||
+            (rc = put_u64(&e, count.bytes)) < 0 ||
+            (rc = encode(&e, schema, array, array->offset,
+                         array->length)) < 0)
+            return rc;
+        stored = e.bytes;
+    }
+    if (info) {
+        info->bytes = stored;
+        info->raw = count.bytes + FRAME_HEAD;
+        info->packed = packed;
+    }
     return ZB_OK;
 }
 
@@ -472,11 +623,56 @@ static int decode(dec *d, const struct ArrowSchema *s, struct ArrowArray *a,
     return ZB_OK;
 }
 
+/*
+ * Decompresses a packed payload (u64 raw size, LZ4 frame) into pk->raw;
+ * d then points at it. Nothing in the frame is trusted: the raw size is
+ * bounded by what LZ4 can expand to, and the LZ4 frame must fill it
+ * exactly and end where the payload ends.
+ */
+static int unpack(dec *d, zb_arrow_pack *pk)
+{
+    LZ4F_decompressOptions_t opt = { 1, 0, 0, 0 };  /* stable dst */
+    uint64_t raw = 0;
+    size_t src, dst, r;
+    int rc;
+
+    if ((rc = take_u64(d, &raw)) < 0)
+        return rc;
+    if (raw > (uint64_t)d->left * 255 + 64 || raw > SIZE_MAX / 2)
+        return corrupt(d, "packed size beyond what LZ4 expands to");
+    if (pk->d == NULL) {
+        r = LZ4F_createDecompressionContext(&pk->d, LZ4F_VERSION);
+        if (LZ4F_isError(r)) {
+            pk->d = NULL;
+            return zb_fail_oom(d->ctx);
+        }
+    }
+    if (raw > pk->raw_cap || pk->raw == NULL) {
+        zb_free(pk->raw);
+        pk->raw_cap = 0;
+        if ((pk->raw = zb_malloc(raw ? (size_t)raw : 1)) == NULL)
+            return zb_fail_oom(d->ctx);
+        pk->raw_cap = raw ? (size_t)raw : 1;
+    }
+    LZ4F_resetDecompressionContext(pk->d);
+    src = d->left;
+    dst = (size_t)raw;
+    r = LZ4F_decompress(pk->d, pk->raw, &dst, d->p, &src, &opt);
+    if (LZ4F_isError(r))
+        return corrupt(d, LZ4F_getErrorName(r));
+    if (r != 0 || src != d->left || dst != raw)
+        return corrupt(d, "LZ4 frame does not match its sizes");
+    d->p = pk->raw;
+    d->left = (size_t)raw;
+    return ZB_OK;
+}
+
 int zb_arrow_decode(struct ArrowArray *out, zb_ctx *ctx,
                     const struct ArrowSchema *schema, const void *frame,
-                    size_t frame_bytes)
+                    size_t frame_bytes, zb_arrow_pack *pk)
 {
     dec d = { frame, frame_bytes, ctx };
+    zb_arrow_pack *own = NULL;
     uint32_t head[2];
     uint64_t payload;
     int rc;
@@ -486,20 +682,29 @@ int zb_arrow_decode(struct ArrowArray *out, zb_ctx *ctx,
         return corrupt(&d, "frame shorter than its header");
     memcpy(head, d.p, 8);
     memcpy(&payload, d.p + 8, 8);
-    if (head[0] != FRAME_MAGIC || head[1] != 0 ||
-        payload != frame_bytes - FRAME_HEAD)
+    if (head[0] != FRAME_MAGIC || (head[1] != FRAME_RAW &&
+        head[1] != FRAME_LZ4) || payload != frame_bytes - FRAME_HEAD)
         return corrupt(&d, "bad frame header");
     d.p += FRAME_HEAD;
     d.left -= FRAME_HEAD;
+    if (head[1] == FRAME_LZ4) {
+        if (pk == NULL && (rc = zb_arrow_pack_new(&own, ctx)) < 0)
+            return rc;
+        if ((rc = unpack(&d, pk ? pk : own)) < 0) {
+            zb_arrow_pack_free(own);
+            return rc;
+        }
+    }
     if ((rc = decode(&d, schema, out, 0)) == ZB_OK && d.left != 0)
         rc = corrupt(&d, "bytes after the batch");
     if (rc < 0)
         zb_arrow_array_release(out);
+    zb_arrow_pack_free(own);
     return rc;
 }
 
 int zb_arrow_spill_read(struct ArrowArray *out, zb_spill *s, zb_ctx *ctx,
-                        const struct ArrowSchema *schema)
+                        const struct ArrowSchema *schema, zb_arrow_pack *pk)
 {
     uint8_t head[FRAME_HEAD], *frame = NULL;
     uint64_t payload;
@@ -526,7 +731,7 @@ int zb_arrow_spill_read(struct ArrowArray *out, zb_spill *s, zb_ctx *ctx,
     if ((rc = zb_spill_read_full(s, ctx, frame + FRAME_HEAD,
                                  (size_t)payload)) == ZB_OK)
         rc = zb_arrow_decode(out, ctx, schema, frame,
-                             (size_t)payload + FRAME_HEAD);
+                             (size_t)payload + FRAME_HEAD, pk);
     zb_free(frame);
     return rc;
 }

@@ -13,7 +13,9 @@
  *
  * Serialized form (little-endian, native to every platform Zamboni runs
  * on; a spill file never leaves the process that wrote it): a frame of
- * u32 magic "ZBA1", u32 reserved 0, u64 payload bytes, then the payload:
+ * u32 magic "ZBA1", u32 flags, u64 payload bytes, then the payload. Flags
+ * 0: the payload as below; 1 (packed): u64 bytes of that payload, then
+ * the payload as one LZ4 frame. The payload:
  * per node, u64 length, u64 null_count, the validity bitmap re-aligned to
  * bit 0 (only when null_count > 0), then the type's buffers for exactly
  * the node's logical rows (offsets rebased to 0), then the children for
@@ -70,30 +72,55 @@ uint64_t zb_arrow_array_bytes(const struct ArrowSchema *schema,
                               const struct ArrowArray *array);
 
 /*
+ * Compression state for frames: the LZ4 contexts and buffers of one
+ * writer or reader, reused across frames. One thread at a time.
+ * zb_arrow_pack_bytes is the memory it holds, to be counted by its owner.
+ */
+typedef struct zb_arrow_pack zb_arrow_pack;
+
+int zb_arrow_pack_new(zb_arrow_pack **out, zb_ctx *ctx);
+void zb_arrow_pack_free(zb_arrow_pack *p);   /* NULL ok */
+uint64_t zb_arrow_pack_bytes(const zb_arrow_pack *p);
+
+/* What a frame written costs: on disk, and once read back. */
+typedef struct zb_arrow_frame {
+    uint64_t bytes;      /* in the file: what a reader reads at its offset */
+    uint64_t raw;        /* uncompressed, header included: about what
+                            the decoded array holds */
+    int packed;          /* LZ4-compressed */
+} zb_arrow_frame;
+
+/*
  * Appends a frame with the array's logical rows to s. The array must have
- * passed zb_arrow_check. Returns ZB_OK, ZB_ENOMEM (spill limit or
- * memory) or ZB_EIO. *bytes_out (may be NULL) gets the frame's size.
+ * passed zb_arrow_check. With pk, the frame is LZ4-compressed when
+ * zb_spill_should_pack says the disk is short (or compression is forced);
+ * without, never. Returns ZB_OK, ZB_ENOMEM (spill limit or memory),
+ * ZB_EIO or ZB_ERROR (the compressor failed). *info may be NULL.
  */
 int zb_arrow_spill_write(zb_spill *s, zb_ctx *ctx,
                          const struct ArrowSchema *schema,
-                         const struct ArrowArray *array, uint64_t *bytes_out);
+                         const struct ArrowArray *array, zb_arrow_pack *pk,
+                         zb_arrow_frame *info);
 
 /*
  * Reads the next frame of s into *out. At the end of the file *out is
- * left released (out->release == NULL) and ZB_OK is returned. Returns
+ * left released (out->release == NULL) and ZB_OK is returned. pk (NULL:
+ * one is made for each packed frame) decompresses packed frames. Returns
  * ZB_OK, ZB_ECORRUPT (a bad or truncated frame), ZB_ENOMEM or ZB_EIO.
  */
 int zb_arrow_spill_read(struct ArrowArray *out, zb_spill *s, zb_ctx *ctx,
-                        const struct ArrowSchema *schema);
+                        const struct ArrowSchema *schema, zb_arrow_pack *pk);
 
 /*
  * Decodes one whole frame held in memory (as read with zb_spill_pread at
- * an offset that zb_arrow_spill_write reported). Every length and offset
- * is checked against the frame. Returns ZB_OK, ZB_ECORRUPT or ZB_ENOMEM.
+ * an offset that zb_arrow_spill_write reported), packed or not; pk as for
+ * zb_arrow_spill_read, its buffer then holding the decompressed payload
+ * (up to the frame's raw size). Every length and offset is checked
+ * against the frame. Returns ZB_OK, ZB_ECORRUPT or ZB_ENOMEM.
  */
 int zb_arrow_decode(struct ArrowArray *out, zb_ctx *ctx,
                     const struct ArrowSchema *schema, const void *frame,
-                    size_t frame_bytes);
+                    size_t frame_bytes, zb_arrow_pack *pk);
 
 /* A row of some batch: rows[i] of arrays[rows[i].src]. */
 typedef struct zb_arrow_rowref {

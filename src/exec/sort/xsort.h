@@ -86,6 +86,8 @@ typedef struct zb_xsort_stats {
     uint64_t runs;               /* sorted runs spilled by the first phase */
     uint64_t bytes_spilled;      /* bytes written to spill files, all
                                     passes */
+    uint64_t bytes_packed;       /* of the blocks LZ4-compressed (the
+                                    disk was short), their raw bytes */
     uint64_t merge_passes;       /* merges over spilled runs, final one
                                     included; 0 when nothing spilled */
     uint64_t rows_unspilled;     /* rows of the last run, merged from

@@ -15,7 +15,8 @@
 /* A block: one serialized batch of a run, at off in its run file. */
 typedef struct xs_block {
     uint64_t off;
-    uint64_t bytes;
+    uint64_t bytes;              /* in the file (packed or not) */
+    uint64_t raw;                /* uncompressed: its memory once read */
     uint32_t rows;
 } xs_block;
 
@@ -31,7 +32,11 @@ typedef struct xs_runfile {
     size_t nblocks, cap_blocks;
     xs_run *runs;
     size_t nruns, cap_runs;
-    uint64_t max_frame;          /* largest block, bytes */
+    uint64_t max_frame;          /* largest block in the file, bytes */
+    uint64_t max_raw;            /* largest block uncompressed */
+    uint64_t max_packed;         /* largest packed block uncompressed
+                                    (a reader's LZ4 buffer), 0: none */
+    zb_arrow_pack *pk;           /* the writer's compressor, counted */
     uint32_t max_rows;           /* largest block, rows */
     uint8_t *cp;                 /* bytes every key of every run starts */
     size_t cp_len;               /* with (merges compare past them) */

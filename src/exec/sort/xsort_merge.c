@@ -60,6 +60,7 @@ struct xs_merger {
     zb_arrow_rowref *refs;
     size_t out_rows;
     uint8_t *frame;
+    zb_arrow_pack *pk;           /* packed blocks: LZ4 and its buffer */
     uint64_t retired_bytes, out_bytes;
     uint64_t counted;            /* bytes accounted for this merger */
 };
@@ -69,7 +70,8 @@ struct xs_merger {
 int zb_xsort__write_block(zb_xsort *xs, zb_ctx *ctx, xs_runfile *rf,
                           const struct ArrowArray *arr)
 {
-    uint64_t off, bytes;
+    zb_arrow_frame fr;
+    uint64_t off, pk_bytes;
     int rc;
 
     if (rf->sp == NULL) {
@@ -77,6 +79,8 @@ int zb_xsort__write_block(zb_xsort *xs, zb_ctx *ctx, xs_runfile *rf,
             return rc;
         zb_xsort__account(xs, ZB_SPILL_DEFAULT_BUF_BYTES);
     }
+    if (rf->pk == NULL && (rc = zb_arrow_pack_new(&rf->pk, ctx)) < 0)
+        return rc;
     if (rf->nblocks == rf->cap_blocks) {
         size_t c = rf->cap_blocks ? rf->cap_blocks * 2 : 64;
         xs_block *b = zb_realloc(rf->blocks, c * sizeof *b);
@@ -86,17 +90,28 @@ int zb_xsort__write_block(zb_xsort *xs, zb_ctx *ctx, xs_runfile *rf,
         rf->cap_blocks = c;
     }
     off = zb_spill_size(rf->sp);
-    if ((rc = zb_arrow_spill_write(rf->sp, ctx, xs->schema, arr, &bytes)) < 0)
+    pk_bytes = zb_arrow_pack_bytes(rf->pk);
+    rc = zb_arrow_spill_write(rf->sp, ctx, xs->schema, arr, rf->pk, &fr);
+    /* the compressor's buffers appear with the first packed block */
+    zb_xsort__account(xs, (int64_t)(zb_arrow_pack_bytes(rf->pk) - pk_bytes));
+    if (rc < 0)
         return rc;
     rf->blocks[rf->nblocks].off = off;
-    rf->blocks[rf->nblocks].bytes = bytes;
+    rf->blocks[rf->nblocks].bytes = fr.bytes;
+    rf->blocks[rf->nblocks].raw = fr.raw;
     rf->blocks[rf->nblocks].rows = (uint32_t)arr->length;
     rf->nblocks++;
-    if (bytes > rf->max_frame)
-        rf->max_frame = bytes;
+    if (fr.bytes > rf->max_frame)
+        rf->max_frame = fr.bytes;
+    if (fr.raw > rf->max_raw)
+        rf->max_raw = fr.raw;
+    if (fr.packed && fr.raw > rf->max_packed)
+        rf->max_packed = fr.raw;
     if ((uint32_t)arr->length > rf->max_rows)
         rf->max_rows = (uint32_t)arr->length;
-    xs->st.bytes_spilled += bytes;
+    xs->st.bytes_spilled += fr.bytes;
+    if (fr.packed)
+        xs->st.bytes_packed += fr.raw;
     return ZB_OK;
 }
 
@@ -144,6 +159,8 @@ void zb_xsort__runfile_free(zb_xsort *xs, xs_runfile *rf)
     zb_free(rf->cp);
     if (rf->sp)
         zb_xsort__account(xs, -(int64_t)ZB_SPILL_DEFAULT_BUF_BYTES);
+    zb_xsort__account(xs, -(int64_t)zb_arrow_pack_bytes(rf->pk));
+    zb_arrow_pack_free(rf->pk);
     zb_spill_close(rf->sp);
     zb_free(rf->blocks);
     zb_free(rf->runs);
@@ -152,9 +169,16 @@ void zb_xsort__runfile_free(zb_xsort *xs, xs_runfile *rf)
 
 /* ---- the merger -------------------------------------------------------- */
 
+/* A merger's buffers for reading blocks: one frame as stored, and the
+   decompressed payload of a packed one. */
+static uint64_t read_cost(const xs_runfile *rf)
+{
+    return rf->max_frame + (rf->max_packed ? rf->max_packed + 256 * 1024 : 0);
+}
+
 static uint64_t cursor_cost(const zb_xsort *xs, const xs_runfile *rf)
 {
-    return 2 * rf->max_frame +
+    return 2 * rf->max_raw +
            (uint64_t)rf->max_rows * (uint64_t)(xs->avg_key_bytes * 2 + 16) +
            4096;
 }
@@ -252,15 +276,18 @@ static int load_block(zb_xsort *xs, zb_ctx *ctx, xs_merger *m, cursor *c)
         if ((rc = zb_spill_pread(m->rf->sp, ctx, m->frame, (size_t)b->bytes,
                                  b->off)) < 0 ||
             (rc = zb_arrow_decode(&m->slots[s], ctx, xs->schema, m->frame,
-                                  (size_t)b->bytes)) < 0)
+                                  (size_t)b->bytes, m->pk)) < 0)
             return rc;
+        /* every block is read once: its disk can go now, which keeps a
+           merge pass from holding its input and output in full */
+        zb_spill_discard(m->rf->sp, b->off, b->bytes);
         if ((uint64_t)m->slots[s].length != b->rows || b->rows == 0) {
             zb_arrow_array_release(&m->slots[s]);
             return zb_fail(ctx, ZB_ECORRUPT, "sort: spilled block of %u "
                            "rows read back with %lld", b->rows,
                            (long long)m->slots[s].length);
         }
-        m->slot_bytes[s] = b->bytes;
+        m->slot_bytes[s] = b->raw;
         rows = b->rows;
     }
     m->retired[s] = 0;
@@ -294,6 +321,7 @@ void zb_xsort__merger_free(zb_xsort *xs, xs_merger *m)
     zb_free(m->srcs);
     zb_free(m->refs);
     zb_free(m->frame);
+    zb_arrow_pack_free(m->pk);
     zb_xsort__account(xs, -(int64_t)m->counted);
     zb_free(m);
 }
@@ -330,7 +358,7 @@ static int merger_new(xs_merger **out, zb_xsort *xs, zb_ctx *ctx,
     m->out_rows = out_rows;
     m->nslots = ns;
     m->out_bytes = output_cost(xs, out_rows);
-    m->counted = rf->max_frame + k * cursor_cost(xs, rf) + 2 * m->out_bytes;
+    m->counted = read_cost(rf) + k * cursor_cost(xs, rf) + 2 * m->out_bytes;
     zb_xsort__account(xs, (int64_t)m->counted);
     if ((m->cur = zb_calloc(k, sizeof *m->cur)) == NULL ||
         (m->heap = zb_calloc(k, sizeof *m->heap)) == NULL ||
@@ -339,7 +367,8 @@ static int merger_new(xs_merger **out, zb_xsort *xs, zb_ctx *ctx,
         (m->retired = zb_calloc(ns, sizeof *m->retired)) == NULL ||
         (m->srcs = zb_calloc(ns, sizeof *m->srcs)) == NULL ||
         (m->refs = zb_malloc(out_rows * sizeof *m->refs)) == NULL ||
-        (m->frame = zb_malloc(rf->max_frame ? rf->max_frame : 1)) == NULL) {
+        (m->frame = zb_malloc(rf->max_frame ? rf->max_frame : 1)) == NULL ||
+        (rf->max_packed && zb_arrow_pack_new(&m->pk, ctx) < 0)) {
         rc = zb_fail_oom(ctx);
         goto fail;
     }
@@ -429,7 +458,7 @@ static size_t fan_in(zb_xsort *xs, const xs_runfile *rf, size_t out_rows)
         avail = xs->opts.max_memory_bytes;
     if (xs->budget == NULL && xs->opts.max_memory_bytes == 0)
         avail = UINT64_MAX / 4;
-    shared = rf->max_frame + 2 * output_cost(xs, out_rows) +
+    shared = read_cost(rf) + 2 * output_cost(xs, out_rows) +
              ZB_SPILL_DEFAULT_BUF_BYTES;
     f = avail > shared ? (avail - shared) / per : 0;
     if (xs->opts.max_fan_in && f > xs->opts.max_fan_in)
@@ -451,7 +480,7 @@ static int merge_pass(zb_xsort *xs, zb_ctx *ctx, size_t f, size_t rows)
     for (lo = 0; lo < xs->rf.nruns && rc == ZB_OK; lo = hi) {
         hi = lo + f < xs->rf.nruns ? lo + f : xs->rf.nruns;
         first = nf.nblocks;
-        if ((rc = zb_xsort__ensure(xs, ctx, xs->used + xs->rf.max_frame +
+        if ((rc = zb_xsort__ensure(xs, ctx, xs->used + read_cost(&xs->rf) +
                                    (hi - lo) * cursor_cost(xs, &xs->rf) +
                                    2 * output_cost(xs, rows) +
                                    ZB_SPILL_DEFAULT_BUF_BYTES, 1)) < 0 ||
@@ -494,7 +523,7 @@ static int merge_pass(zb_xsort *xs, zb_ctx *ctx, size_t f, size_t rows)
    run is merged from memory does not depend on the threads. */
 static uint64_t final_need(const zb_xsort *xs, size_t n)
 {
-    return xs->rf.max_frame + n * cursor_cost(xs, &xs->rf) +
+    return read_cost(&xs->rf) + n * cursor_cost(xs, &xs->rf) +
            4 * output_cost(xs, xs->opts.out_batch_rows);
 }
 

@@ -948,11 +948,13 @@ done:
         sl->sort_spilled_bytes = st.bytes_spilled;
         zb_log_debug(ctx, "%s partition %s: sorted %llu rows in %llu "
                      "spilled run(s), %llu merge pass(es), %llu bytes "
-                     "spilled", table->ident, g->partition,
+                     "spilled (%llu raw bytes of them LZ4-compressed)",
+                     table->ident, g->partition,
                      (unsigned long long)st.rows,
                      (unsigned long long)st.runs,
                      (unsigned long long)st.merge_passes,
-                     (unsigned long long)st.bytes_spilled);
+                     (unsigned long long)st.bytes_spilled,
+                     (unsigned long long)st.bytes_packed);
         if (rc == ZB_OK && st.rows != sl->rows_read - sl->rows_deleted)
             rc = zb_fail(ctx, ZB_EUNSAFE, "%s partition %s: sorted %llu "
                          "rows, read %llu live: nothing committed",

@@ -157,6 +157,81 @@ static void test_exec_spill__limit(void)
     zb_spill_set_limit(0);
 }
 
+/*
+ * A length patched in after the data it counts, in the file and in the
+ * buffer; a range read for the last time punched out: its bytes leave
+ * the process's count, read back as zeros, and the rest stays.
+ */
+static void test_exec_spill__patch_discard(void)
+{
+    static uint8_t block[3][4096], back[4096 * 3 + 100], tail[100];
+    uint8_t mark[8];
+    uint64_t used0 = zb_spill_used_bytes();
+    zb_spill *s = NULL;
+    zb_ctx ctx;
+    size_t i;
+
+    zbt_spill_tmpdir();
+    zb_ctx_init(&ctx);
+    for (i = 0; i < 3; i++)
+        memset(block[i], 0x11 * (int)(i + 1), sizeof block[i]);
+    memset(tail, 0x44, sizeof tail);
+    memset(mark, 0xEE, sizeof mark);
+    ZBT_OK_CTX(zb_spill_open(&s, &ctx, "sort", 1024), &ctx);
+    for (i = 0; i < 3; i++)
+        ZBT_OK_CTX(zb_spill_write(s, &ctx, block[i], 4096), &ctx);
+    ZBT_OK_CTX(zb_spill_write(s, &ctx, tail, sizeof tail), &ctx);
+    ZBT_EQ_U64(zb_spill_used_bytes(), used0 + 3 * 4096);   /* tail buffered */
+    ZBT_OK_CTX(zb_spill_patch(s, &ctx, 10, mark, 8), &ctx);        /* file */
+    ZBT_OK_CTX(zb_spill_patch(s, &ctx, 3 * 4096 - 4, mark, 8), &ctx); /* both */
+    ZBT_OK_CTX(zb_spill_patch(s, &ctx, 3 * 4096 + 92, mark, 8), &ctx); /* buf */
+    ZBT_RC(zb_spill_patch(s, &ctx, 3 * 4096 + 93, mark, 8), ZB_EINVAL);
+    ZBT_CONTAINS(ctx.err.msg, "passes the spill file's end");
+    ZBT_OK_CTX(zb_spill_rewind(s, &ctx), &ctx);
+    ZBT_OK_CTX(zb_spill_read_full(s, &ctx, back, sizeof back), &ctx);
+    for (i = 0; i < sizeof back; i++) {
+        int patched = (i >= 10 && i < 18) ||
+                      (i >= 3 * 4096 - 4 && i < 3 * 4096 + 4) ||
+                      i >= 3 * 4096 + 92;
+        uint8_t want = patched ? 0xEE
+                       : i < 3 * 4096 ? (uint8_t)(0x11 * (i / 4096 + 1))
+                       : 0x44;
+        if (back[i] != want)
+            zbt__fail(__FILE__, __LINE__, "byte %zu is %#x, want %#x", i,
+                      back[i], want);
+    }
+    zb_spill_discard(s, 4096, 4096);
+    ZBT_EQ_U64(zb_spill_used_bytes(), used0 + 2 * 4096 + 100);
+    ZBT_EQ_U64(zb_spill_size(s), 3 * 4096 + 100);
+    ZBT_OK_CTX(zb_spill_pread(s, &ctx, back, 4096 * 3, 0), &ctx);
+    for (i = 0; i < 4096; i++)
+        ZBT_CHECK(back[4096 + i] == 0 &&
+                  (i >= 4092 || back[2 * 4096 + i] == 0x33));
+    ZBT_CHECK(back[0] == 0x11 && back[4095] == 0x11);
+    zb_spill_discard(s, 3 * 4096, 200);     /* past the end: ignored */
+    ZBT_EQ_U64(zb_spill_used_bytes(), used0 + 2 * 4096 + 100);
+    zb_spill_close(s);
+    ZBT_EQ_U64(zb_spill_used_bytes(), used0);
+}
+
+/*
+ * Forced on and off; on its own, compression waits until the disk is
+ * short: a few bytes with gigabytes free are not packed, more bytes than
+ * any disk holds are.
+ */
+static void test_exec_spill__pack_rule(void)
+{
+    zbt_spill_tmpdir();
+    zb_spill_set_pack(ZB_SPILL_PACK_ALWAYS);
+    ZBT_EQ_INT(zb_spill_should_pack(1), 1);
+    zb_spill_set_pack(ZB_SPILL_PACK_NEVER);
+    ZBT_EQ_INT(zb_spill_should_pack(UINT64_MAX / 4), 0);
+    zb_spill_set_pack(ZB_SPILL_PACK_AUTO);
+    ZBT_EQ_INT(zb_spill_pack_mode(), ZB_SPILL_PACK_AUTO);
+    ZBT_EQ_INT(zb_spill_should_pack(4096), 0);
+    ZBT_EQ_INT(zb_spill_should_pack(UINT64_MAX / 4), 1);
+}
+
 static void test_exec_spill__bad_tmpdir(void)
 {
     zb_spill *s = NULL;
@@ -206,6 +281,8 @@ const zbt_case test_exec_deletes_spill[] = {
     ZBT_CASE(test_exec_spill__write_read),
     ZBT_CASE(test_exec_spill__drop_buffer),
     ZBT_CASE(test_exec_spill__limit),
+    ZBT_CASE(test_exec_spill__patch_discard),
+    ZBT_CASE(test_exec_spill__pack_rule),
     ZBT_CASE(test_exec_spill__bad_tmpdir),
     ZBT_CASE(test_exec_spill__alloc_failures),
     ZBT_END

@@ -197,24 +197,38 @@ static void make_batch(struct ArrowArray *a, int64_t n, uint64_t seed)
     su_struct(a, n, NCOLS, cols, NULL);
 }
 
-static void roundtrip(const struct ArrowSchema *s, const struct ArrowArray *a)
+/*
+ * Two frames of a (packed: LZ4-compressed, through one zb_arrow_pack)
+ * read back equal to a; the second read shares a pack when packed.
+ */
+static void roundtrip_as(const struct ArrowSchema *s,
+                         const struct ArrowArray *a, int packed)
 {
     zb_spill *sp = NULL;
+    zb_arrow_pack *pk = NULL, *rpk = NULL;
     struct ArrowArray back;
-    uint64_t bytes = 0;
+    zb_arrow_frame fr, fr2;
     zb_ctx ctx;
     int64_t d, c;
 
     zb_ctx_init(&ctx);
+    zb_spill_set_pack(packed ? ZB_SPILL_PACK_ALWAYS : ZB_SPILL_PACK_NEVER);
     ZBT_OK_CTX(zb_arrow_check(&ctx, s, a), &ctx);
     ZBT_OK_CTX(zb_spill_open(&sp, &ctx, "test", 0), &ctx);
-    ZBT_OK_CTX(zb_arrow_spill_write(sp, &ctx, s, a, &bytes), &ctx);
-    ZBT_OK_CTX(zb_arrow_spill_write(sp, &ctx, s, a, NULL), &ctx);
-    ZBT_EQ_U64(zb_spill_size(sp), 2 * bytes);
-    ZBT_EQ_U64(bytes, 16 + zb_arrow_array_bytes(s, a));
+    ZBT_OK_CTX(zb_arrow_pack_new(&pk, &ctx), &ctx);
+    ZBT_OK_CTX(zb_arrow_pack_new(&rpk, &ctx), &ctx);
+    ZBT_OK_CTX(zb_arrow_spill_write(sp, &ctx, s, a, pk, &fr), &ctx);
+    ZBT_OK_CTX(zb_arrow_spill_write(sp, &ctx, s, a, pk, &fr2), &ctx);
+    ZBT_EQ_INT(fr.packed, packed);
+    ZBT_EQ_U64(fr2.bytes, fr.bytes);          /* same input, same frame */
+    ZBT_EQ_U64(zb_spill_size(sp), 2 * fr.bytes);
+    ZBT_EQ_U64(fr.raw, 16 + zb_arrow_array_bytes(s, a));
+    if (!packed)
+        ZBT_EQ_U64(fr.bytes, fr.raw);
     ZBT_OK_CTX(zb_spill_rewind(sp, &ctx), &ctx);
     for (c = 0; c < 2; c++) {
-        ZBT_OK_CTX(zb_arrow_spill_read(&back, sp, &ctx, s), &ctx);
+        ZBT_OK_CTX(zb_arrow_spill_read(&back, sp, &ctx, s,
+                                       c ? rpk : NULL), &ctx);
         ZBT_CHECK(back.release != NULL);
         ZBT_EQ_INT(back.offset, 0);
         d = su_first_diff(s, a, &back);
@@ -229,9 +243,18 @@ static void roundtrip(const struct ArrowSchema *s, const struct ArrowArray *a)
         }
         zb_arrow_array_release(&back);
     }
-    ZBT_OK_CTX(zb_arrow_spill_read(&back, sp, &ctx, s), &ctx);
+    ZBT_OK_CTX(zb_arrow_spill_read(&back, sp, &ctx, s, NULL), &ctx);
     ZBT_CHECK(back.release == NULL);          /* end of the file */
     zb_spill_close(sp);
+    zb_arrow_pack_free(pk);
+    zb_arrow_pack_free(rpk);
+    zb_spill_set_pack(ZB_SPILL_PACK_AUTO);
+}
+
+static void roundtrip(const struct ArrowSchema *s, const struct ArrowArray *a)
+{
+    roundtrip_as(s, a, 0);
+    roundtrip_as(s, a, 1);
 }
 
 static void test_exec_sort_spill__every_type(void)
@@ -296,20 +319,26 @@ static void test_exec_sort_spill__take(void)
 }
 
 static void frame_of(uint8_t **out, size_t *len, const struct ArrowSchema *s,
-                     const struct ArrowArray *a)
+                     const struct ArrowArray *a, int packed)
 {
     zb_spill *sp = NULL;
-    uint64_t bytes;
+    zb_arrow_pack *pk = NULL;
+    zb_arrow_frame fr;
     zb_ctx ctx;
 
     zb_ctx_init(&ctx);
+    zb_spill_set_pack(packed ? ZB_SPILL_PACK_ALWAYS : ZB_SPILL_PACK_NEVER);
     ZBT_OK_CTX(zb_spill_open(&sp, &ctx, "test", 0), &ctx);
-    ZBT_OK_CTX(zb_arrow_spill_write(sp, &ctx, s, a, &bytes), &ctx);
+    ZBT_OK_CTX(zb_arrow_pack_new(&pk, &ctx), &ctx);
+    ZBT_OK_CTX(zb_arrow_spill_write(sp, &ctx, s, a, pk, &fr), &ctx);
+    ZBT_EQ_INT(fr.packed, packed);
     ZBT_OK_CTX(zb_spill_flush(sp, &ctx), &ctx);
-    *out = zb_malloc((size_t)bytes);
-    ZBT_OK_CTX(zb_spill_pread(sp, &ctx, *out, (size_t)bytes, 0), &ctx);
-    *len = (size_t)bytes;
+    *out = zb_malloc((size_t)fr.bytes);
+    ZBT_OK_CTX(zb_spill_pread(sp, &ctx, *out, (size_t)fr.bytes, 0), &ctx);
+    *len = (size_t)fr.bytes;
     zb_spill_close(sp);
+    zb_arrow_pack_free(pk);
+    zb_spill_set_pack(ZB_SPILL_PACK_AUTO);
 }
 
 /*
@@ -317,7 +346,7 @@ static void frame_of(uint8_t **out, size_t *len, const struct ArrowSchema *s,
  * meets the cut) and byte flips: ZB_ECORRUPT or a valid array, no crash
  * (ASan watches), nothing leaked.
  */
-static void test_exec_sort_spill__corrupt(void)
+static void corrupt_frames(int packed)
 {
     struct ArrowSchema s;
     struct ArrowArray a, back;
@@ -330,7 +359,7 @@ static void test_exec_sort_spill__corrupt(void)
     zb_ctx_init(&ctx);
     make_schema(&s);
     make_batch(&a, 40, 3);
-    frame_of(&frame, &len, &s, &a);
+    frame_of(&frame, &len, &s, &a, packed);
     bad = zb_malloc(len);
     live = zb_alloc_live_bytes();
     for (cut = 0; cut < len; cut += (cut < 400 ? 1 : 37)) {
@@ -338,25 +367,36 @@ static void test_exec_sort_spill__corrupt(void)
         memcpy(bad, frame, cut);
         if (cut >= 16)
             memcpy(bad + 8, &payload, 8);
-        ZBT_RC(zb_arrow_decode(&back, &ctx, &s, bad, cut), ZB_ECORRUPT);
+        ZBT_RC(zb_arrow_decode(&back, &ctx, &s, bad, cut, NULL), ZB_ECORRUPT);
         ZBT_CHECK(back.release == NULL);
     }
     for (i = 0; i < 3000; i++) {
         size_t at = (size_t)(su_rand(&rs) % len);
         memcpy(bad, frame, len);
         bad[at] ^= (uint8_t)(1u << (su_rand(&rs) % 8));
-        rc = zb_arrow_decode(&back, &ctx, &s, bad, len);
+        rc = zb_arrow_decode(&back, &ctx, &s, bad, len, NULL);
         ZBT_CHECK(rc == ZB_OK || rc == ZB_ECORRUPT);
         zb_arrow_array_release(&back);
     }
     ZBT_EQ_U64(zb_alloc_live_bytes(), live);
-    ZBT_OK_CTX(zb_arrow_decode(&back, &ctx, &s, frame, len), &ctx);
+    ZBT_OK_CTX(zb_arrow_decode(&back, &ctx, &s, frame, len, NULL), &ctx);
     ZBT_EQ_INT(su_first_diff(&s, &a, &back), -1);
     zb_arrow_array_release(&back);
     zb_free(bad);
     zb_free(frame);
     zb_arrow_array_release(&a);
     zb_arrow_schema_release(&s);
+}
+
+static void test_exec_sort_spill__corrupt(void)
+{
+    corrupt_frames(0);
+}
+
+/* The same for LZ4-compressed frames: the raw size, the LZ4 frame. */
+static void test_exec_sort_spill__corrupt_packed(void)
+{
+    corrupt_frames(1);
 }
 
 /* Each allocation of decode and take failing in turn: ZB_ENOMEM, clean. */
@@ -380,11 +420,11 @@ static void test_exec_sort_spill__alloc_failures(void)
         refs[i].src = 0;
         refs[i].row = (uint32_t)(29 - i);
     }
-    frame_of(&frame, &len, &s, &a);
+    frame_of(&frame, &len, &s, &a, 0);
     live = zb_alloc_live_bytes();
     for (nth = 1; !ok; nth++) {
         zb_alloc__fail_at(nth, 0);
-        rc = zb_arrow_decode(&back, &ctx, &s, frame, len);
+        rc = zb_arrow_decode(&back, &ctx, &s, frame, len, NULL);
         calls = zb_alloc__fail_at(0, 0);
         ZBT_CHECK(rc == ZB_OK || rc == ZB_ENOMEM);
         ok = rc == ZB_OK && calls == 0;
@@ -435,6 +475,7 @@ const zbt_case test_exec_sort_spill[] = {
     ZBT_CASE(test_exec_sort_spill__every_type),
     ZBT_CASE(test_exec_sort_spill__take),
     ZBT_CASE(test_exec_sort_spill__corrupt),
+    ZBT_CASE(test_exec_sort_spill__corrupt_packed),
     ZBT_CASE(test_exec_sort_spill__alloc_failures),
     ZBT_CASE(test_exec_sort_spill__refusals),
     ZBT_END

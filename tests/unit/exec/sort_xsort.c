@@ -300,6 +300,48 @@ static void test_exec_sort_xsort__two_threads(void)
     ZBT_EQ_U64(zb_alloc_live_bytes(), live);
 }
 
+/*
+ * Compression forced on (as when the spill disk runs short): the same
+ * stable order through merge passes and the final merge, with one and two
+ * threads; blocks LZ4-packed; within the budget; the disk of every block
+ * read given back as the merges go, so nothing is held at the end.
+ */
+static void test_exec_sort_xsort__packed_spill(void)
+{
+    zb_xsort_opts opts = ZB_XSORT_OPTS_INIT;
+    zb_xsort_stats st, plain;
+    zb_budget *b = NULL;
+    uint64_t live = zb_alloc_live_bytes(), spill0 = zb_spill_used_bytes();
+    zb_ctx ctx;
+    int threads;
+
+    zb_ctx_init(&ctx);
+    ZBT_EQ_INT(zb_budget_new(&b, 4 << 20, NULL), ZB_OK);
+    ctx.budget = b;
+    opts.out_batch_rows = 5000;
+    opts.max_fan_in = 4;
+    zb_spill_set_pack(ZB_SPILL_PACK_NEVER);
+    ZBT_OK_CTX(run_sort(&ctx, &opts, 300000, 8192, 21, 1, &plain, 0), &ctx);
+    ZBT_EQ_U64(plain.bytes_packed, 0);
+    zb_spill_set_pack(ZB_SPILL_PACK_ALWAYS);
+    for (threads = 1; threads <= 2; threads++) {
+        opts.threads = threads;
+        ZBT_OK_CTX(run_sort(&ctx, &opts, 300000, 8192, 21, 1, &st, 0), &ctx);
+        ZBT_EQ_U64(st.rows, 300000);
+        ZBT_CHECK(st.merge_passes >= 2);
+        ZBT_CHECK(st.bytes_packed > 0);
+        /* every block was packed: its raw bytes are at least what went
+           to disk (headers aside: the generated strings compress) */
+        ZBT_CHECK(st.bytes_spilled < st.bytes_packed);
+        ZBT_CHECK(st.peak_reserved_bytes <= 4 << 20);
+        ZBT_EQ_U64(zb_budget_held_bytes(b), 0);
+        ZBT_EQ_U64(zb_spill_used_bytes(), spill0);
+    }
+    zb_spill_set_pack(ZB_SPILL_PACK_AUTO);
+    zb_budget_free(b);
+    ZBT_EQ_U64(zb_alloc_live_bytes(), live);
+}
+
 /* A fan-in of 3 over dozens of runs: several passes, same order. */
 static void test_exec_sort_xsort__many_passes(void)
 {
@@ -758,6 +800,7 @@ const zbt_case test_exec_sort_xsort[] = {
     ZBT_CASE(test_exec_sort_xsort__million_rows_budget),
     ZBT_CASE(test_exec_sort_xsort__two_threads),
     ZBT_CASE(test_exec_sort_xsort__many_passes),
+    ZBT_CASE(test_exec_sort_xsort__packed_spill),
     ZBT_CASE(test_exec_sort_xsort__in_memory),
     ZBT_CASE(test_exec_sort_xsort__zorder),
     ZBT_CASE(test_exec_sort_xsort__last_run_in_memory),
