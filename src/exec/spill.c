@@ -39,7 +39,7 @@ struct zb_spill {
 
 static atomic_uint_fast64_t spill_used;
 static atomic_uint_fast64_t spill_limit;
-static atomic_int pack_mode = -1;        /* -1: not read from the env yet */
+static atomic_int pack_mode = ZB_SPILL_PACK_AUTO;
 
 void zb_spill_set_limit(uint64_t limit_bytes)
 {
@@ -395,19 +395,7 @@ void zb_spill_set_pack(zb_spill_pack mode)
 
 zb_spill_pack zb_spill_pack_mode(void)
 {
-    int m = atomic_load(&pack_mode);
-    const char *env;
-
-    if (m >= 0)
-        return (zb_spill_pack)m;
-    env = getenv("ZAMBONI_SPILL_COMPRESSION");
-    m = ZB_SPILL_PACK_AUTO;
-    if (env && strcmp(env, "always") == 0)
-        m = ZB_SPILL_PACK_ALWAYS;
-    else if (env && strcmp(env, "never") == 0)
-        m = ZB_SPILL_PACK_NEVER;
-    atomic_store(&pack_mode, m);
-    return (zb_spill_pack)m;
+    return (zb_spill_pack)atomic_load(&pack_mode);
 }
 
 int zb_spill_should_pack(uint64_t more)

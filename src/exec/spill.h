@@ -112,8 +112,8 @@ void zb_spill_discard(zb_spill *s, uint64_t off, uint64_t n);
  * NEVER, or AUTO (the default), which compresses once the spill folder's
  * free space is less than the spill files already hold plus what is to be
  * written plus ZB_SPILL_PACK_SLACK: compression costs CPU, and is only
- * worth it when the disk would run out. ZAMBONI_SPILL_COMPRESSION=auto,
- * always or never sets it; zb_spill_set_pack overrides the environment.
+ * worth it when the disk would run out. Process-wide; the executable
+ * sets it from the spill_compression setting.
  */
 typedef enum zb_spill_pack {
     ZB_SPILL_PACK_AUTO,

@@ -49,7 +49,7 @@ static const char *const scalar_keys[] = {
     /* the worker (service/): */
     "queue_max_tasks", "max_attempts", "size_class", "workers",
     "drain_timeout", "max_lifetime", "idle_exit_after", "lease_seconds",
-    "heartbeat_seconds", "spill_disk_limit_bytes",
+    "heartbeat_seconds", "spill_disk_limit_bytes", "spill_compression",
     /* the size_classes: list, kept as the JSON text of the same list
      * (set_size_classes), so that it and ZAMBONI_SIZE_CLASSES are parsed
      * alike (zb_size_classes_parse_json) */
@@ -422,7 +422,8 @@ static int walk_root(walk *w, const yaml_node_t *root)
                                        "drain_timeout", "max_lifetime",
                                        "idle_exit_after", "lease_seconds",
                                        "heartbeat_seconds",
-                                       "spill_disk_limit_bytes" };
+                                       "spill_disk_limit_bytes",
+                                       "spill_compression" };
     const size_t n_top = sizeof top / sizeof top[0];
     yaml_node_pair_t *pair;
     int seen_trino = 0, seen_spark = 0, rc;

@@ -21,6 +21,7 @@
  *     lease_seconds, heartbeat_seconds, spill_disk_limit_bytes,
  *     queue_max_tasks, max_attempts      the worker's and the queue's
  *                                        scalars (settings.h)
+ *     spill_compression                  auto, always or never
  * An unknown key is an error naming it, the file and the line. A key that
  * names a secret (credential, token, password, secret, ...) is refused
  * with a message pointing at the environment or .env instead: the profile

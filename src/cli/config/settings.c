@@ -177,6 +177,10 @@ static const setting_def defs[ZB_SET_COUNT] = {
                                         "ZAMBONI_SPILL_DISK_LIMIT_BYTES", NULL,
                                         "spill_disk_limit_bytes",
                                         "107374182400", 0, { NULL, NULL } },
+    [ZB_SET_SPILL_COMPRESSION] = { "spill_compression", NULL,
+                                   "ZAMBONI_SPILL_COMPRESSION", NULL,
+                                   "spill_compression", "auto", 0,
+                                   { NULL, NULL } },
     /* serve (issue 18) */
     [ZB_SET_LISTEN] = { "listen", "--listen", "ZAMBONI_LISTEN", NULL,
                         "listen", "127.0.0.1:8650", 0, { NULL, NULL } },
@@ -404,12 +408,18 @@ static int check_int(zb_ctx *ctx, const zb_settings *s, zb_setting_id id,
 static int validate(zb_ctx *ctx, const zb_settings *s)
 {
     const char *e = s->value[ZB_SET_ENGINE];
+    const char *sc = s->value[ZB_SET_SPILL_COMPRESSION];
     int rc;
 
     if (e && strcmp(e, "local") != 0 && strcmp(e, "spark") != 0 &&
         strcmp(e, "trino") != 0)
         return zb_fail(ctx, ZB_EUSAGE, "engine '%s' (%s) is not one of "
                        "local, spark, trino", e, s->origin[ZB_SET_ENGINE]);
+    if (sc && strcmp(sc, "auto") != 0 && strcmp(sc, "always") != 0 &&
+        strcmp(sc, "never") != 0)
+        return zb_fail(ctx, ZB_EUSAGE, "spill_compression '%s' (%s) is not "
+                       "one of auto, always, never", sc,
+                       s->origin[ZB_SET_SPILL_COMPRESSION]);
     if ((rc = check_int(ctx, s, ZB_SET_TRINO_PORT, 1, 65535)) < 0 ||
         (rc = check_int(ctx, s, ZB_SET_PG_WRITE_POOL, 1, 1000)) < 0 ||
         (rc = check_int(ctx, s, ZB_SET_PG_READ_POOL, 1, 1000)) < 0 ||

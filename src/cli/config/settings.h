@@ -97,6 +97,7 @@ typedef enum zb_setting_id {
     ZB_SET_LEASE_SECONDS,          /* duration */
     ZB_SET_HEARTBEAT_SECONDS,      /* duration */
     ZB_SET_SPILL_DISK_LIMIT_BYTES, /* bytes under TMPDIR */
+    ZB_SET_SPILL_COMPRESSION,      /* auto, always, never (exec/spill.h) */
     /* serve (issue 18): */
     ZB_SET_LISTEN,                 /* ADDR:PORT of serve's HTTP */
     ZB_SET_SERVE_TOKEN,            /* secret: Bearer token of serve's HTTP */

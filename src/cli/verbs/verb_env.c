@@ -21,6 +21,7 @@
 #include "cli/exit.h"
 #include "cli/verbs/verbs.h"
 #include "exec/pool.h"
+#include "exec/spill.h"
 #include "util/alloc.h"
 #include "util/err.h"
 #include "util/log.h"
@@ -66,9 +67,16 @@ const char *zb_verb_warehouse(const zb_verb_env *env)
 static int open_budget(zb_verb_env *env, zb_ctx *ctx)
 {
     static int warned;
+    const char *pack = zb_settings_get(env->settings,
+                                       ZB_SET_SPILL_COMPRESSION);
     zb_sys_limits l;
     int rc;
 
+    /* validated by the settings: auto, always or never */
+    zb_spill_set_pack(pack && strcmp(pack, "always") == 0
+                      ? ZB_SPILL_PACK_ALWAYS
+                      : pack && strcmp(pack, "never") == 0
+                      ? ZB_SPILL_PACK_NEVER : ZB_SPILL_PACK_AUTO);
     zb_sys_limits_read(&l, NULL);
     zb_resources_resolve(&env->res, env->settings, &l);
     if (env->res.no_mem_limit && !warned) {

@@ -517,6 +517,39 @@ static void test_config_settings__budget_and_threads(void)
     }
 }
 
+/* spill_compression: auto by default, from the environment or the
+   profile, anything else refused naming its source. */
+static void test_config_settings__spill_compression(void)
+{
+    zb_settings *s = NULL;
+    zb_ctx ctx;
+    fixture f;
+
+    fixture_init(&f, "spc1");
+    s = load_ok(&f);
+    ZBT_EQ_STR(zb_settings_get(s, ZB_SET_SPILL_COMPRESSION), "auto");
+    zb_settings_free(s);
+    fixture_init(&f, "spc2");
+    fixture_env(&f, "ZAMBONI_SPILL_COMPRESSION", "always");
+    s = load_ok(&f);
+    ZBT_EQ_STR(zb_settings_get(s, ZB_SET_SPILL_COMPRESSION), "always");
+    zb_settings_free(s);
+    fixture_init(&f, "spc3");
+    write_in(f.cwd, "zamboni.yml", "spill_compression: never\n", 0644);
+    s = load_ok(&f);
+    ZBT_EQ_STR(zb_settings_get(s, ZB_SET_SPILL_COMPRESSION), "never");
+    zb_settings_free(s);
+    fixture_init(&f, "spc4");
+    fixture_env(&f, "ZAMBONI_SPILL_COMPRESSION", "lz4");
+    zb_ctx_init(&ctx);
+    s = NULL;
+    ZBT_RC(zb_settings_load(&s, &ctx, &f.in), ZB_EUSAGE);
+    ZBT_CONTAINS(ctx.err.msg, "spill_compression 'lz4' (ZAMBONI_SPILL_"
+                              "COMPRESSION (environment)) is not one of "
+                              "auto, always, never");
+    ZBT_CHECK(s == NULL);
+}
+
 static zb_catalog_config catalog_for(fixture *f, const char *uri,
                                      zb_settings **s)
 {
@@ -843,6 +876,7 @@ const zbt_case test_config_settings[] = {
     ZBT_CASE(test_config_settings__explicit_files),
     ZBT_CASE(test_config_settings__bad_values),
     ZBT_CASE(test_config_settings__budget_and_threads),
+    ZBT_CASE(test_config_settings__spill_compression),
     ZBT_CASE(test_config_settings__catalog_config),
     ZBT_CASE(test_config_settings__table_config_path),
     ZBT_CASE(test_config_settings__removed_flags),
