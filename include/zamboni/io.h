@@ -92,6 +92,16 @@ int zb_io_write_new(zb_io *io, zb_ctx *ctx, const char *uri,
                     const void *data, size_t len);
 
 /*
+ * Writes a whole file, replacing any file of that name (a pointer such as
+ * Iceberg's version-hint.text). On the local filesystem the new content
+ * is renamed over the old, so a reader finds one or the other and never
+ * no file; a backend that cannot replace in one step deletes the old file
+ * first. Returns ZB_OK, ZB_EIO or ZB_EUNSUPPORTED.
+ */
+int zb_io_write_replace(zb_io *io, zb_ctx *ctx, const char *uri,
+                        const void *data, size_t len);
+
+/*
  * Streams a new file: open, write any number of times, then commit (the
  * file appears, or ZB_EEXISTS if the name was taken meanwhile) or abort
  * (nothing appears). Both commit and abort free the writer.

@@ -274,30 +274,22 @@ done:
 }
 
 /*
- * Replaces metadata/version-hint.text with version v. Advisory: readers
- * that find it missing or stale list the folder, so failures are logged
- * by the caller's context being cleared, not returned.
+ * Replaces metadata/version-hint.text with version v, in one step on the
+ * local filesystem (zb_io_write_replace), so a reader never finds it
+ * missing and lists the folder instead. Advisory: readers that find it
+ * missing or stale list the folder, so failures are dropped (the
+ * caller's context cleared), not returned.
  */
 static void write_hint(zb_catalog *c, zb_ctx *ctx, const char *folder,
                        int64_t v)
 {
     zb_buf uri = ZB_BUF_INIT(PATH_MAX_BYTES);
     char text[32];
-    int n, attempt, rc = ZB_OK;
+    int n;
 
     n = snprintf(text, sizeof(text), "%lld", (long long)v);
-    if (zb_buf_appendf(&uri, "%s/metadata/version-hint.text", folder) < 0)
-        goto done;
-    for (attempt = 0; attempt < 3; attempt++) {
-        rc = zb_io_delete(c->io, ctx, uri.ptr);
-        if (rc < 0 && rc != ZB_ENOTFOUND)
-            break;
-        rc = zb_io_write_new(c->io, ctx, uri.ptr, text, (size_t)n);
-        if (rc != ZB_EEXISTS)
-            break;
-    }
-done:
-    ZB_UNUSED(rc);
+    if (zb_buf_appendf(&uri, "%s/metadata/version-hint.text", folder) == 0)
+        (void)zb_io_write_replace(c->io, ctx, uri.ptr, text, (size_t)n);
     zb_err_clear(&ctx->err);
     zb_buf_free(&uri);
 }

@@ -346,6 +346,30 @@ int zb_io_write_new(zb_io *io, zb_ctx *ctx, const char *uri,
     return zb_io_writer_commit(w, ctx);
 }
 
+int zb_io_write_replace(zb_io *io, zb_ctx *ctx, const char *uri,
+                        const void *data, size_t len)
+{
+    const slot *s;
+    int attempt, rc;
+
+    ZB_ASSERT_ARG(io && ctx && uri && (data || len == 0));
+    if ((rc = route(&s, io, ctx, uri)) < 0)
+        return rc;
+    if (s->backend->write_replace != NULL)
+        return s->backend->write_replace(s->state, ctx, uri, data, len);
+    /* another writer may put the name back between the two steps */
+    for (attempt = 0; attempt < 3; attempt++) {
+        rc = zb_io_delete(io, ctx, uri);
+        if (rc < 0 && rc != ZB_ENOTFOUND)
+            return rc;
+        zb_err_clear(&ctx->err);
+        rc = zb_io_write_new(io, ctx, uri, data, len);
+        if (rc != ZB_EEXISTS)
+            return rc;
+    }
+    return rc;
+}
+
 int zb_io_delete(zb_io *io, zb_ctx *ctx, const char *uri)
 {
     const slot *s;

@@ -11,6 +11,8 @@
  * filesystems without that flag; both fail if the name exists, atomically.
  * Readers never see a partial file, and a crash leaves only a temporary
  * file, which remove-orphans collects once it is older than its guard.
+ * zb_io_write_replace alone replaces: the same temporary file, renamed
+ * over the old one with rename(), which POSIX makes atomic.
  *
  * Listing walks the tree depth first with one open directory per level,
  * descending with openat() relative to the parent, so memory and file
@@ -359,6 +361,62 @@ static void local_writer_abort(void *p)
     writer_free(w);
 }
 
+/* A whole file renamed over the old one: rename() replaces atomically. */
+static int local_write_replace(void *state, zb_ctx *ctx, const char *uri,
+                               const void *data, size_t len)
+{
+    const char *path = local_path(uri);
+    const unsigned char *d = data;
+    char *tmp = NULL;
+    int fd = -1, rc = ZB_OK;
+
+    ZB_UNUSED(state);
+    if (path[strlen(path) - 1] == '/')
+        return zb_fail(ctx, ZB_EINVAL, "write %s: names a directory", uri);
+    if (temp_path_for(&tmp, path) < 0)
+        return zb_fail_oom(ctx);
+    if ((rc = make_parents(ctx, path, uri)) < 0)
+        goto done;
+    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        rc = fail_errno(ctx, "create temporary file for", uri);
+        goto done;
+    }
+    while (len > 0) {
+        ssize_t n = write(fd, d, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            rc = fail_errno(ctx, "write", uri);
+            goto done;
+        }
+        d += n;
+        len -= (size_t)n;
+    }
+    if (fsync(fd) != 0) {
+        rc = fail_errno(ctx, "sync", uri);
+        goto done;
+    }
+    if (close(fd) != 0) {
+        fd = -1;
+        rc = fail_errno(ctx, "close", uri);
+        goto done;
+    }
+    fd = -1;
+    if (rename(tmp, path) != 0) {
+        rc = fail_errno(ctx, "publish", uri);
+        goto done;
+    }
+    sync_parent_dir(path);
+done:
+    if (fd >= 0)
+        close(fd);
+    if (rc < 0)
+        unlink(tmp);
+    zb_free(tmp);
+    return rc;
+}
+
 static int local_remove(void *state, zb_ctx *ctx, const char *uri)
 {
     ZB_UNUSED(state);
@@ -526,4 +584,5 @@ const zb_io_backend zb_io_local = {
     NULL,
     NULL,
     NULL,
+    local_write_replace,
 };

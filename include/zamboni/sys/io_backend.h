@@ -18,7 +18,7 @@
 extern "C" {
 #endif
 
-#define ZB_IO_BACKEND_VERSION 2
+#define ZB_IO_BACKEND_VERSION 3
 
 typedef struct zb_io_backend {
     unsigned version;          /* ZB_IO_BACKEND_VERSION */
@@ -65,6 +65,11 @@ typedef struct zb_io_backend {
      * when it says one, else size. */
     int (*open_sized)(void **file, uint64_t *size_out, void *state,
                       zb_ctx *ctx, const char *uri, uint64_t size);
+    /* Optional (NULL: remove, then a new file; readers may find no file
+     * in between). Writes a whole file that replaces any file of that
+     * name in one step: readers see the old or the new content. */
+    int (*write_replace)(void *state, zb_ctx *ctx, const char *uri,
+                         const void *data, size_t len);
 } zb_io_backend;
 
 /* The local filesystem backend. */

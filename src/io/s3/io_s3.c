@@ -255,6 +255,8 @@ const zb_io_backend zb_io_s3 = {
     zb_s3__pread_vec,
     zb_s3__remove_batch,
     zb_s3__open_sized,
+    NULL,       /* write_replace: delete, then put (the path catalog,
+                   the only caller, is read-only on object stores) */
 };
 
 int zb_io_add_s3(zb_io *io, zb_ctx *ctx, const zb_s3_config *cfg)

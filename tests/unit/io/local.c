@@ -4,6 +4,10 @@
  * deep and wide trees checked against the tree the test made.
  */
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -391,9 +395,78 @@ static void test_io_local__allocation_torture(void)
     ZBT_CHECK(done);
 }
 
+/* A reader that opens the file over and over until told to stop. */
+typedef struct hint_reader {
+    const char *path;
+    atomic_int stop;
+    long opened, missing, empty;
+} hint_reader;
+
+static void *read_hint_loop(void *arg)
+{
+    hint_reader *r = arg;
+    char b[32];
+
+    while (!atomic_load(&r->stop)) {
+        int fd = open(r->path, O_RDONLY);
+        if (fd < 0) {
+            if (errno == ENOENT)
+                r->missing++;
+            continue;
+        }
+        r->opened++;
+        if (read(fd, b, sizeof b) <= 0)
+            r->empty++;
+        close(fd);
+    }
+    return NULL;
+}
+
+/*
+ * zb_io_write_replace: creates, then replaces in one step: a reader
+ * opening the file all the while never finds it missing or empty (the
+ * delete-then-write it replaces in the folder catalog's version hint left
+ * a gap), and no temporary file is left.
+ */
+static void test_io_local__write_replace_has_no_gap(void)
+{
+    zb_io *io = NULL;
+    zb_ctx ctx;
+    hint_reader r;
+    pthread_t t;
+    char text[32], *back;
+    const char *path = in_tmp("hint/metadata/version-hint.text");
+    int i, n;
+
+    setup(&io, &ctx);
+    ZBT_OK_CTX(zb_io_write_replace(io, &ctx, path, "1", 1), &ctx);
+    memset(&r, 0, sizeof r);
+    r.path = path;
+    ZBT_EQ_INT(pthread_create(&t, NULL, read_hint_loop, &r), 0);
+    for (i = 2; i <= 400; i++) {
+        n = snprintf(text, sizeof text, "%d", i);
+        ZBT_OK_CTX(zb_io_write_replace(io, &ctx, path, text, (size_t)n),
+                   &ctx);
+    }
+    atomic_store(&r.stop, 1);
+    pthread_join(t, NULL);
+    ZBT_CHECK(r.opened > 0);
+    ZBT_EQ_INT(r.missing, 0);
+    ZBT_EQ_INT(r.empty, 0);
+    back = read_text(io, &ctx, path);
+    ZBT_EQ_STR(back, "400");
+    zb_free(back);
+    ZBT_EQ_INT(count_entries(in_tmp("hint/metadata")), 1);
+    /* a directory name is refused */
+    ZBT_RC(zb_io_write_replace(io, &ctx, in_tmp("hint/metadata/"), "x", 1),
+           ZB_EINVAL);
+    zb_io_free(io);
+}
+
 const zbt_case test_io_local[] = {
     ZBT_CASE(test_io_local__write_new_then_read_and_stat),
     ZBT_CASE(test_io_local__write_new_never_overwrites),
+    ZBT_CASE(test_io_local__write_replace_has_no_gap),
     ZBT_CASE(test_io_local__streamed_commit_loses_race_without_damage),
     ZBT_CASE(test_io_local__streamed_commit_and_abort),
     ZBT_CASE(test_io_local__missing_and_short_reads),

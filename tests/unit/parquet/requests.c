@@ -80,7 +80,7 @@ static int count_pread_vec(void *file, zb_ctx *ctx, const zb_io_range *ranges,
 static const zb_io_backend count_backend = {
     ZB_IO_BACKEND_VERSION, "count", NULL, NULL, count_accepts, count_stat,
     count_open, count_pread, NULL /* close: below */, NULL, NULL, NULL, NULL,
-    NULL, NULL, NULL, NULL, count_pread_vec, NULL, NULL,
+    NULL, NULL, NULL, NULL, count_pread_vec, NULL, NULL, NULL,
 };
 
 static zb_io_backend counting;
