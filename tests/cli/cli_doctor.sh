@@ -44,6 +44,11 @@ for c in config catalog tmpdir memory codecs table format features snapshot; do
     grep -qE "^$c: " "$out" && ok "line_$c" || bad "line_$c" "no $c line"
 done
 grep -qE '^codecs: read and write: .*ZSTD' "$out" && ok codecs_zstd || bad codecs_zstd "no zstd"
+grep -qE '^tmpdir: .* free; spill compression auto \(default\)$' "$out" \
+    && ok tmpdir_spill_compression || bad tmpdir_spill_compression "no spill compression"
+ZAMBONI_SPILL_COMPRESSION=never expect spill_compression_env 0 \
+    '^tmpdir: .*; spill compression never \(ZAMBONI_SPILL_COMPRESSION \(environment\)\)$' '' \
+    -- doctor "$tmp/pos"
 [ "$(snapshot "$tmp/pos")" = "$before" ] && ok fixture_untouched || bad fixture_untouched "bytes changed"
 expect fixture_dv 0 ' 5 data file\(s\), 0 position, 0 equality, 2 DV' '' \
     -- doctor "$fx/impala-v3-deletion-vectors"

@@ -176,9 +176,14 @@ static void check_storage(doctor *d, zb_verb_env *env, zb_ctx *ctx,
 
 /* ------------------------------------------------ tmpdir, memory, codecs */
 
-static void check_tmpdir(doctor *d, const zb_verb_args *a)
+static void check_tmpdir(doctor *d, const zb_verb_args *a,
+                         const zb_verb_env *env)
 {
     const char *dir = a->temp_directory;
+    const char *pack = env->settings ? zb_settings_get(env->settings,
+                                           ZB_SET_SPILL_COMPRESSION) : NULL;
+    const char *pack_from = env->settings ? zb_settings_origin(env->settings,
+                                           ZB_SET_SPILL_COMPRESSION) : NULL;
     char path[4096], free_s[32];
     struct statvfs vs;
     struct stat st;
@@ -208,7 +213,9 @@ static void check_tmpdir(doctor *d, const zb_verb_args *a)
     }
     zb_str_format_bytes(free_s, sizeof free_s,
                         (uint64_t)vs.f_bavail * (uint64_t)vs.f_frsize);
-    add(d, "tmpdir", LV_OK, "%s writable, %s free", dir, free_s);
+    add(d, "tmpdir", LV_OK, "%s writable, %s free; spill compression %s "
+        "(%s)", dir, free_s, pack ? pack : "auto",
+        pack_from ? pack_from : "default");
 }
 
 /* The process's budget (cli/config/resources.h) against the memory
@@ -633,7 +640,7 @@ int zb_cli_doctor_run(int argc, char **argv)
         add(d, "catalog", LV_FAIL, "not checked: the configuration does "
             "not resolve");
     }
-    check_tmpdir(d, a);
+    check_tmpdir(d, a, &env);
     check_memory(d, &env);
     check_codecs(d);
     if (table != NULL && env.io != NULL && env.settings != NULL)
