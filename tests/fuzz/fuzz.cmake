@@ -123,7 +123,9 @@ zb_fuzz_target(fuzz_name_mapping LINK zb_plan_namemap
 # Roaring bitmaps and deletion-vector blobs (exec/roaring/roaring_io.c). Seeds:
 # the fixture DV (apache/impala, Apache-2.0) and sets written by our
 # serializer (arrays, runs with offsets, bitmaps, many 32-bit keys).
-zb_fuzz_target(fuzz_roaring LINK zb_exec INSTRUMENT zb_exec zb_io zb_util)
+# zb_exec's spill frames use LZ4 (exec/arrow/arrow_spill.c).
+zb_fuzz_target(fuzz_roaring LINK zb_exec INSTRUMENT zb_exec zb_io zb_util
+  EXTERNAL PkgConfig::LZ4)
 
 # Configuration (issue 10): zamboni.yml through libyaml, .env, and
 # table-config.json v2. Seeds: the seed-003 profile example, hand-written
