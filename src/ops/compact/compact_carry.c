@@ -442,15 +442,35 @@ static void sort_outs(size_t *order, size_t n, const zb_compact_group *g)
         }
 }
 
-static int write_pos_file(zb_carry *c, zb_ctx *ctx, size_t gi,
+/* Whether outputs a and b are of one partition (a group written into
+   another spec has outputs in several). */
+static int same_partition(const ice_data_file *a, const ice_data_file *b)
+{
+    size_t i;
+
+    if (a->n_partition != b->n_partition)
+        return 0;
+    if (a->partition == b->partition)
+        return 1;
+    for (i = 0; i < a->n_partition; i++)
+        if (ice_value_cmp(&a->partition[i], &b->partition[i]) != 0 ||
+            a->partition[i].is_null != b->partition[i].is_null)
+            return 0;
+    return 1;
+}
+
+/* One position delete file of the outputs order[0..n) (one partition,
+   each with deleted rows), sorted by path then pos, into *f. */
+static int write_pos_part(zb_carry *c, zb_ctx *ctx,
                           const zb_compact_group *g, const zb_table *t,
-                          zb_io *io, zb_roaring **per_out, uint64_t rows)
+                          zb_io *io, zb_roaring **per_out, size_t *order,
+                          size_t n, ice_data_file *f)
 {
     struct ArrowSchema sch;
     struct ArrowArray arr, *paths, *poss;
     zb_write_partition part;
-    ice_data_file *f;
-    size_t *order, i, total = 0, at = 0;
+    size_t i, total = 0, at = 0;
+    uint64_t rows = 0;
     int32_t *offsets;
     char *chars;
     int64_t *pos;
@@ -458,24 +478,17 @@ static int write_pos_file(zb_carry *c, zb_ctx *ctx, size_t gi,
 
     memset(&sch, 0, sizeof sch);
     memset(&arr, 0, sizeof arr);
-    if ((order = zb_calloc(g->out_files + 1, sizeof *order)) == NULL ||
-        (f = zb_arena_calloc(c->arena, 1, sizeof *f)) == NULL) {
-        zb_free(order);
-        return zb_fail_oom(ctx);
+    for (i = 0; i < n; i++) {
+        uint64_t k = zb_roaring_cardinality(per_out[order[i]]);
+
+        rows += k;
+        total += strlen(g->outputs[order[i]].file_path) * (size_t)k;
     }
-    for (i = 0; i < g->out_files; i++) {
-        order[i] = i;
-        if (per_out[i] != NULL)
-            total += strlen(g->outputs[i].file_path) *
-                     (size_t)zb_roaring_cardinality(per_out[i]);
-    }
-    sort_outs(order, g->out_files, g);
-    if (total > INT32_MAX) {
-        zb_free(order);
+    sort_outs(order, n, g);
+    if (total > INT32_MAX)
         return zb_fail(ctx, ZB_EUNSUPPORTED, "%s: %llu carried deletes are "
                        "too many for one position delete file",
                        g->partition, (unsigned long long)rows);
-    }
     if (zb_arrow_schema_init(&sch, "+s", "", NULL, 0, 0, 2) < 0 ||
         zb_arrow_schema_field(sch.children[0], "u", "file_path",
                               POS_FILE_PATH_ID, 0, 0) < 0 ||
@@ -500,13 +513,11 @@ static int write_pos_file(zb_carry *c, zb_ctx *ctx, size_t gi,
         goto done;
     }
     offsets[0] = 0;
-    for (i = 0; i < g->out_files; i++) {
+    for (i = 0; i < n; i++) {
         size_t o = order[i], len = strlen(g->outputs[o].file_path);
         zb_roaring_iter it;
         uint64_t v;
 
-        if (per_out[o] == NULL)
-            continue;
         zb_roaring_iter_init(&it, per_out[o]);
         while (zb_roaring_iter_next(&it, &v) && at < rows) {
             memcpy(chars + offsets[at], g->outputs[o].file_path, len);
@@ -517,8 +528,8 @@ static int write_pos_file(zb_carry *c, zb_ctx *ctx, size_t gi,
     arr.length = paths->length = poss->length = (int64_t)at;
     memset(&part, 0, sizeof part);
     part.spec_id = g->out_spec_id;
-    part.n_values = g->outputs[0].n_partition;
-    part.values = g->outputs[0].partition;
+    part.n_values = g->outputs[order[0]].n_partition;
+    part.values = g->outputs[order[0]].partition;
     if ((rc = zb_ingest_write_parquet(f, c->arena, io, ctx, t,
                                       ICE_CONTENT_POSITION_DELETES, &sch,
                                       &arr, 1, &part)) < 0)
@@ -528,13 +539,52 @@ static int write_pos_file(zb_carry *c, zb_ctx *ctx, size_t gi,
         rc = zb_fail_oom(ctx);
         goto done;
     }
-    copy_partition(f, &g->outputs[0]);
-    c->out[gi].files = f;
-    c->out[gi].n = 1;
+    copy_partition(f, &g->outputs[order[0]]);
 done:
     zb_arrow_array_release(&arr);
     zb_arrow_schema_release(&sch);
+    return rc;
+}
+
+/* v2: one position delete file for each partition of the outputs with
+   deleted rows (one, unless the group was written into another spec). */
+static int write_pos_file(zb_carry *c, zb_ctx *ctx, size_t gi,
+                          const zb_compact_group *g, const zb_table *t,
+                          zb_io *io, zb_roaring **per_out)
+{
+    ice_data_file *fs;
+    size_t *order, *done, i, j, n, k = 0;
+    int rc = ZB_OK;
+
+    order = zb_calloc(g->out_files + 1, sizeof *order);
+    done = zb_calloc(g->out_files + 1, sizeof *done);
+    fs = zb_arena_calloc(c->arena, g->out_files + 1, sizeof *fs);
+    if (order == NULL || done == NULL || fs == NULL) {
+        zb_free(order);
+        zb_free(done);
+        return zb_fail_oom(ctx);
+    }
+    for (i = 0; i < g->out_files && rc == ZB_OK; i++) {
+        if (per_out[i] == NULL || done[i])
+            continue;
+        for (j = i, n = 0; j < g->out_files; j++)
+            if (per_out[j] != NULL && !done[j] &&
+                same_partition(&g->outputs[i], &g->outputs[j])) {
+                done[j] = 1;
+                order[n++] = j;
+            }
+        rc = write_pos_part(c, ctx, g, t, io, per_out, order, n, &fs[k]);
+        if (rc == ZB_OK)
+            k++;
+    }
+    /* on a failure the files written so far are pending: deleted with
+       the rest of what was not committed */
+    if (rc == ZB_OK) {
+        c->out[gi].files = fs;
+        c->out[gi].n = k;
+    }
     zb_free(order);
+    zb_free(done);
     return rc;
 }
 
@@ -630,7 +680,7 @@ write:
     if (rc == ZB_OK && *rows > 0)
         rc = t->meta->format_version >= 3
                  ? write_dvs(c, ctx, gi, g, t, io, per_out)
-                 : write_pos_file(c, ctx, gi, g, t, io, per_out, *rows);
+                 : write_pos_file(c, ctx, gi, g, t, io, per_out);
 done:
     if (rc < 0)
         forget_gathered(c, gi);    /* read in part: start over */

@@ -95,6 +95,19 @@ typedef struct rw {
     zb_carry_map map;
     const uint32_t *rest_task;     /* rest[i]'s index into g->tasks */
     zb_carry_sorted *smap;         /* sort and z-order: the spilled map */
+    /* Binpack into another spec: each part keeps the map of its own rows
+     * (part.map), spliced in output order at the end (splice_parts); a
+     * batch's rows come from src_* (a row stream's batch) or, read
+     * ahead, in sequence through whole inputs (seq_*). */
+    int part_maps;
+    zb_vec out_part;               /* size_t: the part of each output */
+    int src_set;
+    uint32_t src_task;
+    uint64_t src_pos0;
+    const uint32_t *src_sel;
+    const int64_t *seq_rows;       /* record counts; NULL: no sequence */
+    size_t seq_n, seq_at;
+    uint64_t seq_pos;
 } rw;
 
 typedef struct part {
@@ -103,6 +116,9 @@ typedef struct part {
     char *folder;
     double ratio;
     ice_value *values;             /* in the group's arena */
+    zb_carry_map map;              /* its rows' sources, in its order */
+    size_t run_at;                 /* splice_parts' cursor in map.runs */
+    uint64_t run_off;
 } part;
 
 /* "name=value/..." of the group's partition, as Java names folders. */
@@ -193,7 +209,11 @@ static int close_output(rw *s)
     pq_write_result_free(&res);
     if (s->rp != NULL) {
         const part *pt = zb_vec_at(&s->parts, s->cur);
+        size_t *op;
 
+        if (zb_vec_push(&s->out_part, (void **)&op) < 0)
+            return zb_fail_oom(s->ctx);
+        *op = s->cur;
         f->n_partition = zb_compact__repart_fields(s->rp);
         f->partition = pt->values;
         f->partition_names = s->out_names;
@@ -409,8 +429,13 @@ static int part_of(size_t *idx, rw *s, const ice_value *vals)
         *idx = (size_t)json_integer_value(hit);
         return ZB_OK;
     }
-    if (zb_vec_push(&s->parts, (void **)&pt) < 0 ||
-        (pt->values = zb_arena_calloc(s->arena, n + 1,
+    if (zb_vec_push(&s->parts, (void **)&pt) < 0)
+        return zb_fail_oom(s->ctx);
+    memset(pt, 0, sizeof *pt);
+    zb_carry_map_init(&pt->map, 0);
+    if (!s->part_maps)
+        zb_carry_map_lose(&pt->map, "no position map");
+    if ((pt->values = zb_arena_calloc(s->arena, n + 1,
                                       sizeof *pt->values)) == NULL)
         return zb_fail_oom(s->ctx);
     pt->ratio = 1.0;
@@ -445,6 +470,41 @@ static int part_of(size_t *idx, rw *s, const ice_value *vals)
     return ZB_OK;
 }
 
+/*
+ * Where rows 0..len of the batch being written came from (task index in
+ * the group, position in its file), into t[] and p[]: from the row
+ * stream's batch (src_*), or in sequence through whole inputs (seq_*),
+ * which then advances past them. ZB_OK, or 1 when no source is known.
+ */
+static int batch_sources(rw *s, size_t len, uint32_t *t, uint64_t *p)
+{
+    size_t i;
+
+    if (s->src_set) {
+        for (i = 0; i < len; i++) {
+            t[i] = s->src_task;
+            p[i] = s->src_pos0 + (s->src_sel ? s->src_sel[i] : i);
+        }
+        s->src_set = 0;
+        return ZB_OK;
+    }
+    if (s->seq_rows == NULL)
+        return 1;
+    for (i = 0; i < len; i++) {
+        while (s->seq_at < s->seq_n &&
+               s->seq_pos >= (uint64_t)(s->seq_rows[s->seq_at] > 0
+                                            ? s->seq_rows[s->seq_at] : 0)) {
+            s->seq_at++;
+            s->seq_pos = 0;
+        }
+        if (s->seq_at == s->seq_n)
+            return 1;              /* more rows than the inputs hold */
+        t[i] = s->rest_task ? s->rest_task[s->seq_at] : (uint32_t)s->seq_at;
+        p[i] = s->seq_pos++;
+    }
+    return ZB_OK;
+}
+
 /* Writes a batch (taken over) into the outputs of its rows' partitions. */
 static int write_batch(rw *s, struct ArrowArray *batch)
 {
@@ -452,6 +512,9 @@ static int write_batch(rw *s, struct ArrowArray *batch)
     size_t *idx = NULL, first;
     zb_arrow_rowref *refs = NULL;
     ice_value *vals = NULL;
+    uint32_t *src_t = NULL;
+    uint64_t *src_p = NULL;
+    int have_src = 0;
     int rc = ZB_OK;
 
     if (s->rp == NULL) {
@@ -471,6 +534,17 @@ static int write_batch(rw *s, struct ArrowArray *batch)
         (vals = zb_calloc(n + 1, sizeof *vals)) == NULL) {
         rc = zb_fail_oom(s->ctx);
         goto done;
+    }
+    if (s->part_maps) {
+        if ((src_t = zb_calloc((size_t)batch->length + 1,
+                               sizeof *src_t)) == NULL ||
+            (src_p = zb_calloc((size_t)batch->length + 1,
+                               sizeof *src_p)) == NULL) {
+            rc = zb_fail_oom(s->ctx);
+            goto done;
+        }
+        have_src = batch_sources(s, (size_t)batch->length, src_t,
+                                 src_p) == ZB_OK;
     }
     for (i = 0; i < (size_t)batch->length && rc == ZB_OK; i++)
         if ((rc = zb_compact__repart_row(vals, s->ctx, s->rp, batch,
@@ -495,6 +569,22 @@ static int write_batch(rw *s, struct ArrowArray *batch)
             break;
         }
         load_part(s, p);
+        if (s->part_maps) {
+            part *pt = zb_vec_at(&s->parts, p);
+
+            if (!have_src)
+                zb_carry_map_lose(&pt->map, "a batch of unknown source");
+            for (j = 0; j < m && have_src; j++)
+                if (zb_carry_map_add(&pt->map, src_t[refs[j].row],
+                                     src_p[refs[j].row], 1) < 0) {
+                    rc = zb_fail_oom(s->ctx);
+                    break;
+                }
+            if (rc < 0) {
+                sub.release(&sub);
+                break;
+            }
+        }
         if (s->w == NULL && (rc = open_output(s)) < 0) {
             sub.release(&sub);
             break;
@@ -509,6 +599,8 @@ done:
     zb_free(idx);
     zb_free(refs);
     zb_free(vals);
+    zb_free(src_t);
+    zb_free(src_p);
     return rc;
 }
 
@@ -574,11 +666,17 @@ static int read_ahead(rw *s, const zb_rowstream_opts *ro,
         zb_free(rows);
         return rc;
     }
+    /* into another spec: write_batch maps the rows in sequence */
+    s->seq_rows = rows;
+    s->seq_n = n;
+    s->seq_at = 0;
+    s->seq_pos = 0;
     while ((rc = zb_compact__readahead_next(ra, s->ctx, &batch)) == 1)
         if ((rc = take_batch(s, &batch, rows, n)) < 0)
             break;
+    s->seq_rows = NULL;
     zb_free(rows);
-    if (rc == 0) {
+    if (rc == 0 && s->rp == NULL) {
         size_t i;
 
         /* Read-ahead takes inputs without deletes only: each one whole,
@@ -642,7 +740,14 @@ static int stream_rows(rw *s, const zb_scan_task *tasks, size_t n,
                 break;
             continue;
         }
-        if (n > 0 && s->rest_task != NULL) {
+        if (n > 0 && s->rest_task != NULL && s->rp != NULL) {
+            /* into another spec: write_batch maps each part's rows */
+            size_t nsel;
+
+            zb_rowstream_last_rows(rs, &s->src_pos0, &s->src_sel, &nsel);
+            s->src_task = s->rest_task[zb_rowstream_task_index(rs)];
+            s->src_set = nsel == (size_t)batch.length;
+        } else if (n > 0 && s->rest_task != NULL) {
             uint64_t pos0;
             const uint32_t *sel;
             size_t nsel;
@@ -764,11 +869,78 @@ static int open_repart(rw *s)
     return ZB_OK;
 }
 
+/*
+ * Into another spec: the parts' maps as one map in output order. Output
+ * k of part p holds the next record_count rows of p's map, so s->map
+ * takes those runs (split where a file cut one) output by output. A part
+ * whose map was lost, or whose runs do not end exactly with its files,
+ * loses the whole map.
+ */
+static void splice_parts(rw *s)
+{
+    size_t k, p;
+
+    for (p = 0; p < s->parts.len; p++) {
+        part *pt = zb_vec_at(&s->parts, p);
+
+        if (pt->map.lost != NULL) {
+            zb_carry_map_lose(&s->map, pt->map.lost);
+            return;
+        }
+        pt->run_at = 0;
+        pt->run_off = 0;
+    }
+    if (s->out_part.len != s->outs.len) {
+        zb_carry_map_lose(&s->map, "an output without its partition");
+        return;
+    }
+    for (k = 0; k < s->outs.len && s->map.lost == NULL; k++) {
+        const ice_data_file *f = zb_vec_at(&s->outs, k);
+        part *pt = zb_vec_at(&s->parts, *(size_t *)zb_vec_at(&s->out_part,
+                                                             k));
+        uint64_t need = f->record_count > 0 ? (uint64_t)f->record_count : 0;
+
+        while (need > 0 && s->map.lost == NULL) {
+            const zb_carry_run *r;
+            uint64_t take;
+
+            if (pt->run_at == pt->map.runs.len) {
+                zb_carry_map_lose(&s->map, "its position map does not "
+                                           "cover the rows written");
+                return;
+            }
+            r = zb_vec_at(&pt->map.runs, pt->run_at);
+            take = r->len - pt->run_off;
+            if (take > need)
+                take = need;
+            if (zb_carry_map_add(&s->map, r->task, r->in_pos + pt->run_off,
+                                 take) < 0) {
+                zb_carry_map_lose(&s->map, "no room for its position map");
+                return;
+            }
+            need -= take;
+            pt->run_off += take;
+            if (pt->run_off == r->len) {
+                pt->run_at++;
+                pt->run_off = 0;
+            }
+        }
+    }
+    for (p = 0; p < s->parts.len && s->map.lost == NULL; p++)
+        if (((part *)zb_vec_at(&s->parts, p))->run_at !=
+            ((part *)zb_vec_at(&s->parts, p))->map.runs.len)
+            zb_carry_map_lose(&s->map, "its position map does not cover "
+                                       "the rows written");
+}
+
 /* The slice's position map into the unit's arena, checked against the
  * rows written (a mismatch loses it: carried deletes need it exact). */
 static void keep_map(rw *s, int rc)
 {
     zb_compact_slice *sl = s->sl;
+
+    if (s->part_maps && rc >= 0)
+        splice_parts(s);
 
     sl->carry_runs = NULL;
     sl->n_carry_runs = 0;
@@ -857,9 +1029,13 @@ int zb_compact__rewrite(zb_compact_slice *sl, zb_arena *arena, zb_io *io,
     zb_carry_map_init(&s.map, 0);
     zb_carry_sorted_free(sl->carry_sorted);   /* an earlier attempt's */
     sl->carry_sorted = NULL;
-    if (repart)
-        zb_carry_map_lose(&s.map, "its rows moved to another partition "
-                                  "spec (no position map)");
+    zb_vec_init(&s.out_part, sizeof(size_t), SIZE_MAX / 2);
+    /* Binpack into another spec keeps a map per output partition; a sort
+     * into one keeps none yet. */
+    s.part_maps = repart && o->strategy == ZB_COMPACT_BINPACK;
+    if (repart && !s.part_maps)
+        zb_carry_map_lose(&s.map, "its sorted rows moved to another "
+                                  "partition spec (no position map)");
     for (i = 0; i < sl->n; i++)
         if (tasks[i].data.file->record_count > 0)
             s.slice_rows += (uint64_t)tasks[i].data.file->record_count;
@@ -991,7 +1167,10 @@ done:
     zb_carry_map_free(&s.map);
     zb_carry_sorted_free(s.smap);
     zb_vec_free(&s.outs);
+    for (i = 0; i < s.parts.len; i++)
+        zb_carry_map_free(&((part *)zb_vec_at(&s.parts, i))->map);
     zb_vec_free(&s.parts);
+    zb_vec_free(&s.out_part);
     zb_buf_free(&s.folder);
     zb_buf_free(&s.key);
     json_decref(s.index);

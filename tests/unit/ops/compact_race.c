@@ -768,6 +768,163 @@ static void test_ops_compact_race__eq_while_changing_spec(void)
     }
 }
 
+/* ---- position deletes carried while rows move to another spec -------- */
+
+/* identity(part) evolved to bucket[2](id): one group's rows go to two
+   partitions of spec 1. */
+static void evolve_to_bucket(of_env *e)
+{
+    zb_table *t = of_load(e), *t2 = NULL;
+    json_t *reqs = json_array();
+    json_t *updates = json_loads(
+        "[{\"action\":\"add-spec\",\"spec\":{\"spec-id\":1,\"fields\":["
+        "{\"source-id\":1,\"field-id\":1001,\"name\":\"id_b\","
+        "\"transform\":\"bucket[2]\"}]}},"
+        "{\"action\":\"set-default-spec\",\"spec-id\":-1}]", 0, NULL);
+
+    ZBT_CHECK(reqs != NULL && updates != NULL);
+    ZBT_OK_CTX(zb_catalog_commit(e->cat, &e->ctx, t, (const zb_json *)reqs,
+                                 (const zb_json *)updates, &t2),
+               &e->ctx);
+    zb_table_free(t);
+    zb_table_free(t2);
+    json_decref(reqs);
+    json_decref(updates);
+}
+
+typedef struct spec_inject {
+    of_env *e;
+    char *path;                    /* a data file of spec 0 */
+    int part;                      /* its partition value */
+} spec_inject;
+
+/* Positions 0..9 of the file deleted (in its own spec, 0) meanwhile. */
+static void delete_in_spec0(void *payload)
+{
+    spec_inject *in = payload;
+    zb_table *t = of_load(in->e);
+    ice_value v = ice_value_int(in->part);
+    zb_write_partition wp = { 0, 1, NULL, NULL };
+    const char *paths[10];
+    int64_t pos[10];
+    size_t i;
+
+    wp.values = &v;
+    for (i = 0; i < 10; i++) {
+        paths[i] = in->path;
+        pos[i] = (int64_t)i;
+    }
+    ZBT_OK_CTX(zb_ingest_delete_positions(&t, in->e->cat, in->e->io,
+                                          &in->e->ctx, paths, pos, 10, &wp),
+               &in->e->ctx);
+    zb_table_free(t);
+}
+
+/*
+ * Issue 21: binpack rewrites files of spec 0 into spec 1 (bucket[2] of
+ * id: two partitions) while 10 rows of one input are deleted. The group
+ * commits with the delete carried: v2 writes one position delete file
+ * for each output partition the rows landed in (both, here), v3 one DV
+ * per new data file holding them; the 10 rows stay deleted and no other.
+ * With threads 2 the inputs are decoded ahead (whole, in order) and the
+ * rows' sources counted in sequence.
+ */
+static void carried_into_new_spec(int fv, int threads)
+{
+    of_env e;
+    zb_compact_opts o = ZB_COMPACT_OPTS_INIT;
+    zb_compact_test_hooks hk = ZB_COMPACT_TEST_HOOKS_INIT;
+    zb_compact_result r;
+    spec_inject in;
+    zb_table *t;
+    ice_snapshot_iter *it = NULL;
+    const ice_manifest_entry *en;
+    const ice_manifest_file *mf;
+    const ice_snapshot *cur;
+    int64_t id0 = -1, pos0 = -1, *ids;
+    size_t n, i, added = 0, parts_hit = 0;
+    int32_t seen[2] = { -1, -1 };
+    uint64_t rows0, h0, carried = 0;
+
+    of_open(&e, fv >= 3 ? (threads > 1 ? "c-spec-carry-dv-t" : "c-spec-carry-dv")
+                        : (threads > 1 ? "c-spec-carry-t" : "c-spec-carry"));
+    o.threads = threads;           /* 2: inputs decoded ahead, in order */
+    of_make_table(&e, fv, 1, 1, 4, ROWS);
+    evolve_to_bucket(&e);
+    of_rows(&e, &rows0, &h0);
+    t = of_load(&e);
+    in.e = &e;
+    in.path = NULL;
+    ZBT_EQ_INT(pick_row(&e.ctx, e.io, t, 0, &id0, &in.path, &pos0, &in.part),
+               1);
+    zb_table_free(t);
+    ZBT_EQ_INT(pos0, 0);
+    hk.before_commit = delete_in_spec0;
+    hk.payload = &in;
+    ZBT_OK_CTX(ct_compact_hooked(&e, &o, &hk, &r), &e.ctx);
+    ZBT_EQ_U64(r.plan.n_groups, 1);
+    ZBT_EQ_INT(r.plan.groups[0].out_spec_id, 1);
+    ZBT_EQ_U64(r.groups_committed, 1);
+    ZBT_EQ_U64(r.groups_dropped, 0);
+    carried = r.plan.groups[0].carried_rows;
+    ZBT_EQ_U64(carried, 10);
+    zb_compact_result_free(&r);
+    /* what the compaction's snapshot added besides its data files */
+    t = of_load(&e);
+    cur = ice_metadata_current_snapshot(t->meta);
+    ZBT_OK_CTX(ice_snapshot_iter_open(&it, e.io, &e.ctx, t->meta, cur,
+                                      &t->paths), &e.ctx);
+    while (ice_snapshot_iter_next(it, &e.ctx, &en, &mf) > 0) {
+        const ice_data_file *d = &en->data_file;
+
+        if (d->content != ICE_CONTENT_POSITION_DELETES ||
+            en->snapshot_id != cur->snapshot_id)
+            continue;
+        ZBT_EQ_INT(mf->partition_spec_id, 1);
+        ZBT_EQ_U64(d->n_partition, 1);
+        if (fv >= 3)
+            ZBT_CHECK(ice_data_file_is_dv(d) &&
+                      d->referenced_data_file != NULL);
+        added++;
+        for (i = 0; i < 2; i++)
+            if (seen[i] == d->partition[0].u.i)
+                break;
+        if (i == 2) {
+            ZBT_CHECK(parts_hit < 2);
+            seen[parts_hit++] = d->partition[0].u.i;
+        }
+    }
+    ice_snapshot_iter_free(it);
+    zb_table_free(t);
+    /* the ten ids hash to both buckets: both partitions carry deletes,
+       one file each in v2 */
+    ZBT_EQ_U64(parts_hit, 2);
+    if (fv < 3)
+        ZBT_EQ_U64(added, 2);
+    else
+        ZBT_CHECK(added >= 2);
+    ids = ct_ids(&e, &n);
+    ZBT_EQ_U64(n, rows0 - 10);
+    for (i = 0; i < n; i++)
+        ZBT_CHECK(ids[i] < id0 || ids[i] > id0 + 9);
+    zb_free(ids);
+    of_check_files(&e);
+    zb_free(in.path);
+    of_close(&e);
+}
+
+static void test_ops_compact_race__carried_into_new_spec_v2(void)
+{
+    carried_into_new_spec(2, 1);
+    carried_into_new_spec(2, 2);
+}
+
+static void test_ops_compact_race__carried_into_new_spec_v3(void)
+{
+    carried_into_new_spec(3, 1);
+    carried_into_new_spec(3, 2);
+}
+
 /* ---- a table upgraded from v1 ------------------------------------------ */
 
 static void upgrade_to_v2(of_env *e)
@@ -921,6 +1078,8 @@ const zbt_case test_ops_compact_race[] = {
     ZBT_CASE(test_ops_compact_race__eq_without_starting_seq),
     ZBT_CASE(test_ops_compact_race__dropped_group_keeps_shared_puffin),
     ZBT_CASE(test_ops_compact_race__eq_while_changing_spec),
+    ZBT_CASE(test_ops_compact_race__carried_into_new_spec_v2),
+    ZBT_CASE(test_ops_compact_race__carried_into_new_spec_v3),
     ZBT_CASE(test_ops_compact_race__upgraded_from_v1),
     ZBT_CASE(test_ops_compact_race__other_branch_is_retryable),
     ZBT_CASE(test_ops_compact_race__dv_in_wrong_partition_is_corrupt),
