@@ -820,6 +820,22 @@ static void delete_in_spec0(void *payload)
     zb_table_free(t);
 }
 
+/* With ZB_CARRY_SPEC_KEEP set, the table is copied to
+   $ZB_CARRY_SPEC_KEEP/vFV-tTHREADS for the independent reader
+   (tests/interop/compact_carry_spec_check.mjs). */
+static void keep_table(of_env *e, int fv, int threads)
+{
+    const char *keep = getenv("ZB_CARRY_SPEC_KEEP");
+    char cmd[3000];
+
+    if (keep == NULL || keep[0] == '\0')
+        return;
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s' && rm -rf '%s/v%d-t%d' && "
+             "cp -R '%s' '%s/v%d-t%d'", keep, keep, fv, threads, e->dir, keep,
+             fv, threads);
+    ZBT_EQ_INT(system(cmd), 0);
+}
+
 /*
  * Issue 21: binpack rewrites files of spec 0 into spec 1 (bucket[2] of
  * id: two partitions) while 10 rows of one input are deleted. The group
@@ -846,8 +862,9 @@ static void carried_into_new_spec(int fv, int threads)
     int32_t seen[2] = { -1, -1 };
     uint64_t rows0, h0, carried = 0;
 
-    of_open(&e, fv >= 3 ? (threads > 1 ? "c-spec-carry-dv-t" : "c-spec-carry-dv")
-                        : (threads > 1 ? "c-spec-carry-t" : "c-spec-carry"));
+    of_open(&e, fv >= 3
+                    ? (threads > 1 ? "c-spec-carry-dv-t" : "c-spec-carry-dv")
+                    : (threads > 1 ? "c-spec-carry-t" : "c-spec-carry"));
     o.threads = threads;           /* 2: inputs decoded ahead, in order */
     of_make_table(&e, fv, 1, 1, 4, ROWS);
     evolve_to_bucket(&e);
@@ -909,6 +926,7 @@ static void carried_into_new_spec(int fv, int threads)
         ZBT_CHECK(ids[i] < id0 || ids[i] > id0 + 9);
     zb_free(ids);
     of_check_files(&e);
+    keep_table(&e, fv, threads);
     zb_free(in.path);
     of_close(&e);
 }
