@@ -100,6 +100,8 @@ typedef struct rw {
      * batch's rows come from src_* (a row stream's batch) or, read
      * ahead, in sequence through whole inputs (seq_*). */
     int part_maps;
+    uint64_t part_runs;            /* runs of all parts: one cap for all */
+    const char *parts_lost;        /* why every part's map is gone */
     zb_vec out_part;               /* size_t: the part of each output */
     int src_set;
     uint32_t src_task;
@@ -433,8 +435,9 @@ static int part_of(size_t *idx, rw *s, const ice_value *vals)
         return zb_fail_oom(s->ctx);
     memset(pt, 0, sizeof *pt);
     zb_carry_map_init(&pt->map, 0);
-    if (!s->part_maps)
-        zb_carry_map_lose(&pt->map, "no position map");
+    if (!s->part_maps || s->parts_lost != NULL)
+        zb_carry_map_lose(&pt->map, s->parts_lost ? s->parts_lost
+                                                  : "no position map");
     if ((pt->values = zb_arena_calloc(s->arena, n + 1,
                                       sizeof *pt->values)) == NULL)
         return zb_fail_oom(s->ctx);
@@ -505,6 +508,16 @@ static int batch_sources(rw *s, size_t len, uint32_t *t, uint64_t *p)
     return ZB_OK;
 }
 
+/* Gives up every part's map (and its memory): why, a static string. */
+static void lose_part_maps(rw *s, const char *why)
+{
+    size_t i;
+
+    s->parts_lost = why;
+    for (i = 0; i < s->parts.len; i++)
+        zb_carry_map_lose(&((part *)zb_vec_at(&s->parts, i))->map, why);
+}
+
 /* Writes a batch (taken over) into the outputs of its rows' partitions. */
 static int write_batch(rw *s, struct ArrowArray *batch)
 {
@@ -569,8 +582,9 @@ static int write_batch(rw *s, struct ArrowArray *batch)
             break;
         }
         load_part(s, p);
-        if (s->part_maps) {
+        if (s->part_maps && s->parts_lost == NULL) {
             part *pt = zb_vec_at(&s->parts, p);
+            size_t before = pt->map.runs.len;
 
             if (!have_src)
                 zb_carry_map_lose(&pt->map, "a batch of unknown source");
@@ -584,6 +598,13 @@ static int write_batch(rw *s, struct ArrowArray *batch)
                 sub.release(&sub);
                 break;
             }
+            /* rows that alternate between partitions make a run each:
+               the parts share the one cap of a map */
+            if (pt->map.runs.len >= before)   /* a lost map holds none */
+                s->part_runs += pt->map.runs.len - before;
+            if (s->part_runs > ZB_CARRY_MAX_RUNS_DEFAULT)
+                lose_part_maps(s, "its position map passed its cap of "
+                                  "runs");
         }
         if (s->w == NULL && (rc = open_output(s)) < 0) {
             sub.release(&sub);
