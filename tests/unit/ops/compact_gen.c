@@ -266,24 +266,10 @@ static void test_ops_compact_gen__copy(void)
 /* Evolves t's spec to identity(part) + bucket[3](id). */
 static void evolve_spec(of_env *e)
 {
-    zb_table *t = of_load(e), *t2 = NULL;
-    json_t *reqs = json_array();
-    json_t *updates = json_loads(
-        "[{\"action\":\"add-spec\",\"spec\":{\"spec-id\":1,\"fields\":["
-        "{\"source-id\":2,\"field-id\":1000,\"name\":\"part\","
-        "\"transform\":\"identity\"},"
-        "{\"source-id\":1,\"field-id\":1001,\"name\":\"id_bucket\","
-        "\"transform\":\"bucket[3]\"}]}},"
-        "{\"action\":\"set-default-spec\",\"spec-id\":-1}]", 0, NULL);
-
-    ZBT_CHECK(reqs != NULL && updates != NULL);
-    ZBT_OK_CTX(zb_catalog_commit(e->cat, &e->ctx, t, (const zb_json *)reqs,
-                                 (const zb_json *)updates, &t2),
-               &e->ctx);
-    zb_table_free(t);
-    zb_table_free(t2);
-    json_decref(reqs);
-    json_decref(updates);
+    ct_set_spec(e, "[{\"source-id\":2,\"field-id\":1000,\"name\":\"part\","
+                   "\"transform\":\"identity\"},{\"source-id\":1,"
+                   "\"field-id\":1001,\"name\":\"id_bucket\","
+                   "\"transform\":\"bucket[3]\"}]");
 }
 
 /* Files of the old spec (identity(part)) rewritten into the new one

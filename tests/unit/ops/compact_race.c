@@ -705,22 +705,8 @@ static void eq_in_spec_hook(void *payload)
 /* identity(part) evolved to truncate[10](part): spec 1 is the default. */
 static void evolve_to_truncate(of_env *e)
 {
-    zb_table *t = of_load(e), *t2 = NULL;
-    json_t *reqs = json_array();
-    json_t *updates = json_loads(
-        "[{\"action\":\"add-spec\",\"spec\":{\"spec-id\":1,\"fields\":["
-        "{\"source-id\":2,\"field-id\":1001,\"name\":\"part_t\","
-        "\"transform\":\"truncate[10]\"}]}},"
-        "{\"action\":\"set-default-spec\",\"spec-id\":-1}]", 0, NULL);
-
-    ZBT_CHECK(reqs != NULL && updates != NULL);
-    ZBT_OK_CTX(zb_catalog_commit(e->cat, &e->ctx, t, (const zb_json *)reqs,
-                                 (const zb_json *)updates, &t2),
-               &e->ctx);
-    zb_table_free(t);
-    zb_table_free(t2);
-    json_decref(reqs);
-    json_decref(updates);
+    ct_set_spec(e, "[{\"source-id\":2,\"field-id\":1001,\"name\":"
+                   "\"part_t\",\"transform\":\"truncate[10]\"}]");
 }
 
 /*
@@ -774,22 +760,8 @@ static void test_ops_compact_race__eq_while_changing_spec(void)
    partitions of spec 1. */
 static void evolve_to_bucket(of_env *e)
 {
-    zb_table *t = of_load(e), *t2 = NULL;
-    json_t *reqs = json_array();
-    json_t *updates = json_loads(
-        "[{\"action\":\"add-spec\",\"spec\":{\"spec-id\":1,\"fields\":["
-        "{\"source-id\":1,\"field-id\":1001,\"name\":\"id_b\","
-        "\"transform\":\"bucket[2]\"}]}},"
-        "{\"action\":\"set-default-spec\",\"spec-id\":-1}]", 0, NULL);
-
-    ZBT_CHECK(reqs != NULL && updates != NULL);
-    ZBT_OK_CTX(zb_catalog_commit(e->cat, &e->ctx, t, (const zb_json *)reqs,
-                                 (const zb_json *)updates, &t2),
-               &e->ctx);
-    zb_table_free(t);
-    zb_table_free(t2);
-    json_decref(reqs);
-    json_decref(updates);
+    ct_set_spec(e, "[{\"source-id\":1,\"field-id\":1001,\"name\":"
+                   "\"id_b\",\"transform\":\"bucket[2]\"}]");
 }
 
 typedef struct spec_inject {

@@ -24,6 +24,10 @@ int ct_delete_pos_rc(of_env *e, const char *path, const int64_t *pos,
 void ct_delete_eq2(of_env *e, const int64_t *ids, size_t n, int part);
 int ct_delete_eq2_rc(of_env *e, const int64_t *ids, size_t n, int part);
 
+/* Adds spec 1 with fields_json (the JSON array of its fields) and makes
+ * it the default, as a partition evolution would. */
+void ct_set_spec(of_env *e, const char *fields_json);
+
 /* The ids of the live rows, sorted (zb_free). */
 int64_t *ct_ids(of_env *e, size_t *n);
 

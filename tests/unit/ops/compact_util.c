@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "compact_test.h"
 #include "exec/arrow/arrow.h"
 #include "ops/ingest/table_write.h"
@@ -228,4 +230,23 @@ int ct_compact_hooked(of_env *e, const zb_compact_opts *o,
         printf("  rc %s: %s\n", zb_rc_name(rc), e->ctx.err.msg);
     zb_buf_free(&out);
     return rc;
+}
+
+void ct_set_spec(of_env *e, const char *fields_json)
+{
+    zb_table *t = of_load(e), *t2 = NULL;
+    json_t *reqs = json_array(), *fields = json_loads(fields_json, 0, NULL);
+    json_t *updates = json_pack(
+        "[{s:s,s:{s:i,s:o}},{s:s,s:i}]", "action", "add-spec", "spec",
+        "spec-id", 1, "fields", fields, "action", "set-default-spec",
+        "spec-id", -1);
+
+    ZBT_CHECK(reqs != NULL && fields != NULL && updates != NULL);
+    ZBT_OK_CTX(zb_catalog_commit(e->cat, &e->ctx, t, (const zb_json *)reqs,
+                                 (const zb_json *)updates, &t2),
+               &e->ctx);
+    zb_table_free(t);
+    zb_table_free(t2);
+    json_decref(reqs);
+    json_decref(updates);
 }
