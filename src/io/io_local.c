@@ -238,14 +238,15 @@ static int temp_path_for(char **out, const char *path)
     return rc;
 }
 
-static int local_writer_open(void **out, void *state, zb_ctx *ctx,
-                             const char *uri)
+/* A writer into a new temporary file beside uri's path; replace 0 fails
+   early when the name is taken (commit checks again, atomically). */
+static int writer_start(local_writer **out, zb_ctx *ctx, const char *uri,
+                        int replace)
 {
     local_writer *w;
     const char *path = local_path(uri);
     int rc;
 
-    ZB_UNUSED(state);
     if (path[strlen(path) - 1] == '/')
         return zb_fail(ctx, ZB_EINVAL, "write %s: names a directory", uri);
     if ((w = zb_calloc(1, sizeof *w)) == NULL)
@@ -257,8 +258,7 @@ static int local_writer_open(void **out, void *state, zb_ctx *ctx,
         writer_free(w);
         return zb_fail_oom(ctx);
     }
-    /* Fail early when the name is taken; commit checks again, atomically. */
-    if (access(path, F_OK) == 0) {
+    if (!replace && access(path, F_OK) == 0) {
         writer_free(w);
         return zb_fail(ctx, ZB_EEXISTS, "write %s: file exists", uri);
     }
@@ -274,6 +274,13 @@ static int local_writer_open(void **out, void *state, zb_ctx *ctx,
     }
     *out = w;
     return ZB_OK;
+}
+
+static int local_writer_open(void **out, void *state, zb_ctx *ctx,
+                             const char *uri)
+{
+    ZB_UNUSED(state);
+    return writer_start((local_writer **)out, ctx, uri, 0);
 }
 
 static int local_writer_write(void *p, zb_ctx *ctx, const void *data,
@@ -326,9 +333,10 @@ static void sync_parent_dir(const char *path)
     zb_free(dir);
 }
 
-static int local_writer_commit(void *p, zb_ctx *ctx)
+/* Syncs and publishes the temporary file: beside an existing name
+   (replace 0: ZB_EEXISTS if taken) or renamed over it (replace 1). */
+static int writer_finish(local_writer *w, zb_ctx *ctx, int replace)
 {
-    local_writer *w = p;
     int rc = ZB_OK;
 
     if (fsync(w->fd) != 0) {
@@ -338,7 +346,8 @@ static int local_writer_commit(void *p, zb_ctx *ctx)
         rc = fail_errno(ctx, "close", w->uri);
     } else {
         w->fd = -1;
-        if (move_no_replace(w->tmp_path, w->final_path) != 0)
+        if ((replace ? rename(w->tmp_path, w->final_path)
+                     : move_no_replace(w->tmp_path, w->final_path)) != 0)
             rc = errno == EEXIST
                      ? zb_fail(ctx, ZB_EEXISTS, "write %s: file exists", w->uri)
                      : fail_errno(ctx, "publish", w->uri);
@@ -349,6 +358,11 @@ static int local_writer_commit(void *p, zb_ctx *ctx)
         unlink(w->tmp_path);
     writer_free(w);
     return rc;
+}
+
+static int local_writer_commit(void *p, zb_ctx *ctx)
+{
+    return writer_finish(p, ctx, 0);
 }
 
 static void local_writer_abort(void *p)
@@ -365,56 +379,17 @@ static void local_writer_abort(void *p)
 static int local_write_replace(void *state, zb_ctx *ctx, const char *uri,
                                const void *data, size_t len)
 {
-    const char *path = local_path(uri);
-    const unsigned char *d = data;
-    char *tmp = NULL;
-    int fd = -1, rc = ZB_OK;
+    local_writer *w = NULL;
+    int rc;
 
     ZB_UNUSED(state);
-    if (path[strlen(path) - 1] == '/')
-        return zb_fail(ctx, ZB_EINVAL, "write %s: names a directory", uri);
-    if (temp_path_for(&tmp, path) < 0)
-        return zb_fail_oom(ctx);
-    if ((rc = make_parents(ctx, path, uri)) < 0)
-        goto done;
-    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        rc = fail_errno(ctx, "create temporary file for", uri);
-        goto done;
+    if ((rc = writer_start(&w, ctx, uri, 1)) < 0)
+        return rc;
+    if ((rc = local_writer_write(w, ctx, data, len)) < 0) {
+        local_writer_abort(w);
+        return rc;
     }
-    while (len > 0) {
-        ssize_t n = write(fd, d, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            rc = fail_errno(ctx, "write", uri);
-            goto done;
-        }
-        d += n;
-        len -= (size_t)n;
-    }
-    if (fsync(fd) != 0) {
-        rc = fail_errno(ctx, "sync", uri);
-        goto done;
-    }
-    if (close(fd) != 0) {
-        fd = -1;
-        rc = fail_errno(ctx, "close", uri);
-        goto done;
-    }
-    fd = -1;
-    if (rename(tmp, path) != 0) {
-        rc = fail_errno(ctx, "publish", uri);
-        goto done;
-    }
-    sync_parent_dir(path);
-done:
-    if (fd >= 0)
-        close(fd);
-    if (rc < 0)
-        unlink(tmp);
-    zb_free(tmp);
-    return rc;
+    return writer_finish(w, ctx, 1);
 }
 
 static int local_remove(void *state, zb_ctx *ctx, const char *uri)
